@@ -1,0 +1,272 @@
+"""`trove` command line: index, status, search, ask, models, demo."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+import click
+
+from engine.errors import TroveError
+
+HOME_OPTION = click.option("--home", type=click.Path(path_type=Path), default=None,
+                           help="Trove home folder (default: $TROVE_HOME or the XDG data folder).")
+
+
+def _trove(home: Path | None, **settings: object):  # noqa: ANN202
+    from engine.pipeline import Trove
+    from engine.settings import load_settings
+
+    return Trove(load_settings(home, **settings))
+
+
+def _echo_json(obj: object) -> None:
+    click.echo(json.dumps(obj, ensure_ascii=False, indent=2))
+
+
+@click.group()
+@click.version_option(package_name="trove")
+def cli() -> None:
+    """Trove: ask questions over everything on your own disk, with cited answers. Offline."""
+
+
+# -- index / status ----------------------------------------------------------------------------
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@HOME_OPTION
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def index(paths: tuple[Path, ...], home: Path | None, as_json: bool) -> None:
+    """Index PATHS (folders or files) and re-index every folder added before: only new and
+    changed files are read; deleted ones are removed."""
+    from tqdm import tqdm
+
+    trove = _trove(home)
+    bar = tqdm(total=0, unit="file", file=sys.stderr, disable=as_json or None, dynamic_ncols=True)
+
+    def progress(p) -> None:  # noqa: ANN001
+        if bar.total != p.total:
+            bar.total = p.total
+        bar.n = p.done
+        bar.set_postfix_str(Path(p.path).name[-40:] if p.path else p.stage)
+        bar.refresh()
+
+    report = trove.index(paths, progress)
+    bar.close()
+    if as_json:
+        _echo_json(report.as_dict())
+        return
+    click.echo(f"{report.seen} files: {report.indexed} indexed, {report.unchanged} unchanged, "
+               f"{report.skipped} skipped, {report.failed} failed, {report.removed} removed; "
+               f"{report.items} items written")
+    timing = ", ".join(f"{k} {v:.1f}s" for k, v in sorted(report.timings_s.items(), key=lambda kv: -kv[1]))
+    if timing:
+        click.echo(f"time: {timing}")
+    for path, state, reason in report.problems:
+        click.echo(f"  {state}: {path}: {reason}")
+
+
+@cli.command()
+@HOME_OPTION
+@click.option("--json", "as_json", is_flag=True)
+def status(home: Path | None, as_json: bool) -> None:
+    """What is indexed, what was skipped or failed and why, which models are installed."""
+    info = _trove(home).status()
+    if as_json:
+        _echo_json(info)
+        return
+    click.echo(f"home: {info['home']}")
+    for root in info["roots"]:
+        click.echo(f"folder: {root}")
+    files = info["files"]
+    click.echo(f"files: {files['indexed']} indexed, {files['skipped']} skipped, {files['failed']} failed")
+    for kind, states in sorted(info["by_kind"].items()):
+        click.echo(f"  {kind:10} " + ", ".join(f"{n} {s}" for s, n in sorted(states.items())))
+    for corpus, n in sorted(info["corpora"].items()):
+        click.echo(f"corpus {corpus}: {n} items")
+    for p in info["problems"]:
+        click.echo(f"  {p['state']}: {p['path']}: {p['reason']}")
+    for role, name in sorted(info["models"].items()):
+        click.echo(f"model {role}: {name}")
+
+
+# -- search / ask ------------------------------------------------------------------------------
+@cli.command()
+@click.argument("query")
+@click.option("--k", default=10, show_default=True, help="How many results.")
+@click.option("--granularity", type=click.Choice(["paragraph", "document"]), default="paragraph",
+              show_default=True)
+@HOME_OPTION
+@click.option("--json", "as_json", is_flag=True)
+def search(query: str, k: int, granularity: str, home: Path | None, as_json: bool) -> None:
+    """Retrieval only (no LLM): ranked items with scores and locators."""
+    from engine.routing.labels import LABELS
+
+    hits = _trove(home).search(query, k, LABELS[granularity])
+    rows = [{"rank": i, "score": round(h.score, 5), "signals": {k: round(v, 4) for k, v in h.signals.items()},
+             "source": h.item.source, "title": h.item.title, "heading": h.item.heading,
+             "locator": h.item.locator, "text": h.item.text} for i, h in enumerate(hits, start=1)]
+    if as_json:
+        _echo_json(rows)
+        return
+    if not rows:
+        click.echo("no results")
+    for r in rows:
+        where = Path(r["source"]).name + (f", page {r['locator']['page']}" if "page" in r["locator"] else "")
+        snippet = " ".join(r["text"].split())[:160]
+        click.echo(f"{r['rank']:2}. {r['score']:.4f}  {where}  [{r['heading'] or r['title']}]\n    {snippet}")
+
+
+def print_answer(result) -> None:  # noqa: ANN001 (AskResult)
+    click.echo(result.answer)
+    for c in result.citations:
+        where = Path(c.source).name
+        if "page" in c.locator:
+            where += f", page {c.locator['page']}"
+        where += f", chars {c.locator.get('start')}-{c.locator.get('end')}"
+        snippet = " ".join(c.text.split())
+        click.echo(f"  [{c.n}] {where}: {snippet[:140]}{'…' if len(snippet) > 140 else ''}")
+    if result.unsupported:
+        click.echo(f"  (not backed by a citation: {len(result.unsupported)} sentence(s))")
+    routes = ", ".join(f"{r['label']} {r['confidence']:.2f}" for r in result.routes)
+    stages = ", ".join(f"{k} {v / 1000:.1f}s" for k, v in result.timings_ms.items())
+    click.echo(click.style(f"  route: {routes} | {stages}", dim=True))
+
+
+@cli.command()
+@click.argument("question")
+@click.option("--image", type=click.Path(exists=True, path_type=Path), default=None,
+              help="A photo to ask about (arrives with photo support).")
+@click.option("--llm", default=None, help="default | fast | smoke | a model name from `trove models list`.")
+@HOME_OPTION
+@click.option("--json", "as_json", is_flag=True)
+def ask(question: str, image: Path | None, llm: str | None, home: Path | None, as_json: bool) -> None:
+    """Answer QUESTION from your files, citing where each fact comes from."""
+    trove = _trove(home, llm=llm)
+    if as_json:
+        _echo_json(trove.ask(question, image=image).to_dict())
+        return
+    print_answer(trove.ask(question, image=image))
+
+
+# -- models ------------------------------------------------------------------------------------
+@cli.group()
+def models() -> None:
+    """List, install, import and verify models."""
+
+
+def _manager(home: Path | None):  # noqa: ANN202
+    from engine.models import ModelManager
+    from engine.settings import load_settings
+
+    return ModelManager(load_settings(home).models_dir)
+
+
+@models.command("list")
+@HOME_OPTION
+@click.option("--json", "as_json", is_flag=True)
+def models_list(home: Path | None, as_json: bool) -> None:
+    """Every role, its candidate models and whether they are installed."""
+    manager = _manager(home)
+    rows = []
+    for spec in manager.catalog.models:
+        states = [manager.status_of(spec, f).state for f in spec.files]
+        state = "installed" if all(s in ("installed", "unverified") for s in states) else (
+            "corrupt" if "corrupt" in states else "missing")
+        size = sum(f.size or 0 for f in spec.files)
+        rows.append({"role": spec.role, "name": spec.name, "tags": list(spec.tags), "state": state,
+                     "size_mb": round(size / 2**20, 1), "licence": spec.licence})
+    filled = {r["role"] for r in rows if r["state"] == "installed"}
+    empty = [role for role in manager.catalog.roles if role not in filled]
+    if as_json:
+        _echo_json({"models": rows, "empty_roles": empty, "models_dir": str(manager.models_dir)})
+        return
+    click.echo(f"models folder: {manager.models_dir}")
+    for r in rows:
+        click.echo(f"  {r['role']:20} {r['name']:38} {','.join(r['tags']):14} {r['size_mb']:8.1f} MB  {r['state']}")
+    for role in empty:
+        click.echo(f"  {role:20} (nothing installed: {manager.catalog.roles[role]})")
+
+
+@models.command("install")
+@click.argument("targets", nargs=-1, required=True)
+@click.option("--from", "use", type=click.Choice(["any", "mirror", "pypi", "url"]), default="any",
+              show_default=True, help="Only this kind of source.")
+@HOME_OPTION
+def models_install(targets: tuple[str, ...], use: str, home: Path | None) -> None:
+    """Install TARGETS: roles (llm, text-embedder), role:tag (llm:fast) or model names."""
+    from tqdm import tqdm
+
+    manager = _manager(home)
+    sources = ("mirror", "pypi", "url") if use == "any" else (use,)
+    bars: list[tqdm] = []
+
+    def progress(label: str, total: int | None):  # noqa: ANN202
+        bar = tqdm(total=total, unit="B", unit_scale=True, desc=label[-48:], file=sys.stderr, leave=False)
+        bars.append(bar)
+        return bar.update
+
+    for target in targets:
+        paths = manager.install(target, progress, use=sources)
+        for bar in bars:
+            bar.close()
+        bars.clear()
+        click.echo(f"{target}: " + ", ".join(str(p) for p in paths))
+
+
+@models.command("import")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--role", default=None, help="Role of a model not in the catalog (e.g. vlm, image-text-embedder).")
+@click.option("--name", default=None, help="Name for a model not in the catalog.")
+@HOME_OPTION
+def models_import(path: Path, role: str | None, name: str | None, home: Path | None) -> None:
+    """Import model files from PATH (a file, a folder, a USB stick), hash-checked."""
+    names = _manager(home).import_path(path, role=role, name=name)
+    click.echo("imported: " + ", ".join(names))
+
+
+@models.command("verify")
+@HOME_OPTION
+def models_verify(home: Path | None) -> None:
+    """Re-hash every installed model file; exit 1 when one is corrupt."""
+    bad = 0
+    for st in _manager(home).status(full=True):
+        if st.state == "missing":
+            continue
+        click.echo(f"  {st.state:9} {st.model}/{st.file}" + (f": {st.detail}" if st.detail else ""))
+        bad += st.state == "corrupt"
+    if bad:
+        raise click.ClickException(f"{bad} corrupt file(s): reinstall with trove models install NAME")
+
+
+# -- demo ---------------------------------------------------------------------------------------
+@cli.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path), default="examples")
+@HOME_OPTION
+@click.option("--llm", default=None)
+def demo(folder: Path, home: Path | None, llm: str | None) -> None:
+    """Index FOLDER (the bundled examples) and answer its questions.toml with citations."""
+    trove = _trove(home, llm=llm)
+    report = trove.index([folder])
+    click.echo(f"indexed {folder}: {report.indexed} new/changed, {report.unchanged} unchanged, "
+               f"{report.skipped + report.failed} not indexed\n")
+    questions_file = folder / "questions.toml"
+    with questions_file.open("rb") as fh:
+        questions = tomllib.load(fh)["question"]
+    for q in questions:
+        click.echo(click.style(f"Q: {q['text']}", bold=True))
+        print_answer(trove.ask(q["text"]))
+        click.echo()
+
+
+def main() -> None:
+    try:
+        cli(standalone_mode=True)
+    except TroveError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

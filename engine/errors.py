@@ -1,0 +1,24 @@
+"""Errors a user can act on: each message names the thing and what to do."""
+
+
+class TroveError(Exception):
+    """Base class for errors Trove reports to the user as one line."""
+
+
+class ModelError(TroveError):
+    """A model role cannot be served: missing, corrupt, or not installable."""
+
+    def __init__(self, role: str, file: str, reason: str, hint: str = "") -> None:
+        self.role, self.file, self.reason, self.hint = role, file, reason, hint
+        message = f"model role '{role}': {file}: {reason}"
+        if hint:
+            message += f" — {hint}"
+        super().__init__(message)
+
+
+class ParseError(TroveError):
+    """A file could not be read into text; the reason is shown in `trove status`."""
+
+
+class SkipFile(TroveError):
+    """A file is deliberately not indexed (too big, no text, unsupported); not a failure."""

@@ -1,0 +1,1 @@
+"""Answer generation from numbered evidence, with citations that resolve to locators."""

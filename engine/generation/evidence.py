@@ -1,0 +1,63 @@
+"""Evidence: what the model sees, numbered, packed into the context budget."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.retrieval.hybrid import Hit
+
+TOKENS_PER_WORD = 1.35
+
+
+@dataclass
+class Evidence:
+    n: int
+    kind: str
+    source: str
+    title: str
+    locator: dict
+    text: str  # the text shown to the model (may be an excerpt of a long document)
+    score: float
+
+    def header(self) -> str:
+        where = Path(self.source).name
+        if "page" in self.locator:
+            where += f", page {self.locator['page']}"
+        return f"[{self.n}] {self.title} ({where})"
+
+
+def _tokens(text: str) -> int:
+    return int(len(text.split()) * TOKENS_PER_WORD) + 1
+
+
+def _excerpt(text: str, budget_tokens: int) -> str:
+    words = text.split()
+    keep = int(budget_tokens / TOKENS_PER_WORD)
+    return text if len(words) <= keep else " ".join(words[:keep]) + " …"
+
+
+def pack(hits: list[tuple[str, Hit]], max_items: int, budget_tokens: int,
+         excerpts: dict[int, str] | None = None) -> list[Evidence]:
+    """Number the best hits until the token budget is spent; drop paragraphs already inside a chosen
+    document segment. `hits` are (kind, hit) pairs, best first; `excerpts` replaces long texts."""
+    chosen: list[Evidence] = []
+    spans: list[tuple[str, int, int]] = []
+    used = 0
+    for kind, hit in hits:
+        if len(chosen) >= max_items or used >= budget_tokens:
+            break
+        item = hit.item
+        start, end = item.locator.get("start", 0), item.locator.get("end", 0)
+        if any(src == item.source and s <= start and end <= e for src, s, e in spans):
+            continue
+        text = (excerpts or {}).get(item.id, item.text)
+        remaining = budget_tokens - used
+        if _tokens(text) > remaining:
+            if remaining < 60:
+                break
+            text = _excerpt(text, remaining)
+        chosen.append(Evidence(len(chosen) + 1, kind, item.source, item.title, item.locator, text, hit.score))
+        spans.append((item.source, start, end))
+        used += _tokens(text)
+    return chosen

@@ -1,0 +1,65 @@
+"""What a document parser returns: the extracted text and its blocks, with offsets into it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Block:
+    """A paragraph-like run of text: `text == doc.text[start:end]`."""
+
+    text: str
+    heading: tuple[str, ...]  # heading path, outermost first
+    start: int
+    end: int
+    page: int | None = None  # 1-based, for paged formats
+
+
+@dataclass
+class ParsedDoc:
+    title: str
+    text: str
+    blocks: list[Block]
+    meta: dict = field(default_factory=dict)
+
+
+class DocBuilder:
+    """Appends blocks to one text, recording offsets and the current heading path."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.length = 0
+        self.blocks: list[Block] = []
+        self.headings: list[tuple[int, str]] = []  # (level, title)
+        self.title = ""
+
+    def heading(self, level: int, text: str, page: int | None = None) -> None:
+        text = " ".join(text.split())
+        if not text:
+            return
+        while self.headings and self.headings[-1][0] >= level:
+            self.headings.pop()
+        self.headings.append((level, text))
+        if not self.title:
+            self.title = text
+        self._append(text, page, is_heading=True)
+
+    def paragraph(self, text: str, page: int | None = None) -> None:
+        text = text.strip()
+        if text:
+            self._append(text, page, is_heading=False)
+
+    def _append(self, text: str, page: int | None, is_heading: bool) -> None:
+        if self.parts:
+            self.parts.append("\n\n")
+            self.length += 2
+        start = self.length
+        self.parts.append(text)
+        self.length += len(text)
+        if not is_heading:
+            path = tuple(h for _, h in self.headings)
+            self.blocks.append(Block(text, path, start, self.length, page))
+
+    def build(self, fallback_title: str, meta: dict | None = None) -> ParsedDoc:
+        return ParsedDoc(self.title or fallback_title, "".join(self.parts), self.blocks, meta or {})

@@ -1,0 +1,159 @@
+"""Incremental, kill-safe indexing of the user's folders.
+
+Each file is parsed and embedded first, then its old items are replaced and its catalog row
+updated in ONE SQLite transaction: a kill at any moment leaves every file either fully at its
+old state or fully at its new one. Files that vanished are removed from every corpus.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.errors import ParseError, SkipFile, TroveError
+from engine.ingest import documents
+from engine.ingest.parsers import kind_of
+from engine.ingest.scanner import Found, scan
+from engine.settings import Settings
+from local_stores.catalog import Catalog
+from local_stores.sqlite_db import Database
+from local_stores.vector_store import VectorStore
+
+
+@dataclass
+class Progress:
+    done: int
+    total: int
+    path: str
+    stage: str  # scan | index | skip | remove | done
+
+
+@dataclass
+class IndexReport:
+    seen: int = 0
+    indexed: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    failed: int = 0
+    removed: int = 0
+    items: int = 0
+    timings_s: dict[str, float] = field(default_factory=Counter)
+    problems: list[tuple[str, str, str]] = field(default_factory=list)  # (path, state, reason)
+
+    def as_dict(self) -> dict:
+        return {k: (dict(v) if isinstance(v, Counter) else v) for k, v in self.__dict__.items()}
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while block := fh.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class Indexer:
+    def __init__(self, settings: Settings, db: Database, catalog: Catalog, store: VectorStore,
+                 embedder_factory: Callable[[], object]) -> None:
+        self.settings, self.db, self.catalog, self.store = settings, db, catalog, store
+        self._embedder_factory = embedder_factory
+        self._embedder = None
+
+    @property
+    def embedder(self):  # noqa: ANN201 (a TextEmbedder; loaded on first use)
+        if self._embedder is None:
+            self._embedder = self._embedder_factory()
+            name = "all-minilm-l6-v2-int8"
+            for corpus, gran in ((documents.PARAGRAPH, "paragraph"), (documents.DOCUMENT, "document")):
+                self.store.ensure_corpus(corpus, "text", gran, self._embedder.dim, name)
+        return self._embedder
+
+    def run(self, paths: Iterable[Path] = (), progress: Callable[[Progress], None] | None = None) -> IndexReport:
+        """Add `paths` as roots (when given) and bring every root's index up to date."""
+        report = IndexReport()
+        for p in paths:
+            p = Path(p).expanduser()
+            if not p.exists():
+                raise TroveError(f"{p}: no such file or folder")
+            self.catalog.add_root(p)
+        t0 = time.perf_counter()
+        plan: list[tuple[int, Found]] = []
+        for root_id, root in self.catalog.roots():
+            for found in scan(Path(root), kind_of, exclude=(self.settings.home,)):
+                plan.append((root_id, found))
+        report.timings_s["scan"] += time.perf_counter() - t0
+        report.seen = len(plan)
+        seen_paths = {str(f.path) for _, f in plan}
+        stale = [r for r in self.catalog.files() if r.path not in seen_paths]
+        for record in stale:
+            with self.db.transaction():
+                self.store.delete_file(record.id)
+                self.catalog.forget_file(record.id)
+            report.removed += 1
+            if progress:
+                progress(Progress(0, len(plan), record.path, "remove"))
+        for done, (root_id, found) in enumerate(plan, start=1):
+            self._index_one(root_id, found, report)
+            if progress:
+                progress(Progress(done, len(plan), str(found.path), "index"))
+        if progress:
+            progress(Progress(len(plan), len(plan), "", "done"))
+        return report
+
+    def _index_one(self, root_id: int, found: Found, report: IndexReport) -> None:
+        path_s = str(found.path)
+        record = self.catalog.file(path_s)
+        if record and record.size == found.size and record.mtime_ns == found.mtime_ns:
+            report.unchanged += 1
+            return
+        t0 = time.perf_counter()
+        state, reason, sha, prepared = "indexed", None, None, None
+        try:
+            if found.size < 0:
+                raise ParseError("cannot read: the file vanished or is a broken link")
+            if found.size == 0:
+                raise SkipFile("empty file")
+            if found.size > self.settings.max_file_bytes:
+                raise SkipFile(f"too large: {found.size / 2**20:.1f} MB is over the {self.settings.max_file_mb:g} MB "
+                               "limit (setting max_file_mb)")
+            sha = sha256_file(found.path)
+            report.timings_s["hash"] += time.perf_counter() - t0
+            if record and record.sha256 == sha and record.state == "indexed":
+                self.catalog.touch_file(record.id, found.size, found.mtime_ns)
+                report.unchanged += 1
+                return
+            prepared = documents.prepare_document(found.path, self.embedder, self.settings.paragraph_words,
+                                                  self.settings.document_tokens)
+            for stage, seconds in prepared.timings.items():
+                report.timings_s[stage] += seconds
+        except SkipFile as exc:
+            state, reason = "skipped", str(exc)
+        except ParseError as exc:
+            state, reason = "failed", str(exc)
+        except PermissionError:
+            state, reason = "failed", "cannot read: permission denied"
+        except OSError as exc:
+            state, reason = "failed", f"cannot read: {exc.strerror or exc}"
+        except Exception as exc:  # a parser bug must not stop the run; the reason is kept
+            state, reason = "failed", f"unexpected error while reading: {type(exc).__name__}: {exc}"
+        t1 = time.perf_counter()
+        with self.db.transaction():
+            file_id = self.catalog.record_file(root_id, path_s, found.kind, found.size, found.mtime_ns, sha, state,
+                                               reason, len(prepared.items) if prepared else 0)
+            self.store.delete_file(file_id)
+            if prepared:
+                for item in prepared.items:
+                    item.file_id = file_id
+                self.store.add(prepared.items, prepared.vectors)
+                self.store.set_file_text(file_id, prepared.file_text)
+        report.timings_s["write"] += time.perf_counter() - t1
+        if state == "indexed":
+            report.indexed += 1
+            report.items += len(prepared.items)
+        else:
+            setattr(report, state, getattr(report, state) + 1)
+            report.problems.append((path_s, state, reason or ""))

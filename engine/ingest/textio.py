@@ -1,0 +1,47 @@
+"""Reading bytes as text: BOMs, UTF-8, then a detected legacy encoding; binary refused."""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+from engine.errors import ParseError, SkipFile
+
+_BOMS = [(codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")]
+
+
+def looks_binary(data: bytes) -> bool:
+    """NUL bytes or many control characters in the first 8 KiB (BOM'd UTF-16/32 excluded)."""
+    head = data[:8192]
+    if any(head.startswith(bom) for bom, _ in _BOMS):
+        return False
+    if b"\x00" in head:
+        return True
+    controls = sum(1 for b in head if b < 9 or 13 < b < 32)
+    return bool(head) and controls / len(head) > 0.10
+
+
+def decode(data: bytes, path: Path) -> str:
+    """The text of `data`; ParseError when it is binary or no encoding fits."""
+    if not data.strip():
+        raise SkipFile("empty file")
+    for bom, enc in _BOMS:
+        if data.startswith(bom):
+            return data.decode(enc, errors="replace")
+    if looks_binary(data):
+        raise ParseError(f"binary content, not text (a {path.suffix or 'no-extension'} file that is not text)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(data).best()
+    if best is None or best.chaos > 0.35:
+        raise ParseError("undecodable text: not UTF-8 and no known encoding fits")
+    return str(best)
+
+
+def read_text(path: Path) -> str:
+    return decode(path.read_bytes(), path)

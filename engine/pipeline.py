@@ -1,0 +1,169 @@
+"""The engine's public API: `Trove(settings).index(...)`, `.search(...)`, `.ask(...)`, `.status()`.
+
+The CLI and the desktop app use only this. Models load lazily, on first use.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from contextlib import contextmanager
+from pathlib import Path
+
+from engine.generation import answer as answering
+from engine.generation.evidence import pack
+from engine.ingest.documents import DOCUMENT, PARAGRAPH
+from engine.ingest.indexer import Indexer, IndexReport, Progress
+from engine.models import ModelManager
+from engine.result import AskResult, Citation
+from engine.retrieval.hybrid import Hit, HybridRetriever
+from engine.routing import Route, make_router
+from engine.routing.labels import LABELS
+from engine.settings import Settings, load_settings
+from local_stores.catalog import Catalog
+from local_stores.sqlite_db import Database
+from local_stores.vector_store import VectorStore
+
+NOTHING_RELEVANT = "Nothing in your files matches this question."
+
+
+class Trove:
+    def __init__(self, settings: Settings | None = None, router: str = "rule") -> None:
+        self.settings = settings or load_settings()
+        self.db = Database(self.settings.index_path)
+        self.catalog = Catalog(self.db)
+        self.store = VectorStore(self.db)
+        self.models = ModelManager(self.settings.models_dir)
+        self.router = make_router(router)
+        self._embedder = None
+        self._llm = None
+
+    # -- models --------------------------------------------------------------------------------
+    @property
+    def embedder(self):  # noqa: ANN201 (TextEmbedder)
+        if self._embedder is None:
+            from engine.runtimes.text_embedder import TextEmbedder
+
+            self._embedder = TextEmbedder.from_manager(self.models, threads=self.settings.threads,
+                                                       batch_size=self.settings.embed_batch)
+        return self._embedder
+
+    @property
+    def llm(self):  # noqa: ANN201 (LLM)
+        if self._llm is None:
+            from engine.runtimes.llm import LLM
+
+            self._llm = LLM.from_manager(self.models, self.settings.llm, n_ctx=self.settings.llm_context,
+                                         threads=self.settings.threads)
+        return self._llm
+
+    # -- indexing ------------------------------------------------------------------------------
+    def index(self, paths: Iterable[Path | str] = (), progress: Callable[[Progress], None] | None = None
+              ) -> IndexReport:
+        indexer = Indexer(self.settings, self.db, self.catalog, self.store, lambda: self.embedder)
+        return indexer.run([Path(p) for p in paths], progress)
+
+    def status(self) -> dict:
+        files = self.catalog.files()
+        return {
+            "home": str(self.settings.home),
+            "roots": [path for _, path in self.catalog.roots()],
+            "files": {state: sum(1 for f in files if f.state == state) for state in ("indexed", "skipped", "failed")},
+            "by_kind": self.catalog.counts(),
+            "corpora": self.store.corpora(),
+            "problems": [{"path": f.path, "state": f.state, "reason": f.reason}
+                         for f in files if f.state != "indexed"],
+            "models": {m.role: m.name for m in self.models.catalog.models
+                       if "default" in m.tags and self.models.is_installed(m.name)},
+        }
+
+    # -- retrieval -----------------------------------------------------------------------------
+    def retriever(self) -> HybridRetriever:
+        return HybridRetriever(self.store, self.embedder)
+
+    def search(self, query: str, k: int | None = None, corpus: str = PARAGRAPH, mode: str = "hybrid") -> list[Hit]:
+        """Ranked items with scores and locators, no LLM."""
+        return self.retriever().search(query, corpus, k or self.settings.search_k, mode=mode)
+
+    def route(self, question: str) -> list[Route]:
+        available = {label for label, corpus in LABELS.items() if corpus in self.store.corpora()}
+        return self.router.route(question, available)
+
+    # -- asking --------------------------------------------------------------------------------
+    def ask(self, question: str, image: Path | str | None = None,
+            on_token: Callable[[str], None] | None = None) -> AskResult:
+        """Route, retrieve, pack evidence, generate a cited answer; timings per stage."""
+        question = " ".join(question.split())
+        if not question:
+            raise ValueError("the question is empty")
+        if image is not None:
+            raise NotImplementedError("asking about a photo arrives with photo support (--image)")
+        timings: dict[str, float] = {}
+        t_start = time.perf_counter()
+        with _timed(timings, "route"):
+            routes = self.route(question)
+        hits: list[tuple[str, Hit]] = []
+        with _timed(timings, "retrieve"):
+            vector = self.embedder.embed_one(question)
+            retriever = self.retriever()
+            for route in routes:
+                corpus = LABELS.get(route.label)
+                if corpus:
+                    kind = route.label
+                    hits += [(kind, h) for h in retriever.search(question, corpus, self.settings.evidence_items,
+                                                                 vector=vector)]
+        result = AskResult(question=question, answer="", routes=[r.as_dict() for r in routes])
+        relevant = [(kind, h) for kind, h in hits if h.relevance >= self.settings.min_relevance]
+        if not relevant:
+            result.answer, result.answered = (NOTHING_RELEVANT if hits else answering.NOT_FOUND), False
+            return _finish(result, timings, t_start)
+        with _timed(timings, "select"):
+            excerpts = self._excerpts(relevant, vector)
+            evidence = pack(relevant, self.settings.evidence_items, self.settings.evidence_tokens, excerpts)
+        with _timed(timings, "generate"):
+            draft = answering.generate(self.llm, question, evidence, self.settings.answer_max_tokens, on_token)
+        result.model = self.llm.name
+        mapping = {old: new for new, old in enumerate(draft.cited, start=1)}
+        result.answer = answering.renumber(draft.text, mapping)
+        result.answered = draft.answered
+        result.unsupported = draft.unsupported
+        by_n = {e.n: e for e in evidence}
+        result.citations = [Citation(n=mapping[old], kind=by_n[old].kind, source=by_n[old].source,
+                                     locator=by_n[old].locator, text=by_n[old].text, title=by_n[old].title,
+                                     score=round(by_n[old].score, 4)) for old in draft.cited]
+        return _finish(result, timings, t_start)
+
+    def _excerpts(self, hits: list[tuple[str, Hit]], vector) -> dict[int, str]:  # noqa: ANN001
+        """For document hits, the paragraphs that match the question best, in reading order."""
+        out: dict[int, str] = {}
+        for kind, hit in hits:
+            if kind != "document" or len(hit.item.text.split()) < 300:
+                continue
+            paras = [p for p in self.store.file_items(hit.item.file_id, PARAGRAPH)
+                     if hit.item.locator["start"] <= p.locator["start"] < hit.item.locator["end"]]
+            vecs = self.store.vectors(PARAGRAPH, [p.id for p in paras])
+            scored = sorted(paras, key=lambda p: -float(vecs[p.id] @ vector) if p.id in vecs else 0.0)[:5]
+            keep = sorted(scored, key=lambda p: p.ord)
+            out[hit.item.id] = " … ".join(p.text for p in keep)
+        return out
+
+    def close(self) -> None:
+        self.db.close()
+
+
+@contextmanager
+def _timed(timings: dict[str, float], stage: str):  # noqa: ANN202
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[stage] = timings.get(stage, 0.0) + (time.perf_counter() - t0) * 1000
+
+
+def _finish(result: AskResult, timings: dict[str, float], t_start: float) -> AskResult:
+    timings["total"] = (time.perf_counter() - t_start) * 1000
+    result.timings_ms = timings
+    return result
+
+
+__all__ = ["DOCUMENT", "PARAGRAPH", "Trove"]

@@ -1,0 +1,85 @@
+"""Settings: where Trove keeps its data and how hard it may work.
+
+Read from `TROVE_HOME/settings.toml` when present, then from `TROVE_*` environment variables.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+import platformdirs
+
+
+def default_home() -> Path:
+    """The Trove home: `TROVE_HOME`, else the XDG data folder."""
+    env = os.environ.get("TROVE_HOME")
+    return Path(env).expanduser() if env else Path(platformdirs.user_data_dir("trove"))
+
+
+def default_models_dir(home: Path) -> Path:
+    """Installed models: `TROVE_MODELS_DIR`, else `HOME/models` (shared by every index in that home)."""
+    env = os.environ.get("TROVE_MODELS_DIR")
+    return Path(env).expanduser() if env else home / "models"
+
+
+@dataclass(frozen=True)
+class Settings:
+    home: Path = field(default_factory=default_home)
+    models_dir: Path | None = None
+    threads: int = 2
+    max_file_mb: float = 100.0
+    paragraph_words: int = 100
+    document_tokens: int = 4000
+    embed_batch: int = 32
+    llm: str = "llm"  # a role ("llm", "llm-fast", "llm-smoke") or a model name from the catalog
+    llm_context: int = 4096
+    answer_max_tokens: int = 320
+    evidence_items: int = 6
+    evidence_tokens: int = 2200
+    search_k: int = 10
+    min_relevance: float = 0.30  # below this dense cosine, and with no keyword match, nothing is relevant
+    query_timeout_s: float = 10.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "home", Path(self.home).expanduser())
+        if self.models_dir is None:
+            object.__setattr__(self, "models_dir", default_models_dir(self.home))
+
+    @property
+    def index_path(self) -> Path:
+        return self.home / "index" / "trove.db"
+
+    @property
+    def max_file_bytes(self) -> int:
+        return int(self.max_file_mb * 1024 * 1024)
+
+    def with_(self, **changes: object) -> Settings:
+        return replace(self, **changes)
+
+
+_ENV_CASTS = {int: int, float: float, str: str}
+
+
+def load_settings(home: Path | str | None = None, **overrides: object) -> Settings:
+    """Settings for `home`: defaults < settings.toml < TROVE_* env < explicit overrides."""
+    base_home = Path(home).expanduser() if home else default_home()
+    values: dict[str, object] = {}
+    toml_path = base_home / "settings.toml"
+    if toml_path.is_file():
+        with toml_path.open("rb") as fh:
+            values.update(tomllib.load(fh))
+    for f in fields(Settings):
+        env = os.environ.get(f"TROVE_{f.name.upper()}")
+        if env is not None and f.name not in ("home", "models_dir"):
+            cast = _ENV_CASTS.get(type(getattr(Settings(home=base_home), f.name)), str)
+            values[f.name] = cast(env)
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    values["home"] = base_home
+    known = {f.name for f in fields(Settings)}
+    unknown = set(values) - known
+    if unknown:
+        raise ValueError(f"{toml_path}: unknown settings {sorted(unknown)}")
+    return Settings(**values)  # type: ignore[arg-type]

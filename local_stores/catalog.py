@@ -1,0 +1,108 @@
+"""The catalog: folders the user added (roots), every file seen with its state, and sources."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from local_stores.sqlite_db import Database
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS roots(
+    id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, added_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS files(
+    id INTEGER PRIMARY KEY, root_id INTEGER REFERENCES roots(id) ON DELETE CASCADE,
+    path TEXT UNIQUE NOT NULL, kind TEXT NOT NULL, size INTEGER, mtime_ns INTEGER, sha256 TEXT,
+    state TEXT NOT NULL, reason TEXT, items INTEGER DEFAULT 0, indexed_at REAL);
+CREATE INDEX IF NOT EXISTS files_root ON files(root_id);
+CREATE TABLE IF NOT EXISTS sources(
+    id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, kind TEXT NOT NULL, engine TEXT NOT NULL,
+    location TEXT, descriptor TEXT, updated_at REAL);
+"""
+
+STATES = ("indexed", "skipped", "failed")
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    id: int
+    root_id: int
+    path: str
+    kind: str
+    size: int
+    mtime_ns: int
+    sha256: str | None
+    state: str
+    reason: str | None
+    items: int
+    indexed_at: float | None
+
+
+class Catalog:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.db.conn.executescript(SCHEMA)
+
+    # roots
+    def add_root(self, path: Path) -> int:
+        path_s = str(Path(path).resolve())
+        self.db.execute("INSERT OR IGNORE INTO roots(path, added_at) VALUES (?, ?)", (path_s, time.time()))
+        return self.db.query("SELECT id FROM roots WHERE path = ?", (path_s,))[0][0]
+
+    def roots(self) -> list[tuple[int, str]]:
+        return self.db.query("SELECT id, path FROM roots ORDER BY path")
+
+    def remove_root(self, root_id: int) -> None:
+        self.db.execute("DELETE FROM roots WHERE id = ?", (root_id,))
+
+    # files
+    def files(self, root_id: int | None = None) -> list[FileRecord]:
+        sql = "SELECT id, root_id, path, kind, size, mtime_ns, sha256, state, reason, items, indexed_at FROM files"
+        rows = self.db.query(sql + (" WHERE root_id = ?" if root_id is not None else "") + " ORDER BY path",
+                             (root_id,) if root_id is not None else ())
+        return [FileRecord(*r) for r in rows]
+
+    def file(self, path: str) -> FileRecord | None:
+        rows = self.db.query("SELECT id, root_id, path, kind, size, mtime_ns, sha256, state, reason, items, "
+                             "indexed_at FROM files WHERE path = ?", (path,))
+        return FileRecord(*rows[0]) if rows else None
+
+    def record_file(self, root_id: int, path: str, kind: str, size: int, mtime_ns: int, sha256: str | None,
+                    state: str, reason: str | None, items: int = 0) -> int:
+        """Insert or update a file's row; returns its id (stable across updates)."""
+        assert state in STATES, state
+        self.db.execute(
+            "INSERT INTO files(root_id, path, kind, size, mtime_ns, sha256, state, reason, items, indexed_at) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET root_id=excluded.root_id, "
+            "kind=excluded.kind, size=excluded.size, mtime_ns=excluded.mtime_ns, sha256=excluded.sha256, "
+            "state=excluded.state, reason=excluded.reason, items=excluded.items, indexed_at=excluded.indexed_at",
+            (root_id, path, kind, size, mtime_ns, sha256, state, reason, items, time.time()))
+        return self.db.query("SELECT id FROM files WHERE path = ?", (path,))[0][0]
+
+    def touch_file(self, file_id: int, size: int, mtime_ns: int) -> None:
+        self.db.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?", (size, mtime_ns, file_id))
+
+    def forget_file(self, file_id: int) -> None:
+        self.db.execute("DELETE FROM files WHERE id = ?", (file_id,))
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """{kind: {state: n}} over all files."""
+        out: dict[str, dict[str, int]] = {}
+        for kind, state, n in self.db.query("SELECT kind, state, count(*) FROM files GROUP BY kind, state"):
+            out.setdefault(kind, {})[state] = n
+        return out
+
+    # sources
+    def upsert_source(self, name: str, kind: str, engine: str, location: str, descriptor: dict) -> None:
+        self.db.execute(
+            "INSERT INTO sources(name, kind, engine, location, descriptor, updated_at) VALUES (?,?,?,?,?,?) "
+            "ON CONFLICT(name) DO UPDATE SET kind=excluded.kind, engine=excluded.engine, "
+            "location=excluded.location, descriptor=excluded.descriptor, updated_at=excluded.updated_at",
+            (name, kind, engine, location, json.dumps(descriptor), time.time()))
+
+    def sources(self) -> list[dict]:
+        rows = self.db.query("SELECT name, kind, engine, location, descriptor, updated_at FROM sources ORDER BY name")
+        return [{"name": n, "kind": k, "engine": e, "location": loc, "descriptor": json.loads(d or "{}"),
+                 "updated_at": u} for n, k, e, loc, d, u in rows]

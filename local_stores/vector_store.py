@@ -1,0 +1,167 @@
+"""Text corpora in SQLite: items with locators, an FTS5 index (BM25) and a sqlite-vec index
+(cosine) per corpus. A corpus is one modality x granularity, e.g. `text/paragraph`."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from local_stores.sqlite_db import Database
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS corpora(
+    name TEXT PRIMARY KEY, modality TEXT NOT NULL, granularity TEXT NOT NULL, dim INTEGER NOT NULL,
+    embedder TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS items(
+    id INTEGER PRIMARY KEY, corpus TEXT NOT NULL REFERENCES corpora(name), file_id INTEGER NOT NULL,
+    source TEXT NOT NULL, title TEXT, heading TEXT, text TEXT NOT NULL, locator TEXT NOT NULL,
+    ord INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS items_file ON items(file_id);
+CREATE TABLE IF NOT EXISTS file_texts(file_id INTEGER PRIMARY KEY, text TEXT NOT NULL);
+"""
+
+_STOPWORDS = frozenset("""a an and are as at be been but by can could did do does for from had has have
+how i if in into is it its me my of on or our so than that the their them then there these they this
+to was we were what when where which who whom why will with would you your about after all also any
+before being between both each few more most other over same should some such through under until
+very""".split())
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass
+class Item:
+    """A retrievable unit of a corpus, with what is needed to cite it."""
+
+    corpus: str
+    source: str  # the file path
+    text: str
+    locator: dict
+    title: str = ""
+    heading: str = ""
+    ord: int = 0
+    file_id: int = 0
+    id: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+def _table(corpus: str) -> str:
+    return re.sub(r"\W", "_", corpus)
+
+
+def fts_query(text: str) -> str:
+    """An FTS5 OR-query of the question's content words (quoted, so no syntax leaks through)."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    keep = [w for w in dict.fromkeys(words) if w not in _STOPWORDS] or list(dict.fromkeys(words))
+    return " OR ".join(f'"{w}"' for w in keep)
+
+
+class VectorStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.db.conn.executescript(SCHEMA)
+
+    def ensure_corpus(self, name: str, modality: str, granularity: str, dim: int, embedder: str) -> None:
+        row = self.db.query("SELECT dim, embedder FROM corpora WHERE name = ?", (name,))
+        if row and tuple(row[0]) != (dim, embedder):
+            raise ValueError(f"corpus {name} was built with {row[0][1]} ({row[0][0]}-d), not {embedder}; "
+                             "re-index into a new home")
+        if row:
+            return
+        t = _table(name)
+        self.db.conn.executescript(f"""
+            INSERT INTO corpora VALUES ('{name}', '{modality}', '{granularity}', {dim}, '{embedder}');
+            CREATE VIRTUAL TABLE IF NOT EXISTS fts_{t} USING fts5(heading, text,
+                tokenize = 'porter unicode61 remove_diacritics 2');
+            CREATE VIRTUAL TABLE IF NOT EXISTS vec_{t} USING vec0(embedding float[{dim}] distance_metric=cosine);
+        """)
+
+    def corpora(self) -> dict[str, int]:
+        """{corpus: number of items} for the corpora that hold anything."""
+        return dict(self.db.query("SELECT corpus, count(*) FROM items GROUP BY corpus"))
+
+    # writing
+    def add(self, items: Sequence[Item], vectors: np.ndarray) -> list[int]:
+        ids = []
+        for item, vec in zip(items, vectors, strict=True):
+            cur = self.db.execute(
+                "INSERT INTO items(corpus, file_id, source, title, heading, text, locator, ord) "
+                "VALUES (?,?,?,?,?,?,?,?)",
+                (item.corpus, item.file_id, item.source, item.title, item.heading, item.text,
+                 json.dumps(item.locator), item.ord))
+            item_id = cur.lastrowid
+            t = _table(item.corpus)
+            self.db.execute(f"INSERT INTO fts_{t}(rowid, heading, text) VALUES (?,?,?)",
+                            (item_id, f"{item.title} {item.heading}".strip(), item.text))
+            self.db.execute(f"INSERT INTO vec_{t}(rowid, embedding) VALUES (?, ?)",
+                            (item_id, np.asarray(vec, dtype=np.float32).tobytes()))
+            item.id = item_id
+            ids.append(item_id)
+        return ids
+
+    def delete_file(self, file_id: int) -> int:
+        """Remove a file's items from every corpus; returns how many."""
+        rows = self.db.query("SELECT id, corpus FROM items WHERE file_id = ?", (file_id,))
+        for item_id, corpus in rows:
+            t = _table(corpus)
+            self.db.execute(f"DELETE FROM fts_{t} WHERE rowid = ?", (item_id,))
+            self.db.execute(f"DELETE FROM vec_{t} WHERE rowid = ?", (item_id,))
+        self.db.execute("DELETE FROM items WHERE file_id = ?", (file_id,))
+        self.db.execute("DELETE FROM file_texts WHERE file_id = ?", (file_id,))
+        return len(rows)
+
+    def set_file_text(self, file_id: int, text: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO file_texts(file_id, text) VALUES (?, ?)", (file_id, text))
+
+    def file_text(self, file_id: int) -> str | None:
+        rows = self.db.query("SELECT text FROM file_texts WHERE file_id = ?", (file_id,))
+        return rows[0][0] if rows else None
+
+    # reading
+    def items(self, ids: Sequence[int]) -> dict[int, Item]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self.db.query(f"SELECT id, corpus, file_id, source, title, heading, text, locator, ord "
+                             f"FROM items WHERE id IN ({marks})", tuple(ids))
+        return {r[0]: Item(corpus=r[1], file_id=r[2], source=r[3], title=r[4] or "", heading=r[5] or "",
+                           text=r[6], locator=json.loads(r[7]), ord=r[8], id=r[0]) for r in rows}
+
+    def file_items(self, file_id: int, corpus: str) -> list[Item]:
+        ids = [r[0] for r in self.db.query("SELECT id FROM items WHERE file_id = ? AND corpus = ? ORDER BY ord",
+                                           (file_id, corpus))]
+        found = self.items(ids)
+        return [found[i] for i in ids]
+
+    def bm25(self, corpus: str, query: str, k: int) -> list[tuple[int, float]]:
+        """(item id, score) best first; score = -bm25 (higher is better)."""
+        match = fts_query(query)
+        if not match or not self._has(corpus):
+            return []
+        t = _table(corpus)
+        rows = self.db.query(f"SELECT rowid, bm25(fts_{t}, 0.5, 1.0) AS s FROM fts_{t} WHERE fts_{t} MATCH ? "
+                             "ORDER BY s LIMIT ?", (match, k))
+        return [(r[0], -r[1]) for r in rows]
+
+    def dense(self, corpus: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """(item id, cosine similarity) best first."""
+        if not self._has(corpus):
+            return []
+        t = _table(corpus)
+        rows = self.db.query(f"SELECT rowid, distance FROM vec_{t} WHERE embedding MATCH ? AND k = ? "
+                             "ORDER BY distance", (np.asarray(vector, dtype=np.float32).tobytes(), k))
+        return [(r[0], 1.0 - r[1]) for r in rows]
+
+    def vectors(self, corpus: str, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        if not ids or not self._has(corpus):
+            return {}
+        t = _table(corpus)
+        marks = ",".join("?" * len(ids))
+        rows = self.db.query(f"SELECT rowid, embedding FROM vec_{t} WHERE rowid IN ({marks})", tuple(ids))
+        return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
+
+    def _has(self, corpus: str) -> bool:
+        return bool(self.db.query("SELECT 1 FROM corpora WHERE name = ?", (corpus,)))

@@ -1,0 +1,138 @@
+"""Each document kind read into blocks whose offsets point into the extracted text."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from engine.errors import ParseError, SkipFile
+from engine.ingest.parsers import kind_of, parser_for
+from tests.conftest import EXAMPLES, shared_path
+
+
+def parse(path: Path):  # noqa: ANN201
+    return parser_for(path)(path)
+
+
+def _offsets_hold(doc) -> None:  # noqa: ANN001
+    for block in doc.blocks:
+        assert doc.text[block.start:block.end] == block.text
+
+
+def test_every_example_file_parses_with_consistent_offsets():
+    files = [p for p in EXAMPLES.rglob("*") if p.is_file() and kind_of(p)]
+    assert {kind_of(p) for p in files} >= {"markdown", "text", "rst", "pdf", "docx", "html"}
+    for path in files:
+        doc = parse(path)
+        assert doc.blocks, path
+        _offsets_hold(doc)
+
+
+def test_markdown_headings_front_matter_and_inline_markup(tmp_path: Path):
+    p = tmp_path / "n.md"
+    p.write_text("---\ntitle: Trip notes\ntags: [a, b]\n---\n# Lisbon\n\nWe stay at **Casa** "
+                 "([site](http://x)).\n\n## Food\n- pastel de nata\n  with cinnamon\n- bifana\n\n```\ncode here\n```\n")
+    doc = parse(p)
+    assert doc.title == "Trip notes"
+    texts = [(b.heading, b.text) for b in doc.blocks]
+    assert (("Lisbon",), "We stay at Casa (site).") in texts
+    assert (("Lisbon", "Food"), "pastel de nata with cinnamon") in texts
+    assert (("Lisbon", "Food"), "code here") in texts
+    _offsets_hold(doc)
+
+
+def test_html_drops_scripts_navigation_and_cookie_banners(tmp_path: Path):
+    p = tmp_path / "a.html"
+    p.write_text("<html><head><title>T</title><script>var x='SECRET';</script></head><body>"
+                 "<nav>Home | About</nav><div class='cookie-banner'>We use cookies</div>"
+                 "<h1>Starter</h1><p>Feed it 1:5:5.</p><footer>(c) 2024</footer></body></html>")
+    doc = parse(p)
+    assert doc.title == "T"
+    assert [b.text for b in doc.blocks] == ["Feed it 1:5:5."]
+    assert "SECRET" not in doc.text and "cookies" not in doc.text and "About" not in doc.text
+
+
+def test_pdf_blocks_carry_their_page():
+    doc = parse(EXAMPLES / "documents" / "bike-insurance-policy.pdf")
+    pages = {b.page for b in doc.blocks}
+    assert pages == {1, 2, 3}
+    excess = [b for b in doc.blocks if "EUR 65" in b.text]
+    assert excess and excess[0].page == 2
+
+
+def test_docx_heading_styles_make_the_heading_path():
+    doc = parse(EXAMPLES / "documents" / "letter-to-landlord-2025-02.docx")
+    assert any(len(b.heading) >= 2 for b in doc.blocks)
+    _offsets_hold(doc)
+
+
+def test_eml_and_epub_and_odt(tmp_path: Path):
+    eml = tmp_path / "m.eml"
+    eml.write_text("From: a@b.c\nTo: d@e.f\nSubject: Keys\nDate: Mon, 3 Feb 2025 10:00:00 +0100\n"
+                   "Content-Type: text/plain; charset=utf-8\n\nThe spare key is with Femke.\n\nBest, A\n")
+    doc = parse(eml)
+    assert doc.title == "Keys" and "spare key is with Femke" in doc.text
+
+    epub = tmp_path / "b.epub"
+    with zipfile.ZipFile(epub, "w") as zf:
+        zf.writestr("META-INF/container.xml", '<container xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
+                    '<rootfiles><rootfile full-path="OEBPS/c.opf"/></rootfiles></container>')
+        zf.writestr("OEBPS/c.opf", '<package xmlns="http://www.idpf.org/2007/opf" '
+                    'xmlns:dc="http://purl.org/dc/elements/1.1/"><metadata><dc:title>Book</dc:title></metadata>'
+                    '<manifest><item id="c1" href="ch1.xhtml"/></manifest><spine><itemref idref="c1"/></spine>'
+                    '</package>')
+        zf.writestr("OEBPS/ch1.xhtml", "<html><body><h1>One</h1><p>It was a dark night.</p></body></html>")
+    doc = parse(epub)
+    assert doc.title == "Book" and doc.blocks[0].heading == ("One",)
+
+    odt = tmp_path / "d.odt"
+    ns = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+    with zipfile.ZipFile(odt, "w") as zf:
+        zf.writestr("content.xml", f'<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:'
+                    f'xmlns:office:1.0" xmlns:text="{ns}"><office:body><office:text>'
+                    f'<text:h text:outline-level="1">Plan</text:h><text:p>Buy paint.</text:p>'
+                    f'</office:text></office:body></office:document-content>')
+    doc = parse(odt)
+    assert [(b.heading, b.text) for b in doc.blocks] == [(("Plan",), "Buy paint.")]
+
+
+def test_legacy_encoding_is_detected_and_binary_is_refused(tmp_path: Path):
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("Der Schlüssel liegt bei Frau Müller, gegenüber der Bäckerei. Grüße!".encode("cp1252"))
+    assert "Schlüssel" in parse(latin).text
+    binary = tmp_path / "photo.txt"
+    binary.write_bytes(bytes(range(256)) * 40)
+    with pytest.raises(ParseError, match="binary"):
+        parse(binary)
+    empty = tmp_path / "empty.md"
+    empty.write_text("   \n\n")
+    with pytest.raises(SkipFile, match="empty"):
+        parse(empty)
+
+
+def test_encrypted_and_corrupt_pdfs_give_reasons(tmp_path: Path):
+    encrypted = shared_path("eval", "documents", "pdfs", "py-pdf-sample-files", "005-libreoffice-writer-password",
+                            "libreoffice-writer-password.pdf")
+    with pytest.raises(ParseError, match="encrypted PDF"):
+        parse(encrypted)
+    broken = shared_path("eval", "documents", "pdfs", "py-pdf-sample-files", "017-unreadable-meta-data",
+                         "unreadablemetadata.pdf")
+    with pytest.raises(ParseError, match="corrupt PDF"):
+        parse(broken)
+    truncated = tmp_path / "truncated.pdf"
+    truncated.write_bytes((EXAMPLES / "documents" / "bike-insurance-policy.pdf").read_bytes()[:700])
+    with pytest.raises((ParseError, SkipFile)):
+        parse(truncated)
+    not_a_pdf = tmp_path / "fake.pdf"
+    not_a_pdf.write_text("just text pretending")
+    with pytest.raises(ParseError, match="corrupt PDF"):
+        parse(not_a_pdf)
+
+
+def test_corrupt_docx_is_a_parse_error(tmp_path: Path):
+    fake = tmp_path / "fake.docx"
+    fake.write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(ParseError, match="docx"):
+        parse(fake)

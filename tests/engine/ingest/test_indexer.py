@@ -1,0 +1,165 @@
+"""Incremental, kill-safe indexing, and bad input that never stops a run."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.ingest.documents import DOCUMENT, PARAGRAPH
+from engine.pipeline import Trove
+from engine.settings import Settings
+from local_stores.sqlite_db import Database
+from tests.conftest import EXAMPLES, ROOT, shared_path
+
+
+def _consistency(trove: Trove) -> dict[str, int]:
+    """Items, FTS rows and vectors agree per corpus; no file has duplicate items."""
+    db = trove.db
+    dupes = db.query("SELECT file_id, corpus, ord, count(*) FROM items GROUP BY 1, 2, 3 HAVING count(*) > 1")
+    assert dupes == []
+    counts = {}
+    for corpus in (PARAGRAPH, DOCUMENT):
+        t = corpus.replace("/", "_")
+        n_items = db.query("SELECT count(*) FROM items WHERE corpus = ?", (corpus,))[0][0]
+        assert db.query(f"SELECT count(*) FROM fts_{t}")[0][0] == n_items
+        assert db.query(f"SELECT count(*) FROM vec_{t}")[0][0] == n_items
+        counts[corpus] = n_items
+    orphans = db.query("SELECT count(*) FROM items WHERE file_id NOT IN (SELECT id FROM files)")[0][0]
+    assert orphans == 0
+    return counts
+
+
+def test_index_examples_then_rerun_touches_nothing(trove: Trove):
+    first = trove.index([EXAMPLES])
+    assert first.failed == 0 and first.indexed >= 8
+    counts = _consistency(trove)
+    assert counts[PARAGRAPH] > counts[DOCUMENT] >= first.indexed
+    second = trove.index()
+    assert (second.indexed, second.unchanged, second.removed) == (0, first.seen, 0)
+    assert _consistency(trove) == counts
+
+
+def test_changed_added_deleted_and_touched_files(trove: Trove, tmp_path: Path):
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nThe spare key is with Femke next door.\n")
+    (folder / "b.txt").write_text("The boiler was serviced by Ruud Bakker.\n")
+    trove.index([folder])
+    (folder / "a.md").write_text("# A\n\nThe spare key is now with Joris downstairs.\n")
+    (folder / "b.txt").unlink()
+    (folder / "c.rst").write_text("Title\n=====\n\nThe bike lock code is 4471.\n")
+    report = trove.index()
+    assert (report.indexed, report.removed) == (2, 1)
+    texts = " ".join(t for (t,) in trove.db.query("SELECT text FROM items"))
+    assert "Joris" in texts and "Femke" not in texts and "Ruud" not in texts and "4471" in texts
+    _consistency(trove)
+    os.utime(folder / "c.rst", None)  # new mtime, same content: hashed, not re-parsed
+    again = trove.index()
+    assert (again.indexed, again.unchanged) == (0, 2)
+
+
+def test_bad_files_are_recorded_with_reasons_and_do_not_stop_the_run(
+        trove: Trove, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    folder = tmp_path / "mess"
+    folder.mkdir()
+    (folder / "good.md").write_text("# Good\n\nThe plumber is Verhoeven.\n")
+    (folder / "empty.txt").write_text("")
+    (folder / "binary.md").write_bytes(os.urandom(4096))
+    (folder / "huge.txt").write_text("big " * 400_000)  # 1.6 MB
+    (folder / "latin1.txt").write_bytes("Café au lait, crème brûlée, façade.".encode("latin-1"))
+    rng = random.Random(1)  # printable-range bytes that no text encoding makes sense of
+    (folder / "garbage.txt").write_bytes(bytes(rng.randrange(0x20, 0x100) for _ in range(2000)))
+    (folder / "encrypted.pdf").write_bytes(shared_path(
+        "eval", "documents", "pdfs", "py-pdf-sample-files", "005-libreoffice-writer-password",
+        "libreoffice-writer-password.pdf").read_bytes())
+    (folder / "corrupt.pdf").write_bytes(b"%PDF-1.4\n%broken beyond repair\n")
+    (folder / "locked.txt").write_text("private")
+    (folder / "locked.txt").chmod(0)
+    if os.geteuid() == 0:  # root reads anything: make the OS answer as it would for a normal user
+        import engine.ingest.indexer as indexer_module
+
+        real = indexer_module.sha256_file
+
+        def deny(path: Path) -> str:
+            if path.name == "locked.txt":
+                raise PermissionError(13, "Permission denied", str(path))
+            return real(path)
+
+        monkeypatch.setattr(indexer_module, "sha256_file", deny)
+    trove.settings = trove.settings.with_(max_file_mb=1.0)
+    report = trove.index([folder])
+    states = {Path(p["path"]).name: (p["state"], p["reason"]) for p in trove.status()["problems"]}
+    assert states["empty.txt"] == ("skipped", "empty file")
+    assert states["binary.md"][0] == "failed" and "binary" in states["binary.md"][1]
+    assert states["huge.txt"][0] == "skipped" and "max_file_mb" in states["huge.txt"][1]
+    assert states["encrypted.pdf"][0] == "failed" and "encrypted" in states["encrypted.pdf"][1]
+    assert states["corrupt.pdf"][0] == "failed" and "corrupt PDF" in states["corrupt.pdf"][1]
+    assert states["locked.txt"] == ("failed", "cannot read: permission denied")
+    assert states["garbage.txt"][0] == "failed" and "undecodable" in states["garbage.txt"][1]
+    assert "good.md" not in states and "latin1.txt" not in states
+    assert report.indexed == 2
+    (folder / "locked.txt").chmod(0o644)
+
+
+def test_status_output_lists_problems(tmp_path: Path, settings: Settings):
+    folder = tmp_path / "f"
+    folder.mkdir()
+    (folder / "empty.md").write_text("")
+    env = {**os.environ, "TROVE_HOME": str(settings.home)}
+    cli = [sys.executable, "-m", "engine.cli"]
+    subprocess.run([*cli, "index", str(folder)], check=True, env=env, capture_output=True, cwd=ROOT)
+    out = subprocess.run([*cli, "status"], check=True, env=env, capture_output=True, text=True, cwd=ROOT).stdout
+    assert f"skipped: {folder / 'empty.md'}: empty file" in out
+
+
+def test_kill_9_mid_run_then_rerun_gives_a_complete_index(tmp_path: Path, settings: Settings, embedder):  # noqa: ANN001
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for n in range(120):
+        body = "\n\n".join(f"Paragraph {k} of note {n}: the item number {n * 100 + k} is stored in box {k}. "
+                           "It was moved there in spring when the shelves were rebuilt." for k in range(12))
+        (folder / f"note-{n:03d}.md").write_text(f"# Note {n}\n\n{body}\n")
+    env = {**os.environ, "TROVE_HOME": str(settings.home), "TROVE_THREADS": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "index", str(folder)], env=env, cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    indexed_at_kill = 0
+    deadline = time.time() + 240
+    try:
+        while time.time() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+            if not settings.index_path.exists():
+                continue
+            try:
+                ro = Database(settings.index_path, read_only=True)
+                indexed_at_kill = ro.query("SELECT count(*) FROM files WHERE state='indexed'")[0][0]
+                ro.close()
+            except Exception:  # noqa: BLE001 - schema not created yet
+                continue
+            if indexed_at_kill >= 10:
+                break
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert 10 <= indexed_at_kill < 120, "the run must be killed in the middle"
+
+    trove = Trove(settings)
+    trove._embedder = embedder
+    report = trove.index()
+    assert report.indexed + report.unchanged == 120 and report.failed == 0
+    assert report.unchanged >= 10  # what was committed before the kill is kept, not redone
+    killed_counts = _consistency(trove)
+
+    fresh_home = tmp_path / "fresh"
+    fresh = Trove(settings.with_(home=fresh_home))
+    fresh._embedder = embedder
+    fresh.index([folder])
+    assert _consistency(fresh) == killed_counts
+    shutil.rmtree(fresh_home)
