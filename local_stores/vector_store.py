@@ -24,11 +24,12 @@ CREATE INDEX IF NOT EXISTS items_file ON items(file_id);
 CREATE TABLE IF NOT EXISTS file_texts(file_id INTEGER PRIMARY KEY, text TEXT NOT NULL);
 """
 
-_STOPWORDS = frozenset("""a an and are as at be been but by can could did do does for from had has have
-how i if in into is it its me my of on or our so than that the their them then there these they this
-to was we were what when where which who whom why will with would you your about after all also any
-before being between both each few more most other over same should some such through under until
-very""".split())
+_STOPWORDS = frozenset("""
+a an and are as at be been but by can could did do does for from had has have how i if in into is
+it its me my of on or our so than that the their them then there these they this to was we were
+what when where which who whom why will with would you your about after all also any before being
+between both each few more most other over same should some such through under until very
+""".split())
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 

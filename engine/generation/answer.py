@@ -26,9 +26,14 @@ _NOT_FOUND = re.compile(r"could not find|couldn't find|cannot find|can't find|no
 _SENTENCE = re.compile(r"(?<=[.!?])(?:\s*\[\d{1,3}\])*\s+(?=[A-Z0-9\"'(])")
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _WORD = re.compile(r"[A-Za-zÀ-ÿ]{3,}")
-_STOP = frozenset("the and for with that this from your you are was were has have had not but its into "
-                  "which who whom what when where will would can could should about there their they them "
-                  "also than then been being our out".split())
+_STOP = frozenset("""
+the and for with that this from your you are was were has have had not but its into which who whom
+what when where will would can could should about there their they them also than then been being
+our out based information provided evidence according mentioned stated given context text document
+documents file files
+""".split())
+# "Based on the information provided in the evidence, X" -> "X"
+_PREAMBLE = re.compile(r"^(?:based on|according to|as (?:stated|mentioned) in) [^,.]{0,80},\s*", re.IGNORECASE)
 
 
 @dataclass
@@ -57,6 +62,9 @@ def finalise(raw: str, evidence: list[Evidence]) -> Draft:
     valid = {e.n for e in evidence}
     text = _CITE.sub(lambda m: m.group(0) if int(m.group(1)) in valid else "", raw).strip()
     text = re.sub(r"[ \t]+([.,;:])", r"\1", text)
+    if m := _PREAMBLE.match(text):
+        rest = text[m.end():]
+        text = rest[:1].upper() + rest[1:]
     if not text or (_NOT_FOUND.search(text) and not _CITE.search(text)):
         return Draft(NOT_FOUND, [], False, [])
     sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
@@ -70,7 +78,7 @@ def finalise(raw: str, evidence: list[Evidence]) -> Draft:
                 sentence = _append_citation(sentence, best)
                 refs = [best]
         if refs and not _supported(sentence, [by_n[n].text for n in refs]):
-            unsupported.append(_CITE.sub("", sentence).strip())
+            unsupported.append(strip_citations(sentence))
         elif not refs and _content_words(sentence):
             unsupported.append(sentence)
         out.append(sentence)
@@ -82,6 +90,10 @@ def finalise(raw: str, evidence: list[Evidence]) -> Draft:
 def renumber(text: str, mapping: dict[int, int]) -> str:
     """Rewrite [n] markers with their new numbers (citations are numbered in order of use)."""
     return _CITE.sub(lambda m: f"[{mapping[int(m.group(1))]}]" if int(m.group(1)) in mapping else "", text)
+
+
+def strip_citations(text: str) -> str:
+    return re.sub(r"\s+([.,;:!?])", r"\1", _CITE.sub("", text)).strip()
 
 
 def _append_citation(sentence: str, n: int) -> str:

@@ -51,7 +51,7 @@ def _split_long(block: Block, doc_text: str, max_words: int) -> list[Chunk]:
         if words(doc_text[s:e]) <= max_words:
             pieces.append((s, e))
             continue
-        for m in re.finditer(r"(?:\S+\s*){1,%d}" % max_words, doc_text[s:e]):
+        for m in re.finditer(rf"(?:\S+\s*){{1,{max_words}}}", doc_text[s:e]):
             pieces.append((s + m.start(), s + m.start() + len(m.group(0).rstrip())))
     chunks: list[Chunk] = []
     cur_start, cur_end, count = None, None, 0

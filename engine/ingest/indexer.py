@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import ParseError, SkipFile, TroveError
+from engine.errors import ModelError, ParseError, SkipFile, TroveError
 from engine.ingest import documents
 from engine.ingest.parsers import kind_of
 from engine.ingest.scanner import Found, scan
@@ -54,6 +54,14 @@ def sha256_file(path: Path) -> str:
         while block := fh.read(1 << 20):
             digest.update(block)
     return digest.hexdigest()
+
+
+UNEXPECTED = "unexpected error"
+
+
+def _retry(record) -> bool:  # noqa: ANN001 (FileRecord)
+    """A file that failed on a bug (not on its content) is tried again on every run."""
+    return record.state == "failed" and (record.reason or "").startswith(UNEXPECTED)
 
 
 class Indexer:
@@ -107,7 +115,7 @@ class Indexer:
     def _index_one(self, root_id: int, found: Found, report: IndexReport) -> None:
         path_s = str(found.path)
         record = self.catalog.file(path_s)
-        if record and record.size == found.size and record.mtime_ns == found.mtime_ns:
+        if record and record.size == found.size and record.mtime_ns == found.mtime_ns and not _retry(record):
             report.unchanged += 1
             return
         t0 = time.perf_counter()
@@ -130,6 +138,8 @@ class Indexer:
                                                   self.settings.document_tokens)
             for stage, seconds in prepared.timings.items():
                 report.timings_s[stage] += seconds
+        except ModelError:
+            raise  # no embedder: stop the run; marking every file failed would hide them later
         except SkipFile as exc:
             state, reason = "skipped", str(exc)
         except ParseError as exc:
@@ -139,7 +149,7 @@ class Indexer:
         except OSError as exc:
             state, reason = "failed", f"cannot read: {exc.strerror or exc}"
         except Exception as exc:  # a parser bug must not stop the run; the reason is kept
-            state, reason = "failed", f"unexpected error while reading: {type(exc).__name__}: {exc}"
+            state, reason = "failed", f"{UNEXPECTED} while reading: {type(exc).__name__}: {exc}"
         t1 = time.perf_counter()
         with self.db.transaction():
             file_id = self.catalog.record_file(root_id, path_s, found.kind, found.size, found.mtime_ns, sha, state,

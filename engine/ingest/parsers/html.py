@@ -38,7 +38,9 @@ def add_html(builder: DocBuilder, markup: str | bytes, page: int | None = None) 
     for el in list(root.iter(*DROP)):
         el.drop_tree()
     for el in list(root.iter()):
-        marks = f"{el.get('class', '')} {el.get('id', '')} {el.get('role', '')}".lower() if isinstance(el.tag, str) else ""
+        if not isinstance(el.tag, str):
+            continue
+        marks = f"{el.get('class', '')} {el.get('id', '')} {el.get('role', '')}".lower()
         if el.getparent() is not None and (any(w in marks for w in FURNITURE) or "navigation" in marks):
             el.drop_tree()
     body = root.find("body")

@@ -15,6 +15,22 @@ _ATX = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _SETEXT = re.compile(r"^(=+|-+)\s*$")
 _LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+
+
+def _cells(row: str) -> list[str]:
+    return [inline_to_text(c) for c in row.strip().strip("|").split("|")]
+
+
+def table_rows(lines: list[str]) -> list[str]:
+    """A pipe table as one sentence per row, 'Header: value; …', so each row reads on its own."""
+    header = _cells(lines[0])
+    out = []
+    for line in lines[2:]:
+        pairs = [f"{h}: {v}" if h else v for h, v in zip(header, _cells(line), strict=False) if v]
+        out.append("; ".join(pairs) + ".")
+    return out
 
 
 def inline_to_text(text: str) -> str:
@@ -58,7 +74,20 @@ def parse(path: Path) -> ParsedDoc:
             builder.paragraph(inline_to_text(" ".join(para)) if not in_fence else "\n".join(para))
             para.clear()
 
+    table: list[str] = []
     for i, line in enumerate(lines):
+        if not in_fence and _TABLE_ROW.match(line):
+            if not table:
+                flush()
+            table.append(line)
+            continue
+        if table:
+            if len(table) > 2 and _TABLE_RULE.match(table[1]):
+                for row in table_rows(table):
+                    builder.paragraph(row)
+            else:
+                para.extend(table)
+            table = []
         if _FENCE.match(line):
             if in_fence:
                 builder.paragraph("\n".join(para))
@@ -85,6 +114,11 @@ def parse(path: Path) -> ParsedDoc:
             para.append(_LIST.sub("", line, count=1))
         else:
             para.append(line.strip().lstrip(">").strip())
+    if table and len(table) > 2 and _TABLE_RULE.match(table[1]):
+        for row in table_rows(table):
+            builder.paragraph(row)
+    else:
+        para.extend(table)
     flush()
     doc = builder.build(meta.get("title") or path.stem, meta)
     if meta.get("title"):

@@ -74,7 +74,8 @@ def parse(path: Path) -> ParsedDoc:
             raise ParseError(f"encrypted PDF: {exc}") from exc
         raise ParseError(f"corrupt PDF: {type(exc).__name__}: {exc}") from exc
     if not builder.blocks:
-        raise SkipFile(f"no text layer in its {len(pages)} page(s): pages are images (a scan?); OCR of PDF pages is not enabled")
+        raise SkipFile(f"no text layer in its {len(pages)} page(s): the pages are images (a scan?); "
+                       "OCR of PDF pages is not enabled")
     doc = builder.build(path.stem, {"pages": len(pages)})
     if isinstance(info_title, str) and info_title.strip():
         doc.title = info_title.strip()

@@ -136,3 +136,12 @@ def test_corrupt_docx_is_a_parse_error(tmp_path: Path):
     fake.write_bytes(b"PK\x03\x04 not really a zip")
     with pytest.raises(ParseError, match="docx"):
         parse(fake)
+
+
+def test_markdown_pipe_table_rows_read_on_their_own(tmp_path: Path):
+    p = tmp_path / "t.md"
+    p.write_text("# Actions\n\n| # | Action | Owner |\n|---|--------|-------|\n| 1 | Weight the survey | Priya |\n"
+                 "| 2 | Clean the data | **Maya** |\n\nAfter the table.\n")
+    doc = parse(p)
+    assert [b.text for b in doc.blocks] == ["#: 1; Action: Weight the survey; Owner: Priya.",
+                                            "#: 2; Action: Clean the data; Owner: Maya.", "After the table."]

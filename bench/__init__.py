@@ -1,0 +1,1 @@
+"""Benchmarks that measure Trove on the shared evaluation data (`../shared/eval`)."""

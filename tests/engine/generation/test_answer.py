@@ -1,0 +1,45 @@
+"""Turning the model's raw text into a cited answer: citations resolve, "not found" is detected,
+and sentences whose citations do not back them are listed."""
+
+from engine.generation.answer import NOT_FOUND, build_messages, finalise, renumber
+from engine.generation.evidence import Evidence
+
+
+def _ev(n: int, text: str) -> Evidence:
+    return Evidence(n, "paragraph", f"/f/{n}.md", f"T{n}", {"start": 0, "end": len(text)}, text, 0.1)
+
+
+EVIDENCE = [_ev(1, "The theft excess is EUR 65 per claim."), _ev(2, "The plumber Verhoeven fixed the tap.")]
+
+
+def test_valid_citations_are_kept_and_invalid_ones_dropped():
+    draft = finalise("The theft excess is EUR 65 [1][7].", EVIDENCE)
+    assert draft.answered and draft.cited == [1]
+    assert "[7]" not in draft.text and draft.unsupported == []
+
+
+def test_missing_citation_is_added_when_one_evidence_backs_the_sentence():
+    draft = finalise("Verhoeven fixed the tap.", EVIDENCE)
+    assert draft.text == "Verhoeven fixed the tap [2]." and draft.cited == [2]
+
+
+def test_not_found_replies_become_the_standard_answer():
+    for raw in ["I could not find this in your files.", "The evidence does not mention the Wi-Fi password.", ""]:
+        draft = finalise(raw, EVIDENCE)
+        assert (draft.text, draft.answered, draft.cited) == (NOT_FOUND, False, [])
+
+
+def test_a_number_missing_from_the_cited_text_makes_the_sentence_unsupported():
+    draft = finalise("The theft excess is EUR 95 per claim [1].", EVIDENCE)
+    assert draft.unsupported == ["The theft excess is EUR 95 per claim."]
+
+
+def test_renumber_orders_citations_by_first_use():
+    assert renumber("A [2]. B [1][2].", {2: 1, 1: 2}) == "A [1]. B [2][1]."
+
+
+def test_prompt_delimits_evidence_as_data():
+    messages = build_messages("What is the excess?", EVIDENCE)
+    assert messages[0]["role"] == "system" and "not instructions" in messages[0]["content"]
+    user = messages[1]["content"]
+    assert user.startswith("<evidence>") and "[1] T1 (1.md)" in user and user.endswith("Question: What is the excess?")

@@ -1,0 +1,72 @@
+"""The `trove` command as a user runs it (subprocess, real home folder, real models)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES, MODELS_DIR, ROOT
+
+
+def run(*args: str, home: Path, ok: bool = True, models_dir: Path = MODELS_DIR) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TROVE_")}
+    env.update(TROVE_HOME=str(home), TROVE_MODELS_DIR=str(models_dir), TROVE_THREADS="2")
+    proc = subprocess.run([sys.executable, "-m", "engine.cli", *args], env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    if ok:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    run("index", str(EXAMPLES), home=home)
+    return home
+
+
+def test_index_prints_counts_and_status_json_lists_them(home: Path):
+    again = run("index", home=home).stdout
+    assert "0 indexed" in again and "unchanged" in again
+    info = json.loads(run("status", "--json", home=home).stdout)
+    assert info["files"]["indexed"] >= 9 and info["files"]["failed"] == 0
+    assert info["corpora"]["text/paragraph"] > info["corpora"]["text/document"] > 0
+    assert info["roots"] == [str(EXAMPLES.resolve())]
+
+
+def test_search_json_has_ranked_items_with_locators(home: Path):
+    rows = json.loads(run("search", "feeding ratio for the sourdough starter", "--k", "3", "--json",
+                          home=home).stdout)
+    assert [r["rank"] for r in rows] == [1, 2, 3]
+    assert rows[0]["source"].endswith("sourdough-starter-weekend-baker.html")
+    assert {"start", "end"} <= set(rows[0]["locator"]) and rows[0]["score"] >= rows[1]["score"]
+
+
+def test_ask_json_with_the_smoke_model(home: Path):
+    out = json.loads(run("ask", "Who lent me The Power Broker?", "--llm", "smoke", "--json", home=home).stdout)
+    assert set(out) >= {"answer", "citations", "routes", "queries", "timings_ms"}
+    assert out["answer"] and out["timings_ms"]["total"] > 0
+
+
+def test_missing_model_is_one_clear_line_and_exit_2(home: Path, tmp_path: Path):
+    proc = run("ask", "Who lent me The Power Broker?", home=home, ok=False, models_dir=tmp_path / "no-models")
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "text-embedder" in lines[0] and "trove models install" in lines[0]
+
+
+def test_models_list_json_shows_roles_and_empty_roles(home: Path):
+    info = json.loads(run("models", "list", "--json", home=home).stdout)
+    installed = {m["name"] for m in info["models"] if m["state"] == "installed"}
+    assert {"all-minilm-l6-v2-int8", "smollm2-135m-instruct-q4_1"} <= installed
+    assert "vlm" in info["empty_roles"] and "image-text-embedder" in info["empty_roles"]
+
+
+def test_index_of_a_missing_path_is_an_error_not_a_crash(home: Path):
+    proc = run("index", "/no/such/folder", home=home, ok=False)
+    assert proc.returncode == 2 and "no such file or folder" in proc.stderr

@@ -1,0 +1,62 @@
+"""ask() end to end on the example folder with real stores and the smoke LLM: the contract of the
+result, citations that resolve to locators, and the nothing-relevant path."""
+
+from __future__ import annotations
+
+import json
+
+from engine.generation.answer import NOT_FOUND
+from engine.pipeline import NOTHING_RELEVANT, Trove
+from tests.conftest import EXAMPLES
+
+
+def test_search_finds_the_cited_page_without_an_llm(trove: Trove):
+    trove.index([EXAMPLES])
+    hits = trove.search("excess for a theft claim on my bike", k=5)
+    top = hits[0].item
+    assert top.source.endswith("bike-insurance-policy.pdf") and top.locator["page"] == 2
+    text = trove.store.file_text(top.file_id)
+    assert text[top.locator["start"]:top.locator["end"]] == top.text
+    assert hits[0].signals["bm25"] > 0 and hits[0].signals["dense"] > 0.3
+
+
+def test_document_search_ranks_the_whole_letter(trove: Trove):
+    trove.index([EXAMPLES])
+    hits = trove.search("summary of my letter to the landlord about the rent increase", k=3, corpus="text/document")
+    assert hits[0].item.source.endswith("letter-to-landlord-2025-02.docx")
+    assert hits[0].item.locator["start"] == 0
+
+
+def test_ask_result_follows_the_json_contract(trove: Trove):
+    trove.index([EXAMPLES])
+    streamed: list[str] = []
+    result = trove.ask("What is the booking reference for my hotel in Lisbon?", on_token=streamed.append)
+    data = json.loads(json.dumps(result.to_dict()))
+    assert set(data) >= {"answer", "citations", "routes", "queries", "timings_ms"}
+    assert data["routes"] and data["routes"][0]["label"] in ("paragraph", "document")
+    assert 0 < data["routes"][0]["confidence"] <= 1
+    assert data["queries"] == []
+    assert {"route", "retrieve", "generate", "total"} <= set(data["timings_ms"])
+    assert data["timings_ms"]["total"] >= data["timings_ms"]["generate"]
+    if data["answer"] != NOT_FOUND:
+        assert "".join(streamed).strip()  # the model's text streamed while it was written
+    for c in data["citations"]:
+        assert f"[{c['n']}]" in data["answer"]
+        assert set(c) >= {"n", "kind", "source", "locator", "text"}
+        assert c["kind"] in ("paragraph", "document") and {"start", "end"} <= set(c["locator"])
+    cited_numbers = sorted(int(n) for n in __import__("re").findall(r"\[(\d+)\]", data["answer"]))
+    assert set(cited_numbers) == {c["n"] for c in data["citations"]}
+
+
+def test_question_far_from_everything_is_answered_without_the_llm(trove: Trove):
+    trove.index([EXAMPLES])
+    trove._llm = None  # would fail loudly if generation were attempted with no model loaded
+    trove.settings = trove.settings.with_(llm="no-such-model")
+    result = trove.ask("zxqv plmokn wqrtyu")
+    assert not result.answered and result.answer in (NOTHING_RELEVANT, NOT_FOUND)
+    assert result.citations == []
+
+
+def test_empty_index_says_nothing_is_there(trove: Trove):
+    result = trove.ask("What is my rent?")
+    assert not result.answered and result.routes == [{"label": "none", "confidence": 1.0}]
