@@ -32,6 +32,7 @@ from tqdm import tqdm
 from engine.ingest.documents import DOCUMENT, PARAGRAPH
 from engine.ingest.indexer import Progress
 from engine.pipeline import Trove
+from engine.retrieval.hybrid import HybridRetriever, SearchConfig
 from engine.settings import default_home, default_models_dir, load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -123,8 +124,8 @@ def unique(ids: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def trove_ranking(ctx: Context, query: str, mode: str) -> list[str]:
-    hits = ctx.trove.search(query, k=K_RECALL, corpus=DOCUMENT, mode=mode)
+def trove_ranking(ctx: Context, query: str, mode: str, config: SearchConfig | None = None) -> list[str]:
+    hits = HybridRetriever(ctx.trove.store, ctx.trove.embedder, config).search(query, DOCUMENT, K_RECALL, mode=mode)
     return unique([Path(h.item.source).stem for h in hits])
 
 
@@ -157,12 +158,22 @@ def rank_trove_hybrid(ctx: Context, query: str) -> list[str]:
     return trove_ranking(ctx, query, "hybrid")
 
 
+def rank_without_feedback(ctx: Context, query: str) -> list[str]:
+    return trove_ranking(ctx, query, "hybrid", SearchConfig(feedback_docs=0))
+
+
+def rank_without_paragraphs(ctx: Context, query: str) -> list[str]:
+    return trove_ranking(ctx, query, "hybrid", SearchConfig(feedback_docs=0, whole_weight=1.0))
+
+
 SYSTEMS: dict[str, Ranker] = {
     "bm25": rank_bm25,
     "dense-whole-doc": rank_dense_whole_doc,
     "rrf(bm25, dense-whole-doc)": rank_rrf_plain,
     "trove-dense": rank_trove_dense,
     "trove-hybrid": rank_trove_hybrid,
+    "  ablation: no feedback": rank_without_feedback,
+    "  ablation: no feedback, no paragraphs": rank_without_paragraphs,
 }
 
 

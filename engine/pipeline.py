@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from pathlib import Path
 
+from engine.errors import TroveError
 from engine.generation import answer as answering
 from engine.generation.evidence import pack
 from engine.ingest.documents import DOCUMENT, PARAGRAPH
@@ -97,7 +98,8 @@ class Trove:
         if not question:
             raise ValueError("the question is empty")
         if image is not None:
-            raise NotImplementedError("asking about a photo arrives with photo support (--image)")
+            raise TroveError(f"{image}: asking about a photo needs photo indexing, which this version of Trove "
+                             "does not have yet")
         timings: dict[str, float] = {}
         t_start = time.perf_counter()
         with _timed(timings, "route"):

@@ -137,6 +137,28 @@ class VectorStore:
         found = self.items(ids)
         return [found[i] for i in ids]
 
+    def positions(self, ids: Sequence[int]) -> dict[int, tuple[int, int, int]]:
+        """item id -> (file id, start, end), without loading texts."""
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self.db.query(f"SELECT id, file_id, json_extract(locator, '$.start'), json_extract(locator, '$.end') "
+                             f"FROM items WHERE id IN ({marks})", tuple(ids))
+        return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+    def spans(self, corpus: str, file_ids: Sequence[int]) -> dict[int, list[tuple[int, int, int]]]:
+        """file id -> [(item id, start, end)] of its items in `corpus`, in reading order."""
+        if not file_ids:
+            return {}
+        marks = ",".join("?" * len(file_ids))
+        rows = self.db.query(f"SELECT file_id, id, json_extract(locator, '$.start'), json_extract(locator, '$.end') "
+                             f"FROM items WHERE corpus = ? AND file_id IN ({marks}) ORDER BY file_id, ord",
+                             (corpus, *file_ids))
+        out: dict[int, list[tuple[int, int, int]]] = {}
+        for file_id, item_id, start, end in rows:
+            out.setdefault(file_id, []).append((item_id, start, end))
+        return out
+
     def bm25(self, corpus: str, query: str, k: int) -> list[tuple[int, float]]:
         """(item id, score) best first; score = -bm25 (higher is better)."""
         match = fts_query(query)

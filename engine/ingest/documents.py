@@ -52,15 +52,13 @@ def prepare_document(path: Path, embedder, paragraph_words: int, document_tokens
         for i, c in enumerate(paragraphs)
     ]
     para_vecs = embedder.embed([embedding_text(it) for it in para_items])
-    doc_items, doc_vecs = [], []
-    for i, c in enumerate(documents):
-        inside = [j for j, p in enumerate(paragraphs) if p.start >= c.start and p.end <= c.end]
-        vec = para_vecs[inside].mean(axis=0) if inside else embedder.embed_one(c.text)
-        doc_vecs.append(vec / max(float(np.linalg.norm(vec)), 1e-12))
-        doc_items.append(Item(DOCUMENT, source, c.text, _locator(c), title=doc.title,
-                              heading=" > ".join(c.heading), ord=i))
+    doc_items = [Item(DOCUMENT, source, c.text, _locator(c), title=doc.title, heading=" > ".join(c.heading), ord=i)
+                 for i, c in enumerate(documents)]
+    # A document's own vector embeds its opening (the encoder reads 256 tokens); the rest of a long
+    # document is reached through its paragraphs at search time (see retrieval.hybrid).
+    doc_vecs = embedder.embed([embedding_text(it) for it in doc_items])
     t2 = time.perf_counter()
-    vectors = np.vstack([para_vecs, np.asarray(doc_vecs, dtype=np.float32).reshape(-1, para_vecs.shape[1])])
+    vectors = np.vstack([para_vecs, doc_vecs])
     return Prepared(para_items + doc_items, vectors, doc.text, {"parse": t1 - t0, "embed": t2 - t1})
 
 

@@ -1,8 +1,11 @@
 """Hybrid search over the text corpora.
 
-Paragraphs: BM25 and dense rankings fused by reciprocal rank fusion.
-Documents: the document's own BM25 and dense rankings fused with its best paragraphs' rankings
-(a long document is found by the one paragraph that matches, not only by its average).
+Scores are fused, not ranks: `bm25_weight * BM25 / max(BM25) + (1 - bm25_weight) * dense`, where
+dense is the cosine with the question. For documents, dense blends the document's own vector
+(its opening) with its best paragraph (a long document is found by the one paragraph that
+matches), and a second pass expands the question vector with the first pass's top documents
+(pseudo-relevance feedback, Rocchio). bench/retrieval.py measures each step against BM25 and
+plain reciprocal-rank fusion on Cranfield and CISI.
 """
 
 from __future__ import annotations
@@ -12,7 +15,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.ingest.documents import DOCUMENT, PARAGRAPH
-from engine.retrieval.fusion import ranked, rrf
 from local_stores.vector_store import Item, VectorStore
 
 
@@ -20,7 +22,7 @@ from local_stores.vector_store import Item, VectorStore
 class Hit:
     item: Item
     score: float  # fused score (higher is better; comparable within one result list)
-    signals: dict[str, float] = field(default_factory=dict)  # bm25, dense, best paragraph cosine, ...
+    signals: dict[str, float] = field(default_factory=dict)  # bm25, dense, paragraph_dense
 
     @property
     def relevance(self) -> float:
@@ -28,73 +30,101 @@ class Hit:
         return max(self.signals.get("dense", 0.0), self.signals.get("paragraph_dense", 0.0))
 
 
+@dataclass(frozen=True)
+class SearchConfig:
+    bm25_weight: float = 0.3
+    whole_weight: float = 0.5  # documents: own vector vs best paragraph
+    pool: int = 200  # candidates taken from each index before fusion
+    paragraph_pool: int = 400
+    feedback_docs: int = 3  # pseudo-relevance feedback (documents only); 0 turns it off
+    feedback_weight: float = 0.5
+
+
 class HybridRetriever:
-    def __init__(self, store: VectorStore, embedder, pool: int = 100, rrf_k: int = 60) -> None:  # noqa: ANN001
-        self.store, self.embedder, self.pool, self.rrf_k = store, embedder, pool, rrf_k
+    def __init__(self, store: VectorStore, embedder, config: SearchConfig | None = None) -> None:  # noqa: ANN001
+        self.store, self.embedder = store, embedder
+        self.config = config or SearchConfig()
 
     def search(self, query: str, corpus: str = PARAGRAPH, k: int = 10, vector: np.ndarray | None = None,
                mode: str = "hybrid") -> list[Hit]:
         """Top `k` items of `corpus`; `mode` is hybrid, bm25 or dense (the last two for benchmarks)."""
-        vector = self.embedder.embed_one(query) if vector is None and mode != "bm25" else vector
+        if mode not in ("hybrid", "bm25", "dense"):
+            raise ValueError(f"unknown search mode {mode!r}")
+        if vector is None and mode != "bm25":
+            vector = self.embedder.embed_one(query)
         if corpus == DOCUMENT:
             return self._documents(query, vector, k, mode)
-        return self._fuse(corpus, query, vector, k, mode)
+        return self._items(corpus, query, vector, k, mode)
 
-    def _lists(self, corpus: str, query: str, vector: np.ndarray | None, mode: str):  # noqa: ANN202
-        sparse = self.store.bm25(corpus, query, self.pool) if mode != "dense" else []
-        dense = self.store.dense(corpus, vector, self.pool) if mode != "bm25" else []
-        return sparse, dense
+    # -- paragraphs (and any single-vector corpus) ----------------------------------------------
+    def _items(self, corpus: str, query: str, vector: np.ndarray | None, k: int, mode: str) -> list[Hit]:
+        sparse = dict(self.store.bm25(corpus, query, self.config.pool)) if mode != "dense" else {}
+        dense = self._cosines(corpus, vector, self.config.pool, sparse) if mode != "bm25" else {}
+        scores = self._fuse(sparse, dense, mode)
+        return self._hits(scores, k, bm25=sparse, dense=dense)
 
-    def _fuse(self, corpus: str, query: str, vector: np.ndarray | None, k: int, mode: str) -> list[Hit]:
-        sparse, dense = self._lists(corpus, query, vector, mode)
-        scores = rrf([[i for i, _ in sparse], [i for i, _ in dense]], self.rrf_k)
-        top = ranked(scores)[:k]
-        items = self.store.items(top)
-        bm25_of, dense_of = dict(sparse), dict(dense)
-        return [Hit(items[i], scores[i], _signals(bm25=bm25_of.get(i), dense=dense_of.get(i))) for i in top]
-
+    # -- documents -------------------------------------------------------------------------------
     def _documents(self, query: str, vector: np.ndarray | None, k: int, mode: str) -> list[Hit]:
-        doc_sparse, doc_dense = self._lists(DOCUMENT, query, vector, mode)
-        par_sparse, par_dense = self._lists(PARAGRAPH, query, vector, mode)
-        par_ids = list(dict.fromkeys([i for i, _ in par_sparse] + [i for i, _ in par_dense]))
-        par_items = self.store.items(par_ids)
-        # a paragraph stands for the document segment (same file, inside its character span)
-        doc_of_par = self._segments_for(par_items)
-        best_par_rank_sparse = _doc_ranking([(doc_of_par.get(i), s) for i, s in par_sparse])
-        best_par_rank_dense = _doc_ranking([(doc_of_par.get(i), s) for i, s in par_dense])
-        lists = [[i for i, _ in doc_sparse], [i for i, _ in doc_dense], best_par_rank_sparse, best_par_rank_dense]
-        scores = rrf(lists, self.rrf_k)
-        top = ranked(scores)[:k]
+        sparse = dict(self.store.bm25(DOCUMENT, query, self.config.pool)) if mode != "dense" else {}
+        if mode == "bm25":
+            return self._hits(self._fuse(sparse, {}, mode), k, bm25=sparse)
+        whole, best_par = self._document_cosines(vector, sparse)
+        dense = self._blend(whole, best_par)
+        scores = self._fuse(sparse, dense, mode)
+        if self.config.feedback_docs and scores:
+            top = sorted(scores, key=lambda i: -scores[i])[: self.config.feedback_docs]
+            vecs = self.store.vectors(DOCUMENT, top)
+            expanded = vector + self.config.feedback_weight * np.mean([vecs[i] for i in top if i in vecs], axis=0)
+            expanded = (expanded / np.linalg.norm(expanded)).astype(np.float32)
+            whole2, best_par2 = self._document_cosines(expanded, sparse)
+            scores = self._fuse(sparse, self._blend(whole2, best_par2), mode)
+        return self._hits(scores, k, bm25=sparse, dense=whole, paragraph_dense=best_par)
+
+    def _document_cosines(self, vector: np.ndarray, sparse: dict[int, float]
+                          ) -> tuple[dict[int, float], dict[int, float]]:
+        """(document id -> cosine of its own vector, document id -> cosine of its best paragraph)."""
+        par = dict(self.store.dense(PARAGRAPH, vector, self.config.paragraph_pool))
+        doc_of_par = self._segments_for(self.store.positions(list(par)))
+        best_par: dict[int, float] = {}
+        for pid, cos in par.items():
+            d = doc_of_par.get(pid)
+            if d is not None and cos > best_par.get(d, -1.0):
+                best_par[d] = cos
+        whole = self._cosines(DOCUMENT, vector, self.config.pool, {**sparse, **best_par})
+        return whole, best_par
+
+    def _blend(self, whole: dict[int, float], best_par: dict[int, float]) -> dict[int, float]:
+        w = self.config.whole_weight
+        return {d: w * cos + (1 - w) * best_par.get(d, cos) for d, cos in whole.items()}
+
+    # -- shared ------------------------------------------------------------------------------------
+    def _cosines(self, corpus: str, vector: np.ndarray, pool: int, also: dict[int, float]) -> dict[int, float]:
+        """Cosines of the `pool` nearest items, plus exact cosines for the other candidates in `also`."""
+        found = dict(self.store.dense(corpus, vector, pool))
+        missing = [i for i in also if i not in found]
+        for item_id, vec in self.store.vectors(corpus, missing).items():
+            found[item_id] = float(vec @ vector)
+        return found
+
+    def _fuse(self, sparse: dict[int, float], dense: dict[int, float], mode: str) -> dict[int, float]:
+        a = {"bm25": 1.0, "dense": 0.0}.get(mode, self.config.bm25_weight)
+        top_bm25 = max(sparse.values(), default=0.0) or 1.0
+        keys = set(dense) | set(sparse) if mode != "dense" else set(dense)
+        return {i: a * sparse.get(i, 0.0) / top_bm25 + (1 - a) * dense.get(i, 0.0) for i in keys}
+
+    def _hits(self, scores: dict[int, float], k: int, **signals: dict[int, float]) -> list[Hit]:
+        top = sorted(scores, key=lambda i: -scores[i])[:k]
         items = self.store.items(top)
-        bm25_of, dense_of = dict(doc_sparse), dict(doc_dense)
-        par_dense_best: dict[int, float] = {}
-        for i, s in par_dense:
-            d = doc_of_par.get(i)
-            if d is not None:
-                par_dense_best[d] = max(par_dense_best.get(d, -1.0), s)
-        return [Hit(items[i], scores[i], _signals(bm25=bm25_of.get(i), dense=dense_of.get(i),
-                                                  paragraph_dense=par_dense_best.get(i)))
+        return [Hit(items[i], scores[i], {name: float(s[i]) for name, s in signals.items() if i in s})
                 for i in top if i in items]
 
-    def _segments_for(self, par_items: dict[int, Item]) -> dict[int, int]:
-        """paragraph item id -> id of the document item that contains it."""
-        file_ids = {it.file_id for it in par_items.values()}
-        segments: dict[int, list[Item]] = {}
-        for fid in file_ids:
-            segments[fid] = self.store.file_items(fid, DOCUMENT)
+    def _segments_for(self, positions: dict[int, tuple[int, int, int]]) -> dict[int, int]:
+        """paragraph item id -> id of the document item (segment) that contains it."""
+        spans = self.store.spans(DOCUMENT, sorted({file_id for file_id, _, _ in positions.values()}))
         out = {}
-        for pid, it in par_items.items():
-            for seg in segments.get(it.file_id, []):
-                if seg.locator["start"] <= it.locator["start"] and it.locator["end"] <= seg.locator["end"]:
-                    out[pid] = seg.id
+        for pid, (file_id, p_start, p_end) in positions.items():
+            for seg_id, start, end in spans.get(file_id, []):
+                if start <= p_start and p_end <= end:
+                    out[pid] = seg_id
                     break
         return out
-
-
-def _doc_ranking(pairs: list[tuple[int | None, float]]) -> list[int]:
-    """Documents in the order of their best paragraph (pairs are already best-first)."""
-    return list(dict.fromkeys(d for d, _ in pairs if d is not None))
-
-
-def _signals(**values: float | None) -> dict[str, float]:
-    return {k: float(v) for k, v in values.items() if v is not None}

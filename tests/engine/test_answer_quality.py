@@ -1,0 +1,33 @@
+"""The example questions answered by a real instruction model (the fast 0.5B): right facts, cited
+from the right file, and "not found" when the files do not say. Slow: about a minute."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from engine.generation.answer import NOT_FOUND
+from engine.pipeline import Trove
+from engine.settings import Settings
+from tests.conftest import EXAMPLES
+
+
+@pytest.mark.slow
+def test_fast_model_answers_the_example_questions_with_citations(settings: Settings, embedder):  # noqa: ANN001
+    trove = Trove(settings.with_(llm="fast"))
+    trove._embedder = embedder
+    trove.index([EXAMPLES])
+    with (EXAMPLES / "questions.toml").open("rb") as fh:
+        questions = tomllib.load(fh)["question"]
+    correct, report = 0, []
+    for q in questions:
+        result = trove.ask(q["text"])
+        if q["expect"]:
+            ok = all(e.lower() in result.answer.lower() for e in q["expect"]) and any(
+                c.source.endswith(q["source"]) for c in result.citations)
+        else:
+            ok = result.answer == NOT_FOUND and not result.citations
+        correct += ok
+        report.append(f"{'ok' if ok else 'XX'} {q['text']} -> {result.answer}")
+    assert correct >= len(questions) - 2, "\n".join(report)
