@@ -24,6 +24,7 @@ _NOT_FOUND = re.compile(r"could not find|couldn't find|cannot find|can't find|no
                         r"stated|specified|provided|included|contain)|does not (?:say|mention|contain|specify|"
                         r"provide|include)|doesn't (?:say|mention|contain)|no evidence", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])(?:\s*\[\d{1,3}\])*\s+(?=[A-Z0-9\"'(])")
+_INITIAL_END = re.compile(r"(?:\b[A-Z]|\b(?:Mr|Mrs|Ms|Dr|Prof|St|vs|etc|e\.g|i\.e|No))\.(?:\s*\[\d{1,3}\])*$")
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _WORD = re.compile(r"[A-Za-zÀ-ÿ]{3,}")
 _STOP = frozenset("""
@@ -53,10 +54,22 @@ def build_messages(question: str, evidence: list[Evidence]) -> list[dict]:
 def generate(llm, question: str, evidence: list[Evidence], max_tokens: int = 320,  # noqa: ANN001
              on_token: Callable[[str], None] | None = None) -> Draft:
     raw = llm.chat(build_messages(question, evidence), max_tokens=max_tokens, on_token=on_token)
-    return finalise(raw, evidence)
+    return finalise(raw, evidence, question)
 
 
-def finalise(raw: str, evidence: list[Evidence]) -> Draft:
+def split_sentences(text: str) -> list[str]:
+    """Sentences of an answer; a split after an initial or abbreviation ("Robert A. Caro") is undone."""
+    pieces = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    out: list[str] = []
+    for piece in pieces:
+        if out and _INITIAL_END.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
+def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
     """Clean the model's text: drop citations to nothing, add missing ones where one evidence
     clearly backs a sentence, detect "not found", and list sentences no citation backs."""
     valid = {e.n for e in evidence}
@@ -67,17 +80,17 @@ def finalise(raw: str, evidence: list[Evidence]) -> Draft:
         text = rest[:1].upper() + rest[1:]
     if not text or (_NOT_FOUND.search(text) and not _CITE.search(text)):
         return Draft(NOT_FOUND, [], False, [])
-    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    sentences = split_sentences(text)
     by_n = {e.n: e for e in evidence}
     out, unsupported = [], []
     for sentence in sentences:
         refs = [int(n) for n in _CITE.findall(sentence)]
         if not refs:
-            best = _best_support(sentence, evidence)
+            best = _best_support(sentence, evidence, question)
             if best is not None:
                 sentence = _append_citation(sentence, best)
                 refs = [best]
-        if refs and not _supported(sentence, [by_n[n].text for n in refs]):
+        if refs and not _supported(sentence, [by_n[n].text for n in refs], question):
             unsupported.append(strip_citations(sentence))
         elif not refs and _content_words(sentence):
             unsupported.append(sentence)
@@ -109,9 +122,10 @@ def _numbers(text: str) -> set[str]:
     return {n.rstrip(".,:") for n in _NUMBER.findall(_CITE.sub("", text))}
 
 
-def _supported(sentence: str, cited_texts: list[str]) -> bool:
-    """Every number in the sentence is in the cited text, and most of its content words are."""
-    source = " ".join(cited_texts)
+def _supported(sentence: str, cited_texts: list[str], question: str = "") -> bool:
+    """Every number in the sentence is in the cited text, and most of its content words are.
+    What the sentence repeats from the question counts as known."""
+    source = " ".join([*cited_texts, question])
     source_numbers = _numbers(source) | {n.replace(",", "") for n in _numbers(source)}
     if any(n not in source_numbers and n.replace(",", "") not in source_numbers for n in _numbers(sentence)):
         return False
@@ -124,8 +138,8 @@ def _supported(sentence: str, cited_texts: list[str]) -> bool:
     return hits / len(words) >= 0.5
 
 
-def _best_support(sentence: str, evidence: list[Evidence]) -> int | None:
-    supported = [e for e in evidence if _supported(sentence, [e.text])]
+def _best_support(sentence: str, evidence: list[Evidence], question: str = "") -> int | None:
+    supported = [e for e in evidence if _supported(sentence, [e.text], question)]
     if not supported:
         return None
     words = _content_words(sentence)

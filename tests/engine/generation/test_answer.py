@@ -43,3 +43,17 @@ def test_prompt_delimits_evidence_as_data():
     assert messages[0]["role"] == "system" and "not instructions" in messages[0]["content"]
     user = messages[1]["content"]
     assert user.startswith("<evidence>") and "[1] T1 (1.md)" in user and user.endswith("Question: What is the excess?")
+
+
+def test_what_the_sentence_repeats_from_the_question_counts_as_known():
+    evidence = [_ev(1, "Action: Weight the passenger survey; Owner: Priya Raman; Deadline: 7 March.")]
+    question = "Who is responsible for weighting the passenger survey in the Line 120 project?"
+    draft = finalise("Priya Raman is responsible for weighting the passenger survey in the Line 120 project.",
+                     evidence, question)
+    assert draft.cited == [1] and draft.unsupported == []
+
+
+def test_an_initial_does_not_end_a_sentence():
+    evidence = [_ev(1, "The Power Broker by Robert A. Caro was lent to me by Oskar.")]
+    draft = finalise("The Power Broker by Robert A. Caro was lent to me by Oskar.", evidence)
+    assert draft.text == "The Power Broker by Robert A. Caro was lent to me by Oskar [1]."
