@@ -33,7 +33,7 @@ class Settings:
     max_file_mb: float = 100.0
     paragraph_words: int = 100
     document_tokens: int = 4000
-    embed_batch: int = 32
+    embed_batch: int = 8
     llm: str = "llm"  # a role ("llm", "llm-fast", "llm-smoke") or a model name from the catalog
     llm_context: int = 4096
     answer_max_tokens: int = 320

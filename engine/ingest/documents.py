@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import ParseError
+from engine.errors import ParseError, SkipFile
 from engine.ingest import chunking
 from engine.ingest.parsers import parser_for
 from local_stores.vector_store import Item
@@ -19,11 +19,12 @@ DOCUMENT = "text/document"
 
 @dataclass
 class Prepared:
-    """Everything to write for one file, computed before the write transaction opens."""
+    """Everything to write for one file, computed before its write transaction opens."""
 
     items: list[Item]
-    vectors: np.ndarray
+    texts: list[str]  # what the embedder reads, one per item
     file_text: str
+    vectors: np.ndarray | None = None
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -32,34 +33,41 @@ def embedding_text(item: Item) -> str:
     return f"{context}: {item.text}" if context else item.text
 
 
-def prepare_document(path: Path, embedder, paragraph_words: int, document_tokens: int) -> Prepared:  # noqa: ANN001
-    """Parse, cut and embed a document; raises ParseError/SkipFile with the reason."""
+def cut_document(path: Path, paragraph_words: int, document_tokens: int) -> Prepared:
+    """Parse and cut a document into paragraph and document items (not yet embedded).
+
+    Raises ParseError/SkipFile with the reason."""
     parse = parser_for(path)
     if parse is None:
         raise ParseError(f"no parser for {path.suffix} files")
     t0 = time.perf_counter()
     doc = parse(path)
     paragraphs = chunking.paragraph_chunks(doc, paragraph_words)
-    documents = chunking.document_chunks(doc, paragraphs, document_tokens)
     if not paragraphs:
-        from engine.errors import SkipFile
-
         raise SkipFile("no text found")
-    t1 = time.perf_counter()
+    documents = chunking.document_chunks(doc, paragraphs, document_tokens)
     source = str(path)
-    para_items = [
-        Item(PARAGRAPH, source, c.text, _locator(c), title=doc.title, heading=" > ".join(c.heading), ord=i)
-        for i, c in enumerate(paragraphs)
-    ]
-    para_vecs = embedder.embed([embedding_text(it) for it in para_items])
-    doc_items = [Item(DOCUMENT, source, c.text, _locator(c), title=doc.title, heading=" > ".join(c.heading), ord=i)
-                 for i, c in enumerate(documents)]
+    items = [Item(PARAGRAPH, source, c.text, _locator(c), title=doc.title, heading=" > ".join(c.heading), ord=i)
+             for i, c in enumerate(paragraphs)]
     # A document's own vector embeds its opening (the encoder reads 256 tokens); the rest of a long
     # document is reached through its paragraphs at search time (see retrieval.hybrid).
-    doc_vecs = embedder.embed([embedding_text(it) for it in doc_items])
-    t2 = time.perf_counter()
-    vectors = np.vstack([para_vecs, doc_vecs])
-    return Prepared(para_items + doc_items, vectors, doc.text, {"parse": t1 - t0, "embed": t2 - t1})
+    items += [Item(DOCUMENT, source, c.text, _locator(c), title=doc.title, heading=" > ".join(c.heading), ord=i)
+              for i, c in enumerate(documents)]
+    return Prepared(items, [embedding_text(it) for it in items], doc.text,
+                    timings={"parse": time.perf_counter() - t0})
+
+
+def embed_all(batch: list[Prepared], embedder) -> float:  # noqa: ANN001
+    """Embed the items of several files in one call (texts of similar length batch well together);
+    returns the seconds it took."""
+    t0 = time.perf_counter()
+    texts = [t for prepared in batch for t in prepared.texts]
+    vectors = embedder.embed(texts)
+    at = 0
+    for prepared in batch:
+        prepared.vectors = vectors[at:at + len(prepared.texts)]
+        at += len(prepared.texts)
+    return time.perf_counter() - t0
 
 
 def _locator(chunk: chunking.Chunk) -> dict:

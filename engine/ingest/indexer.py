@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import ModelError, ParseError, SkipFile, TroveError
+from engine.errors import ParseError, SkipFile, TroveError
 from engine.ingest import documents
 from engine.ingest.parsers import kind_of
 from engine.ingest.scanner import Found, scan
@@ -57,6 +57,20 @@ def sha256_file(path: Path) -> str:
 
 
 UNEXPECTED = "unexpected error"
+BATCH_TEXTS = 64  # items embedded together across files (fewer, evenly padded batches)
+BATCH_FILES = 16
+
+
+@dataclass
+class Outcome:
+    """What indexing one file came to, before it is written."""
+
+    root_id: int
+    found: Found
+    sha: str | None = None
+    state: str = "indexed"
+    reason: str | None = None
+    prepared: documents.Prepared | None = None
 
 
 def _retry(record) -> bool:  # noqa: ANN001 (FileRecord)
@@ -104,22 +118,42 @@ class Indexer:
             report.removed += 1
             if progress:
                 progress(Progress(0, len(plan), record.path, "remove"))
-        for done, (root_id, found) in enumerate(plan, start=1):
-            self._index_one(root_id, found, report)
-            if progress:
-                progress(Progress(done, len(plan), str(found.path), "index"))
+        pending: list[Outcome] = []
+        done = 0
+
+        def flush() -> None:
+            nonlocal done
+            self._write(pending, report)
+            for outcome in pending:
+                done += 1
+                if progress:
+                    progress(Progress(done, len(plan), str(outcome.found.path), "index"))
+            pending.clear()
+
+        for root_id, found in plan:
+            outcome = self._prepare(root_id, found, report)
+            if outcome is None:
+                done += 1
+                if progress:
+                    progress(Progress(done, len(plan), str(found.path), "unchanged"))
+                continue
+            pending.append(outcome)
+            if sum(len(o.prepared.texts) for o in pending if o.prepared) >= BATCH_TEXTS or len(pending) >= BATCH_FILES:
+                flush()
+        flush()
         if progress:
             progress(Progress(len(plan), len(plan), "", "done"))
         return report
 
-    def _index_one(self, root_id: int, found: Found, report: IndexReport) -> None:
+    def _prepare(self, root_id: int, found: Found, report: IndexReport) -> Outcome | None:
+        """Read and cut one file (no writes); None when it has not changed since the last run."""
         path_s = str(found.path)
         record = self.catalog.file(path_s)
         if record and record.size == found.size and record.mtime_ns == found.mtime_ns and not _retry(record):
             report.unchanged += 1
-            return
+            return None
         t0 = time.perf_counter()
-        state, reason, sha, prepared = "indexed", None, None, None
+        outcome = Outcome(root_id, found)
         try:
             if found.size < 0:
                 raise ParseError("cannot read: the file vanished or is a broken link")
@@ -128,42 +162,48 @@ class Indexer:
             if found.size > self.settings.max_file_bytes:
                 raise SkipFile(f"too large: {found.size / 2**20:.1f} MB is over the {self.settings.max_file_mb:g} MB "
                                "limit (setting max_file_mb)")
-            sha = sha256_file(found.path)
+            outcome.sha = sha256_file(found.path)
             report.timings_s["hash"] += time.perf_counter() - t0
-            if record and record.sha256 == sha and record.state == "indexed":
+            if record and record.sha256 == outcome.sha and record.state == "indexed":
                 self.catalog.touch_file(record.id, found.size, found.mtime_ns)
                 report.unchanged += 1
-                return
-            prepared = documents.prepare_document(found.path, self.embedder, self.settings.paragraph_words,
-                                                  self.settings.document_tokens)
-            for stage, seconds in prepared.timings.items():
-                report.timings_s[stage] += seconds
-        except ModelError:
-            raise  # no embedder: stop the run; marking every file failed would hide them later
+                return None
+            outcome.prepared = documents.cut_document(found.path, self.settings.paragraph_words,
+                                                      self.settings.document_tokens)
+            report.timings_s["parse"] += outcome.prepared.timings["parse"]
         except SkipFile as exc:
-            state, reason = "skipped", str(exc)
+            outcome.state, outcome.reason = "skipped", str(exc)
         except ParseError as exc:
-            state, reason = "failed", str(exc)
+            outcome.state, outcome.reason = "failed", str(exc)
         except PermissionError:
-            state, reason = "failed", "cannot read: permission denied"
+            outcome.state, outcome.reason = "failed", "cannot read: permission denied"
         except OSError as exc:
-            state, reason = "failed", f"cannot read: {exc.strerror or exc}"
+            outcome.state, outcome.reason = "failed", f"cannot read: {exc.strerror or exc}"
         except Exception as exc:  # a parser bug must not stop the run; the reason is kept
-            state, reason = "failed", f"{UNEXPECTED} while reading: {type(exc).__name__}: {exc}"
-        t1 = time.perf_counter()
-        with self.db.transaction():
-            file_id = self.catalog.record_file(root_id, path_s, found.kind, found.size, found.mtime_ns, sha, state,
-                                               reason, len(prepared.items) if prepared else 0)
-            self.store.delete_file(file_id)
-            if prepared:
-                for item in prepared.items:
-                    item.file_id = file_id
-                self.store.add(prepared.items, prepared.vectors)
-                self.store.set_file_text(file_id, prepared.file_text)
-        report.timings_s["write"] += time.perf_counter() - t1
-        if state == "indexed":
-            report.indexed += 1
-            report.items += len(prepared.items)
-        else:
-            setattr(report, state, getattr(report, state) + 1)
-            report.problems.append((path_s, state, reason or ""))
+            outcome.state, outcome.reason = "failed", f"{UNEXPECTED} while reading: {type(exc).__name__}: {exc}"
+        return outcome
+
+    def _write(self, batch: list[Outcome], report: IndexReport) -> None:
+        """Embed the batch's items together, then write each file in a transaction of its own."""
+        ready = [o.prepared for o in batch if o.prepared]
+        if ready:
+            report.timings_s["embed"] += documents.embed_all(ready, self.embedder)  # ModelError stops the run
+        t0 = time.perf_counter()
+        for o in batch:
+            items = o.prepared.items if o.prepared else []
+            with self.db.transaction():
+                file_id = self.catalog.record_file(o.root_id, str(o.found.path), o.found.kind, o.found.size,
+                                                   o.found.mtime_ns, o.sha, o.state, o.reason, len(items))
+                self.store.delete_file(file_id)
+                if o.prepared:
+                    for item in items:
+                        item.file_id = file_id
+                    self.store.add(items, o.prepared.vectors)
+                    self.store.set_file_text(file_id, o.prepared.file_text)
+            if o.state == "indexed":
+                report.indexed += 1
+                report.items += len(items)
+            else:
+                setattr(report, o.state, getattr(report, o.state) + 1)
+                report.problems.append((str(o.found.path), o.state, o.reason or ""))
+        report.timings_s["write"] += time.perf_counter() - t0

@@ -57,3 +57,8 @@ def test_an_initial_does_not_end_a_sentence():
     evidence = [_ev(1, "The Power Broker by Robert A. Caro was lent to me by Oskar.")]
     draft = finalise("The Power Broker by Robert A. Caro was lent to me by Oskar.", evidence)
     assert draft.text == "The Power Broker by Robert A. Caro was lent to me by Oskar [1]."
+
+
+def test_citations_after_the_full_stop_move_before_it():
+    draft = finalise("The theft excess is EUR 65. [1] Verhoeven fixed the tap.[2]", EVIDENCE)
+    assert draft.text == "The theft excess is EUR 65 [1]. Verhoeven fixed the tap [2]."
