@@ -83,10 +83,10 @@ def summarise(res: dict) -> dict:
 
 def table(summaries: list[dict]) -> str:
     stages = [s for s in summaries[0]["p50_ms"]]
-    head = "| LLM | accuracy | " + " | ".join(f"{s} p50 / p95 s" for s in stages) + " | peak RSS MB | load s |"
+    head = "| LLM | accuracy | " + " | ".join(f"{s} p50 / p95 ms" for s in stages) + " | peak RSS MB | load s |"
     rule = "|---|---:|" + "---:|" * len(stages) + "---:|---:|"
     rows = [f"| {s['llm']} ({s['model']}) | {s['accuracy']:.0%} | "
-            + " | ".join(f"{s['p50_ms'][st] / 1000:.1f} / {s['p95_ms'][st] / 1000:.1f}" for st in stages)
+            + " | ".join(f"{s['p50_ms'][st]:,.0f} / {s['p95_ms'][st]:,.0f}" for st in stages)
             + f" | {s['peak_rss_mb']:.0f} | {s['load_s']:.1f} |" for s in summaries]
     return "\n".join([head, rule, *rows])
 

@@ -68,6 +68,16 @@ def index(paths: tuple[Path, ...], home: Path | None, as_json: bool) -> None:
 
 
 @cli.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@HOME_OPTION
+def remove(path: Path, home: Path | None) -> None:
+    """Stop following PATH (a folder or file added with `trove index`); its items are removed.
+    Your files are never touched."""
+    n = _trove(home).remove(path)
+    click.echo(f"removed {path}: {n} files left the index")
+
+
+@cli.command()
 @HOME_OPTION
 @click.option("--json", "as_json", is_flag=True)
 def status(home: Path | None, as_json: bool) -> None:

@@ -64,6 +64,21 @@ class Trove:
         indexer = Indexer(self.settings, self.db, self.catalog, self.store, lambda: self.embedder)
         return indexer.run([Path(p) for p in paths], progress)
 
+    def remove(self, path: Path | str) -> int:
+        """Stop following a folder (or file) added before: its files leave every corpus. Returns how many."""
+        target = str(Path(path).expanduser().resolve())
+        roots = [(rid, p) for rid, p in self.catalog.roots() if p == target]
+        if not roots:
+            raise TroveError(f"{path}: not a folder Trove follows (see trove status)")
+        root_id = roots[0][0]
+        records = self.catalog.files(root_id)
+        for record in records:
+            with self.db.transaction():
+                self.store.delete_file(record.id)
+                self.catalog.forget_file(record.id)
+        self.catalog.remove_root(root_id)
+        return len(records)
+
     def status(self) -> dict:
         files = self.catalog.files()
         return {

@@ -141,9 +141,20 @@ class Indexer:
             if sum(len(o.prepared.texts) for o in pending if o.prepared) >= BATCH_TEXTS or len(pending) >= BATCH_FILES:
                 flush()
         flush()
+        self._describe_text_corpora()
         if progress:
             progress(Progress(len(plan), len(plan), "", "done"))
         return report
+
+    def _describe_text_corpora(self) -> None:
+        """Register the document corpora as a source, with the summary source selection reads."""
+        corpora = self.store.corpora()
+        kinds = self.catalog.counts()
+        self.catalog.upsert_source(
+            "documents", kind="text", engine="sqlite-vec+fts5", location=str(self.settings.index_path),
+            descriptor={"corpora": corpora,
+                        "files": {kind: states.get("indexed", 0) for kind, states in sorted(kinds.items())},
+                        "languages": ["free text"], "granularities": ["paragraph", "document"]})
 
     def _prepare(self, root_id: int, found: Found, report: IndexReport) -> Outcome | None:
         """Read and cut one file (no writes); None when it has not changed since the last run."""

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.errors import TroveError
 from engine.ingest.documents import DOCUMENT, PARAGRAPH
 from engine.pipeline import Trove
 from engine.settings import Settings
@@ -42,6 +43,9 @@ def test_index_examples_then_rerun_touches_nothing(trove: Trove):
     assert first.failed == 0 and first.indexed >= 8
     counts = _consistency(trove)
     assert counts[PARAGRAPH] > counts[DOCUMENT] >= first.indexed
+    [source] = trove.catalog.sources()
+    assert source["name"] == "documents" and source["descriptor"]["corpora"] == counts
+    assert source["descriptor"]["files"]["pdf"] == 1
     second = trove.index()
     assert (second.indexed, second.unchanged, second.removed) == (0, first.seen, 0)
     assert _consistency(trove) == counts
@@ -163,3 +167,20 @@ def test_kill_9_mid_run_then_rerun_gives_a_complete_index(tmp_path: Path, settin
     fresh.index([folder])
     assert _consistency(fresh) == killed_counts
     shutil.rmtree(fresh_home)
+
+
+def test_removing_a_folder_takes_its_files_out_of_every_corpus(trove: Trove, tmp_path: Path):
+    keep, drop = tmp_path / "keep", tmp_path / "drop"
+    keep.mkdir()
+    drop.mkdir()
+    (keep / "a.md").write_text("# A\n\nThe spare key is with Femke.\n")
+    (drop / "b.md").write_text("# B\n\nThe bike lock code is 4471.\n")
+    trove.index([keep, drop])
+    assert trove.remove(drop) == 1
+    texts = " ".join(t for (t,) in trove.db.query("SELECT text FROM items"))
+    assert "Femke" in texts and "4471" not in texts
+    assert [p for _, p in trove.catalog.roots()] == [str(keep.resolve())]
+    assert (drop / "b.md").exists()  # the user's file itself is never touched
+    _consistency(trove)
+    with pytest.raises(TroveError, match="not a folder Trove follows"):
+        trove.remove(drop)
