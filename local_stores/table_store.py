@@ -1,0 +1,220 @@
+"""Tables in DuckDB (OmniRetrieval: tables stay tables, queried in SQL).
+
+One DuckDB file under the Trove home holds a table per CSV/TSV/Parquet/JSON file, with `_row`, the
+original row number, for provenance. Generated SQL runs through `execute`: a fresh read-only
+connection with file and network access off and configuration locked, one SELECT statement only,
+a time limit and a row limit. Writes happen only through the `load_*` methods (Trove's own code).
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+SAFE_CONFIG = {
+    "enable_external_access": False,  # no files, no network, no ATTACH/COPY/INSTALL/LOAD
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    "lock_configuration": True,  # SET cannot undo the above
+}
+_FIRST_WORD = re.compile(r"^\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*([A-Za-z(]+)", re.DOTALL)
+ALLOWED_FIRST_WORDS = {"select", "with", "from", "values", "("}
+
+
+class QueryRefused(Exception):
+    """A query that must not run (not a single read-only SELECT); the message says why."""
+
+
+class QueryFailed(Exception):
+    """A query that ran into an error, a timeout or a limit; the message is fed back to the writer."""
+
+
+@dataclass
+class QueryResult:
+    columns: list[str]
+    rows: list[tuple]
+    truncated: bool = False  # more rows existed than the row limit
+
+
+@dataclass
+class TableInfo:
+    name: str
+    file: str
+    rows: int
+    columns: list[dict] = field(default_factory=list)  # {name, type, samples}
+    warnings: list[str] = field(default_factory=list)
+
+
+def table_name(stem: str, taken: set[str]) -> str:
+    """A safe, unique SQL identifier from a file name: `2024 Expenses (v2)` -> `t_2024_expenses_v2`."""
+    base = re.sub(r"[^a-z0-9]+", "_", stem.lower()).strip("_") or "table"
+    if base[0].isdigit():
+        base = f"t_{base}"
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}_{n}", n + 1
+    return name
+
+
+def column_names(original: list[str]) -> list[str]:
+    """Plain SQL column names (`Amount (EUR)` -> `amount_eur`), unique; the original is kept as a comment."""
+    taken: set[str] = {"_row"}
+    out = []
+    for col in original:
+        base = re.sub(r"[^a-z0-9]+", "_", col.lower()).strip("_") or "column"
+        if base[0].isdigit():
+            base = f"c_{base}"
+        name, n = base, 2
+        while name in taken:
+            name, n = f"{base}_{n}", n + 1
+        taken.add(name)
+        out.append(name)
+    return out
+
+
+def sniff_delimiter(text: str) -> str:
+    """The delimiter of CSV-like text: the candidate that splits the first lines most consistently."""
+    lines = [line for line in text.splitlines()[:20] if line.strip()]
+    best, best_score = ",", -1.0
+    for cand in (",", "\t", ";", "|"):
+        counts = [line.count(cand) for line in lines]
+        if not counts or counts[0] == 0:
+            continue
+        agree = sum(1 for c in counts if c == counts[0]) / len(counts)
+        score = agree * 10 + min(counts[0], 9)
+        if score > best_score:
+            best, best_score = cand, score
+    return best
+
+
+def check_query(sql: str) -> str:
+    """The statement to run, or QueryRefused: exactly one SELECT-like statement, nothing else."""
+    text = sql.strip().rstrip(";").strip()
+    if not text:
+        raise QueryRefused("empty query")
+    try:
+        statements = duckdb.extract_statements(text)
+    except duckdb.Error as exc:
+        raise QueryFailed(f"SQL syntax error: {exc}") from exc
+    if len(statements) != 1:
+        raise QueryRefused(f"only one statement may run, got {len(statements)}")
+    first = _FIRST_WORD.match(text)
+    word = first.group(1).lower() if first else ""
+    if statements[0].type != duckdb.StatementType.SELECT or word not in ALLOWED_FIRST_WORDS:
+        kind = statements[0].type.name if statements[0].type != duckdb.StatementType.SELECT else word.upper()
+        raise QueryRefused(f"only read-only SELECT queries may run, not {kind}")
+    return text
+
+
+class TableStore:
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    # -- writing (Trove's own code only) --------------------------------------------------------
+    def _writer(self) -> duckdb.DuckDBPyConnection:
+        return duckdb.connect(str(self.path))
+
+    def tables(self) -> list[str]:
+        if not self.path.exists():
+            return []
+        with duckdb.connect(str(self.path), read_only=True) as con:
+            return [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
+                                              "WHERE table_schema = 'main' ORDER BY 1").fetchall()]
+
+    def load_csv(self, name: str, path: Path, text: str, delimiter: str | None = None) -> TableInfo:
+        """Load CSV/TSV text (already decoded: any encoding the file had) as table `name`."""
+        delimiter = delimiter or sniff_delimiter(text)
+        with tempfile.TemporaryDirectory() as tmp:
+            utf8 = Path(tmp) / "data.csv"
+            utf8.write_text(text, encoding="utf-8")
+            options = "header = true, sample_size = -1"
+            options += ", delim = '\\t'" if delimiter == "\t" else f", delim = '{delimiter}'"
+            warnings: list[str] = []
+            try:
+                return self._create(name, path, f"read_csv('{utf8}', {options})", warnings)
+            except duckdb.Error as strict_error:
+                lenient = options + ", strict_mode = false, null_padding = true, ignore_errors = true"
+                warnings.append(f"malformed rows skipped ({str(strict_error).splitlines()[0][:160]})")
+                return self._create(name, path, f"read_csv('{utf8}', {lenient})", warnings)
+
+    def load_parquet(self, name: str, path: Path) -> TableInfo:
+        return self._create(name, path, f"read_parquet('{_quote(path)}')", [])
+
+    def load_json(self, name: str, path: Path) -> TableInfo:
+        return self._create(name, path, f"read_json_auto('{_quote(path)}')", [])
+
+    def _create(self, name: str, path: Path, source_sql: str, warnings: list[str]) -> TableInfo:
+        with self._writer() as con:
+            original = [d[0] for d in con.execute(f"SELECT * FROM {source_sql} LIMIT 0").description]
+            renamed = column_names(original)
+            select = ", ".join(f'"{o}" AS "{n}"' for o, n in zip(original, renamed, strict=True))
+            con.execute(f'CREATE OR REPLACE TABLE "{name}" AS '
+                        f"SELECT row_number() OVER () AS _row, {select} FROM {source_sql}")
+            for o, n in zip(original, renamed, strict=True):
+                if o != n:
+                    con.execute(f'COMMENT ON COLUMN "{name}"."{n}" IS \'{o.replace(chr(39), chr(39) * 2)}\'')
+        info = self.describe(name)
+        info.file, info.warnings = str(path), warnings
+        return info
+
+    def drop(self, name: str) -> None:
+        if self.path.exists():
+            with self._writer() as con:
+                con.execute(f'DROP TABLE IF EXISTS "{name}"')
+
+    # -- reading ----------------------------------------------------------------------------------
+    def describe(self, name: str, samples: int = 3) -> TableInfo:
+        """Columns, types, a few sample values and the row count: what a model needs to write SQL."""
+        with duckdb.connect(str(self.path), read_only=True) as con:
+            rows = con.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]
+            columns = []
+            for col, typ, label in con.execute(
+                    "SELECT column_name, data_type, comment FROM duckdb_columns() WHERE table_name = ? "
+                    "ORDER BY column_index", [name]).fetchall():
+                values = [r[0] for r in con.execute(
+                    f'SELECT DISTINCT "{col}" FROM "{name}" WHERE "{col}" IS NOT NULL LIMIT {samples}').fetchall()]
+                column = {"name": col, "type": typ, "samples": [_plain(v) for v in values]}
+                if label:
+                    column["label"] = label
+                columns.append(column)
+        return TableInfo(name=name, file="", rows=rows, columns=columns)
+
+    def execute(self, sql: str, timeout_s: float = 10.0, max_rows: int = 200) -> QueryResult:
+        """Run one generated SELECT safely: read-only, no file/network access, time and row limits."""
+        statement = check_query(sql)
+        if not self.path.exists():
+            raise QueryFailed("no tables are indexed yet")
+        con = duckdb.connect(str(self.path), read_only=True, config=SAFE_CONFIG)
+        timer = threading.Timer(timeout_s, con.interrupt)
+        timer.start()
+        try:
+            cursor = con.execute(statement)
+            columns = [d[0] for d in cursor.description or []]
+            rows = cursor.fetchmany(max_rows + 1)
+        except duckdb.InterruptException as exc:
+            raise QueryFailed(f"query stopped after the {timeout_s:g} s time limit") from exc
+        except duckdb.PermissionException as exc:
+            raise QueryRefused(f"query refused: {str(exc).splitlines()[0]}") from exc
+        except duckdb.Error as exc:
+            raise QueryFailed(str(exc).splitlines()[0]) from exc
+        finally:
+            timer.cancel()
+            con.close()
+        return QueryResult(columns, [tuple(_plain(v) for v in r) for r in rows[:max_rows]], len(rows) > max_rows)
+
+
+def _quote(path: Path) -> str:
+    return str(path).replace("'", "''")
+
+
+def _plain(value: object) -> object:
+    """JSON-friendly values for descriptors and citations."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)

@@ -1,0 +1,96 @@
+"""DuckDB tables: loading with provenance, descriptors, and generated SQL that cannot escape."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from local_stores.table_store import QueryFailed, QueryRefused, TableStore, check_query, table_name
+
+CSV = "Date,Shop,Amount (EUR)\n2024-03-01,Albert Heijn,23.50\n2024-03-02,HEMA,7.95\n2024-04-11,Albert Heijn,41.20\n"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> TableStore:
+    s = TableStore(tmp_path / "tables.duckdb")
+    s.load_csv("expenses", tmp_path / "expenses.csv", CSV)
+    return s
+
+
+def test_csv_becomes_a_typed_table_with_original_row_numbers(store: TableStore):
+    info = store.describe("expenses")
+    assert info.rows == 3
+    cols = {c["name"]: c["type"] for c in info.columns}
+    assert cols == {"_row": "BIGINT", "date": "DATE", "shop": "VARCHAR", "amount_eur": "DOUBLE"}
+    result = store.execute("SELECT _row, shop FROM expenses WHERE amount_eur > 20 ORDER BY _row")
+    assert result.columns == ["_row", "shop"] and result.rows == [(1, "Albert Heijn"), (3, "Albert Heijn")]
+    assert "Albert Heijn" in next(c for c in info.columns if c["name"] == "shop")["samples"]
+    assert next(c for c in info.columns if c["name"] == "amount_eur")["label"] == "Amount (EUR)"
+
+
+def test_aggregates_come_from_the_engine(store: TableStore):
+    result = store.execute("SELECT round(sum(amount_eur), 2) FROM expenses WHERE month(date) = 3")
+    assert result.rows == [(31.45,)]
+
+
+@pytest.mark.parametrize("sql", [
+    "DELETE FROM expenses",
+    "DROP TABLE expenses",
+    "UPDATE expenses SET amount_eur = 0",
+    "INSERT INTO expenses VALUES (9, DATE '2024-01-01', 'x', 1)",
+    "CREATE TABLE x AS SELECT 1",
+    "ATTACH '/tmp/evil.db' AS evil",
+    "COPY expenses TO '/tmp/leak.csv'",
+    "INSTALL httpfs",
+    "LOAD httpfs",
+    "PRAGMA version",
+    "SET enable_external_access = true",
+    "CALL pragma_version()",
+    "SELECT 1; DROP TABLE expenses",
+    "EXPORT DATABASE '/tmp/dump'",
+])
+def test_anything_but_one_select_is_refused_and_changes_nothing(store: TableStore, sql: str):
+    with pytest.raises(QueryRefused):
+        store.execute(sql)
+    assert store.execute("SELECT count(*) FROM expenses").rows == [(3,)]
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT * FROM read_csv('/etc/passwd')",
+    "SELECT * FROM glob('/etc/*')",
+    "SELECT * FROM read_text('/etc/hostname')",
+    "WITH x AS (SELECT 1) SELECT * FROM read_parquet('http://127.0.0.1:9/x.parquet')",
+])
+def test_file_and_network_access_is_off(store: TableStore, sql: str):
+    with pytest.raises((QueryRefused, QueryFailed)):
+        store.execute(sql)
+
+
+def test_time_and_row_limits(store: TableStore):
+    with pytest.raises(QueryFailed, match="time limit"):
+        store.execute("SELECT count(*) FROM range(1000000000000) a, range(1000) b", timeout_s=0.5)
+    result = store.execute("SELECT range FROM range(1000)", max_rows=10)
+    assert len(result.rows) == 10 and result.truncated
+
+
+def test_errors_are_messages_a_model_can_repair_from(store: TableStore):
+    with pytest.raises(QueryFailed, match="amount"):
+        store.execute("SELECT amount FROM expenses")
+    with pytest.raises(QueryFailed, match="syntax"):
+        check_query("SELEC shop FROM expenses")
+
+
+def test_malformed_csv_loads_what_it_can_and_says_so(tmp_path: Path):
+    store = TableStore(tmp_path / "t.duckdb")
+    text = "name,age\nAnn,31\nBob,40,extra,cells\nCid,29\n" + "".join(f"P{i},{i}\n" for i in range(50))
+    info = store.load_csv("people", tmp_path / "people.csv", text)
+    assert info.warnings and "malformed" in info.warnings[0]
+    names = [r[0] for r in store.execute("SELECT name FROM people ORDER BY _row").rows]
+    assert names[:3] == ["Ann", "Bob", "Cid"] and len(names) == 53
+
+
+def test_table_names_are_safe_and_unique():
+    assert table_name("2024 Expenses (v2)", set()) == "t_2024_expenses_v2"
+    assert table_name("expenses", {"expenses"}) == "expenses_2"
+    assert table_name("…", set()) == "table"
