@@ -95,6 +95,10 @@ def status(home: Path | None, as_json: bool) -> None:
         click.echo(f"  {kind:10} " + ", ".join(f"{n} {s}" for s, n in sorted(states.items())))
     for corpus, n in sorted(info["corpora"].items()):
         click.echo(f"corpus {corpus}: {n} items")
+    for t in info["tables"]:
+        click.echo(f"table {t['name']} ({t['rows']} rows: {', '.join(t['columns'])}) <- {t['file']}")
+        for w in t["warnings"]:
+            click.echo(f"  warning: {w}")
     for p in info["problems"]:
         click.echo(f"  {p['state']}: {p['path']}: {p['reason']}")
     for role, name in sorted(info["models"].items()):
@@ -126,6 +130,28 @@ def search(query: str, k: int, granularity: str, home: Path | None, as_json: boo
         where = Path(r["source"]).name + (f", page {r['locator']['page']}" if "page" in r["locator"] else "")
         snippet = " ".join(r["text"].split())[:160]
         click.echo(f"{r['rank']:2}. {r['score']:.4f}  {where}  [{r['heading'] or r['title']}]\n    {snippet}")
+
+
+@cli.command()
+@click.argument("query")
+@HOME_OPTION
+@click.option("--json", "as_json", is_flag=True)
+def sql(query: str, home: Path | None, as_json: bool) -> None:
+    """Run one read-only SELECT over your indexed tables (see `trove status` for their names)."""
+    from local_stores.table_store import QueryFailed, QueryRefused
+
+    try:
+        result = _trove(home).sql(query)
+    except (QueryRefused, QueryFailed) as exc:
+        raise TroveError(str(exc)) from exc
+    if as_json:
+        _echo_json({"columns": result.columns, "rows": result.rows, "truncated": result.truncated})
+        return
+    click.echo(" | ".join(result.columns))
+    for row in result.rows:
+        click.echo(" | ".join("" if v is None else str(v) for v in row))
+    if result.truncated:
+        click.echo(f"(first {len(result.rows)} rows)")
 
 
 def print_answer(result) -> None:  # noqa: ANN001 (AskResult)

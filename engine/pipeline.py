@@ -23,6 +23,7 @@ from engine.routing.labels import LABELS
 from engine.settings import Settings, load_settings
 from local_stores.catalog import Catalog
 from local_stores.sqlite_db import Database
+from local_stores.table_store import QueryResult, TableStore
 from local_stores.vector_store import VectorStore
 
 NOTHING_RELEVANT = "Nothing in your files matches this question."
@@ -34,6 +35,7 @@ class Trove:
         self.db = Database(self.settings.index_path)
         self.catalog = Catalog(self.db)
         self.store = VectorStore(self.db)
+        self.tables = TableStore(self.settings.tables_path)
         self.models = ModelManager(self.settings.models_dir)
         self.router = make_router(router)
         self._embedder = None
@@ -61,7 +63,7 @@ class Trove:
     # -- indexing ------------------------------------------------------------------------------
     def index(self, paths: Iterable[Path | str] = (), progress: Callable[[Progress], None] | None = None
               ) -> IndexReport:
-        indexer = Indexer(self.settings, self.db, self.catalog, self.store, lambda: self.embedder)
+        indexer = Indexer(self.settings, self.db, self.catalog, self.store, lambda: self.embedder, self.tables)
         return indexer.run([Path(p) for p in paths], progress)
 
     def remove(self, path: Path | str) -> int:
@@ -72,11 +74,18 @@ class Trove:
             raise TroveError(f"{path}: not a folder Trove follows (see trove status)")
         root_id = roots[0][0]
         records = self.catalog.files(root_id)
+        dropped = []
         for record in records:
+            names = self.catalog.sources_at(record.path)
             with self.db.transaction():
                 self.store.delete_file(record.id)
+                for name in names:
+                    self.catalog.delete_source(name)
                 self.catalog.forget_file(record.id)
+            dropped += names
         self.catalog.remove_root(root_id)
+        for name in dropped:
+            self.tables.drop(name)
         return len(records)
 
     def status(self) -> dict:
@@ -87,6 +96,10 @@ class Trove:
             "files": {state: sum(1 for f in files if f.state == state) for state in ("indexed", "skipped", "failed")},
             "by_kind": self.catalog.counts(),
             "corpora": self.store.corpora(),
+            "tables": [{"name": src["name"], "file": src["location"], "rows": src["descriptor"].get("rows"),
+                        "columns": [c["name"] for c in src["descriptor"].get("columns", []) if c["name"] != "_row"],
+                        "warnings": src["descriptor"].get("warnings", [])}
+                       for src in self.catalog.sources() if src["kind"] == "table"],
             "problems": [{"path": f.path, "state": f.state, "reason": f.reason}
                          for f in files if f.state != "indexed"],
             "models": {m.role: m.name for m in self.models.catalog.models
@@ -100,6 +113,10 @@ class Trove:
     def search(self, query: str, k: int | None = None, corpus: str = PARAGRAPH, mode: str = "hybrid") -> list[Hit]:
         """Ranked items with scores and locators, no LLM."""
         return self.retriever().search(query, corpus, k or self.settings.search_k, mode=mode)
+
+    def sql(self, query: str) -> QueryResult:
+        """Run one read-only SELECT over the indexed tables (time- and row-limited)."""
+        return self.tables.execute(query, timeout_s=self.settings.query_timeout_s)
 
     def route(self, question: str) -> list[Route]:
         available = {label for label, corpus in LABELS.items() if corpus in self.store.corpora()}

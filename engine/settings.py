@@ -53,6 +53,10 @@ class Settings:
         return self.home / "index" / "trove.db"
 
     @property
+    def tables_path(self) -> Path:
+        return self.home / "tables" / "tables.duckdb"
+
+    @property
     def max_file_bytes(self) -> int:
         return int(self.max_file_mb * 1024 * 1024)
 

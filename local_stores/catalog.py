@@ -102,6 +102,13 @@ class Catalog:
             "location=excluded.location, descriptor=excluded.descriptor, updated_at=excluded.updated_at",
             (name, kind, engine, location, json.dumps(descriptor), time.time()))
 
+    def sources_at(self, location: str) -> list[str]:
+        """Names of the sources that come from `location` (a file)."""
+        return [r[0] for r in self.db.query("SELECT name FROM sources WHERE location = ? ORDER BY name", (location,))]
+
+    def delete_source(self, name: str) -> None:
+        self.db.execute("DELETE FROM sources WHERE name = ?", (name,))
+
     def sources(self) -> list[dict]:
         rows = self.db.query("SELECT name, kind, engine, location, descriptor, updated_at FROM sources ORDER BY name")
         return [{"name": n, "kind": k, "engine": e, "location": loc, "descriptor": json.loads(d or "{}"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import tempfile
 import threading
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,9 +51,15 @@ class TableInfo:
     warnings: list[str] = field(default_factory=list)
 
 
+def identifier(text: str) -> str:
+    """Lower-case ASCII letters, digits and underscores: `Empfänger (EUR)` -> `empfanger_eur`."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "_", ascii_text.lower()).strip("_")
+
+
 def table_name(stem: str, taken: set[str]) -> str:
     """A safe, unique SQL identifier from a file name: `2024 Expenses (v2)` -> `t_2024_expenses_v2`."""
-    base = re.sub(r"[^a-z0-9]+", "_", stem.lower()).strip("_") or "table"
+    base = identifier(stem) or "table"
     if base[0].isdigit():
         base = f"t_{base}"
     name, n = base, 2
@@ -66,7 +73,7 @@ def column_names(original: list[str]) -> list[str]:
     taken: set[str] = {"_row"}
     out = []
     for col in original:
-        base = re.sub(r"[^a-z0-9]+", "_", col.lower()).strip("_") or "column"
+        base = identifier(col) or "column"
         if base[0].isdigit():
             base = f"c_{base}"
         name, n = base, 2

@@ -15,13 +15,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import ParseError, SkipFile, TroveError
-from engine.ingest import documents
-from engine.ingest.parsers import kind_of
+from engine.ingest import documents, tables
+from engine.ingest.parsers import kind_of as document_kind
 from engine.ingest.scanner import Found, scan
 from engine.settings import Settings
 from local_stores.catalog import Catalog
 from local_stores.sqlite_db import Database
+from local_stores.table_store import TableInfo, TableStore, table_name
 from local_stores.vector_store import VectorStore
+
+
+def kind_of(path: Path) -> str | None:
+    """The kind of a file Trove indexes (a document or a table), or None."""
+    return document_kind(path) or tables.kind_of(path)
 
 
 @dataclass
@@ -71,6 +77,7 @@ class Outcome:
     state: str = "indexed"
     reason: str | None = None
     prepared: documents.Prepared | None = None
+    table: TableInfo | None = None
 
 
 def _retry(record) -> bool:  # noqa: ANN001 (FileRecord)
@@ -80,8 +87,10 @@ def _retry(record) -> bool:  # noqa: ANN001 (FileRecord)
 
 class Indexer:
     def __init__(self, settings: Settings, db: Database, catalog: Catalog, store: VectorStore,
-                 embedder_factory: Callable[[], object]) -> None:
+                 embedder_factory: Callable[[], object], table_store: TableStore | None = None) -> None:
         self.settings, self.db, self.catalog, self.store = settings, db, catalog, store
+        self.tables = table_store or TableStore(settings.tables_path)
+        self._claimed: dict[str, str] = {}  # table names given in this run, before the catalog has them
         self._embedder_factory = embedder_factory
         self._embedder = None
 
@@ -112,8 +121,11 @@ class Indexer:
         seen_paths = {str(f.path) for _, f in plan}
         stale = [r for r in self.catalog.files() if r.path not in seen_paths]
         for record in stale:
+            names = self.catalog.sources_at(record.path)
             with self.db.transaction():
                 self.store.delete_file(record.id)
+                for name in names:
+                    self.catalog.delete_source(name)
                 self.catalog.forget_file(record.id)
             report.removed += 1
             if progress:
@@ -142,6 +154,7 @@ class Indexer:
                 flush()
         flush()
         self._describe_text_corpora()
+        self._drop_orphan_tables()
         if progress:
             progress(Progress(len(plan), len(plan), "", "done"))
         return report
@@ -156,8 +169,25 @@ class Indexer:
                         "files": {kind: states.get("indexed", 0) for kind, states in sorted(kinds.items())},
                         "languages": ["free text"], "granularities": ["paragraph", "document"]})
 
+    def _drop_orphan_tables(self) -> None:
+        """Tables no source refers to (a removed file, a run killed before its catalog write)."""
+        known = {src["name"] for src in self.catalog.sources() if src["kind"] == "table"}
+        for name in self.tables.tables():
+            if name not in known:
+                self.tables.drop(name)
+
+    def _table_name(self, path: str) -> str:
+        """The file's table name: the one it had, else a new one no other file has or was just given."""
+        existing = self.catalog.sources_at(path)
+        if existing:
+            return existing[0]
+        if path not in self._claimed:
+            taken = {src["name"] for src in self.catalog.sources()} | set(self._claimed.values())
+            self._claimed[path] = table_name(Path(path).stem, taken)
+        return self._claimed[path]
+
     def _prepare(self, root_id: int, found: Found, report: IndexReport) -> Outcome | None:
-        """Read and cut one file (no writes); None when it has not changed since the last run."""
+        """Read and cut a document, or load a table into DuckDB; None when the file has not changed."""
         path_s = str(found.path)
         record = self.catalog.file(path_s)
         if record and record.size == found.size and record.mtime_ns == found.mtime_ns and not _retry(record):
@@ -179,9 +209,16 @@ class Indexer:
                 self.catalog.touch_file(record.id, found.size, found.mtime_ns)
                 report.unchanged += 1
                 return None
-            outcome.prepared = documents.cut_document(found.path, self.settings.paragraph_words,
-                                                      self.settings.document_tokens)
-            report.timings_s["parse"] += outcome.prepared.timings["parse"]
+            t1 = time.perf_counter()
+            if tables.kind_of(found.path):
+                # DuckDB is written here, before the catalog: a kill in between is repaired next run
+                # (same table name, CREATE OR REPLACE; orphans dropped at the end of a run).
+                outcome.table = tables.load(self.tables, self._table_name(path_s), found.path)
+                report.timings_s["tables"] += time.perf_counter() - t1
+            else:
+                outcome.prepared = documents.cut_document(found.path, self.settings.paragraph_words,
+                                                          self.settings.document_tokens)
+                report.timings_s["parse"] += outcome.prepared.timings["parse"]
         except SkipFile as exc:
             outcome.state, outcome.reason = "skipped", str(exc)
         except ParseError as exc:
@@ -204,16 +241,23 @@ class Indexer:
             items = o.prepared.items if o.prepared else []
             with self.db.transaction():
                 file_id = self.catalog.record_file(o.root_id, str(o.found.path), o.found.kind, o.found.size,
-                                                   o.found.mtime_ns, o.sha, o.state, o.reason, len(items))
+                                                   o.found.mtime_ns, o.sha, o.state, o.reason,
+                                                   len(items) or (o.table.rows if o.table else 0))
                 self.store.delete_file(file_id)
                 if o.prepared:
                     for item in items:
                         item.file_id = file_id
                     self.store.add(items, o.prepared.vectors)
                     self.store.set_file_text(file_id, o.prepared.file_text)
+                for name in self.catalog.sources_at(str(o.found.path)):
+                    if o.table is None or name != o.table.name:
+                        self.catalog.delete_source(name)
+                if o.table is not None:
+                    self.catalog.upsert_source(o.table.name, "table", "duckdb", str(o.found.path),
+                                               tables.descriptor(o.table))
             if o.state == "indexed":
                 report.indexed += 1
-                report.items += len(items)
+                report.items += len(items) + (1 if o.table else 0)
             else:
                 setattr(report, o.state, getattr(report, o.state) + 1)
                 report.problems.append((str(o.found.path), o.state, o.reason or ""))

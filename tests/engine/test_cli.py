@@ -70,3 +70,17 @@ def test_models_list_json_shows_roles_and_empty_roles(home: Path):
 def test_index_of_a_missing_path_is_an_error_not_a_crash(home: Path):
     proc = run("index", "/no/such/folder", home=home, ok=False)
     assert proc.returncode == 2 and "no such file or folder" in proc.stderr
+
+
+def test_sql_over_indexed_tables_and_refusal_of_writes(tmp_path: Path):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "runs.csv").write_text("date,km\n2024-05-01,5.2\n2024-05-03,10.1\n")
+    home = tmp_path / "home"
+    run("index", str(folder), home=home)
+    assert "table runs (2 rows: date, km)" in run("status", home=home).stdout
+    out = json.loads(run("sql", "SELECT sum(km) AS total FROM runs", "--json", home=home).stdout)
+    assert out == {"columns": ["total"], "rows": [[15.3]], "truncated": False}
+    refused = run("sql", "DROP TABLE runs", home=home, ok=False)
+    assert refused.returncode == 2 and "only read-only SELECT" in refused.stderr
+    assert json.loads(run("sql", "SELECT count(*) FROM runs", "--json", home=home).stdout)["rows"] == [[2]]

@@ -1,0 +1,44 @@
+"""Tables -> DuckDB (OmniRetrieval: tables stay tables). CSV/TSV in any encoding, Parquet, JSON
+arrays of records and JSON lines. Each file becomes one table and one catalog source whose
+descriptor (columns, types, samples, row count) is what source selection and SQL writing read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.errors import ParseError, SkipFile
+from engine.ingest.textio import decode
+from local_stores.table_store import TableInfo, TableStore
+
+EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".jsonl": "json",
+              ".ndjson": "json", ".json": "json"}
+
+
+def kind_of(path: Path) -> str | None:
+    return EXTENSIONS.get(path.suffix.lower())
+
+
+def load(store: TableStore, name: str, path: Path) -> TableInfo:
+    """Load `path` as table `name` (replacing it); ParseError/SkipFile with the reason."""
+    import duckdb
+
+    kind = kind_of(path)
+    try:
+        if kind in ("csv", "tsv"):
+            text = decode(path.read_bytes(), path)
+            if len(text.strip().splitlines()) < 2:
+                raise SkipFile("no data rows (a header at most)")
+            return store.load_csv(name, path, text, delimiter="\t" if kind == "tsv" else None)
+        if kind == "parquet":
+            return store.load_parquet(name, path)
+        if kind == "json":
+            return store.load_json(name, path)
+    except duckdb.Error as exc:
+        what = {"parquet": "Parquet file", "json": "JSON records"}.get(kind or "", "table")
+        raise ParseError(f"not a readable {what}: {str(exc).splitlines()[0][:200]}") from exc
+    raise ParseError(f"no table reader for {path.suffix} files")
+
+
+def descriptor(info: TableInfo) -> dict:
+    return {"table": info.name, "rows": info.rows, "columns": info.columns, "file": info.file,
+            "warnings": info.warnings, "language": "sql", "dialect": "duckdb"}

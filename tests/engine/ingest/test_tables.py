@@ -1,0 +1,85 @@
+"""Table files indexed into DuckDB: every format, messy input, updates, deletions, kill repair."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from engine.pipeline import Trove
+
+
+def _sources(trove: Trove) -> dict[str, dict]:
+    return {s["name"]: s for s in trove.catalog.sources() if s["kind"] == "table"}
+
+
+def test_each_table_format_becomes_a_table_with_a_descriptor(trove: Trove, tmp_path: Path):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "Kontoauszug März.csv").write_bytes(
+        "Datum;Empfänger;Betrag\n01.03.2024;Bäckerei Müller;3,40\n02.03.2024;Café Zoë;12,10\n".encode("cp1252"))
+    (folder / "runs.tsv").write_text("date\tkm\tminutes\n2024-05-01\t5.2\t28\n2024-05-03\t10.1\t57\n")
+    (folder / "books.jsonl").write_text('{"title": "Dune", "year": 1965}\n{"title": "Emma", "year": 1815}\n')
+    (folder / "plants.json").write_text('[{"name": "fern", "water_days": 3}, {"name": "cactus", "water_days": 21}]')
+    con = duckdb.connect()
+    con.execute(f"COPY (SELECT 'bike' AS item, 2024 AS year) TO '{folder / 'assets.parquet'}' (FORMAT parquet)")
+    con.close()
+    report = trove.index([folder])
+    assert report.indexed == 5 and report.failed == 0
+    tables = _sources(trove)
+    assert set(tables) == {"kontoauszug_marz", "runs", "books", "plants", "assets"}
+    konto = tables["kontoauszug_marz"]["descriptor"]
+    assert [c["name"] for c in konto["columns"]] == ["_row", "datum", "empfanger", "betrag"]
+    assert konto["columns"][2]["label"] == "Empfänger" and "Bäckerei Müller" in konto["columns"][2]["samples"]
+    assert trove.sql("SELECT empfanger FROM kontoauszug_marz WHERE _row = 2").rows == [("Café Zoë",)]
+    assert trove.sql("SELECT sum(km) FROM runs").rows == [(15.3,)]
+    assert trove.sql("SELECT title FROM books WHERE year < 1900").rows == [("Emma",)]
+    assert trove.sql("SELECT water_days FROM plants WHERE name = 'cactus'").rows == [(21,)]
+    assert trove.sql("SELECT item FROM assets").rows == [("bike",)]
+    assert {t["name"] for t in trove.status()["tables"]} == set(tables)
+
+
+def test_bad_table_files_are_recorded_and_the_rest_indexed(trove: Trove, tmp_path: Path):
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / "ok.csv").write_text("a,b\n1,2\n")
+    (folder / "header-only.csv").write_text("a,b\n")
+    (folder / "broken.json").write_text('{"not": "records", ')
+    (folder / "fake.parquet").write_text("this is not parquet")
+    (folder / "binary.csv").write_bytes(bytes(range(256)) * 10)
+    trove.index([folder])
+    problems = {Path(p["path"]).name: (p["state"], p["reason"]) for p in trove.status()["problems"]}
+    assert problems["header-only.csv"][0] == "skipped"
+    assert problems["broken.json"][0] == "failed" and "JSON" in problems["broken.json"][1]
+    assert problems["fake.parquet"][0] == "failed" and "Parquet" in problems["fake.parquet"][1]
+    assert problems["binary.csv"][0] == "failed" and "binary" in problems["binary.csv"][1]
+    assert set(_sources(trove)) == {"ok"}
+
+
+def test_changed_and_deleted_tables_and_same_names(trove: Trove, tmp_path: Path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "expenses.csv").write_text("shop,amount\nHEMA,7.95\n")
+    (b / "expenses.csv").write_text("shop,amount\nJumbo,3.10\n")
+    trove.index([a, b])
+    assert set(_sources(trove)) == {"expenses", "expenses_2"}
+    (a / "expenses.csv").write_text("shop,amount\nHEMA,7.95\nAH,12.00\n")
+    trove.index()
+    assert trove.sql("SELECT count(*) FROM expenses").rows == [(2,)]  # same table, new content
+    (b / "expenses.csv").unlink()
+    trove.index()
+    assert set(_sources(trove)) == {"expenses"} and trove.tables.tables() == ["expenses"]
+
+
+def test_a_table_left_by_a_killed_run_is_repaired(trove: Trove, tmp_path: Path):
+    folder = tmp_path / "k"
+    folder.mkdir()
+    (folder / "trips.csv").write_text("city,nights\nLisbon,5\n")
+    # a run killed after DuckDB was written and before the catalog was: the table exists, no source
+    trove.tables.load_csv("trips", folder / "trips.csv", "city,nights\nLisbon,5\n")
+    trove.tables.load_csv("gone", folder / "gone.csv", "x\n1\n")
+    trove.index([folder])
+    assert set(_sources(trove)) == {"trips"}
+    assert trove.tables.tables() == ["trips"]
+    assert trove.sql("SELECT nights FROM trips").rows == [(5,)]
