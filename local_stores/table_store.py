@@ -47,8 +47,9 @@ class TableInfo:
     name: str
     file: str
     rows: int
-    columns: list[dict] = field(default_factory=list)  # {name, type, samples}
+    columns: list[dict] = field(default_factory=list)  # {name, type, samples, label}
     warnings: list[str] = field(default_factory=list)
+    sheet: str | None = None
 
 
 def identifier(text: str) -> str:
@@ -134,8 +135,10 @@ class TableStore:
             return [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
                                               "WHERE table_schema = 'main' ORDER BY 1").fetchall()]
 
-    def load_csv(self, name: str, path: Path, text: str, delimiter: str | None = None) -> TableInfo:
-        """Load CSV/TSV text (already decoded: any encoding the file had) as table `name`."""
+    def load_csv(self, name: str, path: Path, text: str, delimiter: str | None = None,
+                 sheet: str | None = None) -> TableInfo:
+        """Load CSV/TSV text (already decoded: any encoding the file had) as table `name`. When the
+        text's first column is `_row` it holds the original row numbers (spreadsheets)."""
         delimiter = delimiter or sniff_delimiter(text)
         with tempfile.TemporaryDirectory() as tmp:
             utf8 = Path(tmp) / "data.csv"
@@ -144,11 +147,13 @@ class TableStore:
             options += ", delim = '\\t'" if delimiter == "\t" else f", delim = '{delimiter}'"
             warnings: list[str] = []
             try:
-                return self._create(name, path, f"read_csv('{utf8}', {options})", warnings)
+                info = self._create(name, path, f"read_csv('{utf8}', {options})", warnings)
             except duckdb.Error as strict_error:
                 lenient = options + ", strict_mode = false, null_padding = true, ignore_errors = true"
                 warnings.append(f"malformed rows skipped ({str(strict_error).splitlines()[0][:160]})")
-                return self._create(name, path, f"read_csv('{utf8}', {lenient})", warnings)
+                info = self._create(name, path, f"read_csv('{utf8}', {lenient})", warnings)
+        info.sheet = sheet
+        return info
 
     def load_parquet(self, name: str, path: Path) -> TableInfo:
         return self._create(name, path, f"read_parquet('{_quote(path)}')", [])
@@ -159,10 +164,13 @@ class TableStore:
     def _create(self, name: str, path: Path, source_sql: str, warnings: list[str]) -> TableInfo:
         with self._writer() as con:
             original = [d[0] for d in con.execute(f"SELECT * FROM {source_sql} LIMIT 0").description]
+            has_rows = bool(original) and original[0] == "_row"  # row numbers given by the reader
+            if has_rows:
+                original = original[1:]
             renamed = column_names(original)
             select = ", ".join(f'"{o}" AS "{n}"' for o, n in zip(original, renamed, strict=True))
-            con.execute(f'CREATE OR REPLACE TABLE "{name}" AS '
-                        f"SELECT row_number() OVER () AS _row, {select} FROM {source_sql}")
+            row = '"_row"' if has_rows else "row_number() OVER ()"
+            con.execute(f'CREATE OR REPLACE TABLE "{name}" AS SELECT {row} AS _row, {select} FROM {source_sql}')
             for o, n in zip(original, renamed, strict=True):
                 if o != n:
                     con.execute(f'COMMENT ON COLUMN "{name}"."{n}" IS \'{o.replace(chr(39), chr(39) * 2)}\'')

@@ -77,7 +77,7 @@ class Outcome:
     state: str = "indexed"
     reason: str | None = None
     prepared: documents.Prepared | None = None
-    table: TableInfo | None = None
+    tables: list[TableInfo] = field(default_factory=list)
 
 
 def _retry(record) -> bool:  # noqa: ANN001 (FileRecord)
@@ -176,15 +176,17 @@ class Indexer:
             if name not in known:
                 self.tables.drop(name)
 
-    def _table_name(self, path: str) -> str:
-        """The file's table name: the one it had, else a new one no other file has or was just given."""
-        existing = self.catalog.sources_at(path)
-        if existing:
-            return existing[0]
-        if path not in self._claimed:
+    def _table_name(self, path: str, sheet: str | None = None) -> str:
+        """A table's name: the one it had, else a new one no other table has or was just given."""
+        key = f"{path}\x00{sheet or ''}"
+        for src in self.catalog.sources():
+            if src["location"] == path and src["descriptor"].get("sheet") == sheet:
+                return src["name"]
+        if key not in self._claimed:
             taken = {src["name"] for src in self.catalog.sources()} | set(self._claimed.values())
-            self._claimed[path] = table_name(Path(path).stem, taken)
-        return self._claimed[path]
+            stem = Path(path).stem + (f" {sheet}" if sheet else "")
+            self._claimed[key] = table_name(stem, taken)
+        return self._claimed[key]
 
     def _prepare(self, root_id: int, found: Found, report: IndexReport) -> Outcome | None:
         """Read and cut a document, or load a table into DuckDB; None when the file has not changed."""
@@ -213,7 +215,7 @@ class Indexer:
             if tables.kind_of(found.path):
                 # DuckDB is written here, before the catalog: a kill in between is repaired next run
                 # (same table name, CREATE OR REPLACE; orphans dropped at the end of a run).
-                outcome.table = tables.load(self.tables, self._table_name(path_s), found.path)
+                outcome.tables = tables.load(self.tables, lambda sheet: self._table_name(path_s, sheet), found.path)
                 report.timings_s["tables"] += time.perf_counter() - t1
             else:
                 outcome.prepared = documents.cut_document(found.path, self.settings.paragraph_words,
@@ -242,22 +244,23 @@ class Indexer:
             with self.db.transaction():
                 file_id = self.catalog.record_file(o.root_id, str(o.found.path), o.found.kind, o.found.size,
                                                    o.found.mtime_ns, o.sha, o.state, o.reason,
-                                                   len(items) or (o.table.rows if o.table else 0))
+                                                   len(items) or sum(t.rows for t in o.tables))
                 self.store.delete_file(file_id)
                 if o.prepared:
                     for item in items:
                         item.file_id = file_id
                     self.store.add(items, o.prepared.vectors)
                     self.store.set_file_text(file_id, o.prepared.file_text)
+                kept = {t.name for t in o.tables}
                 for name in self.catalog.sources_at(str(o.found.path)):
-                    if o.table is None or name != o.table.name:
-                        self.catalog.delete_source(name)
-                if o.table is not None:
-                    self.catalog.upsert_source(o.table.name, "table", "duckdb", str(o.found.path),
-                                               tables.descriptor(o.table))
+                    if name not in kept:
+                        self.catalog.delete_source(name)  # its DuckDB table goes with the orphans
+                for table in o.tables:
+                    self.catalog.upsert_source(table.name, "table", "duckdb", str(o.found.path),
+                                               tables.descriptor(table))
             if o.state == "indexed":
                 report.indexed += 1
-                report.items += len(items) + (1 if o.table else 0)
+                report.items += len(items) + len(o.tables)
             else:
                 setattr(report, o.state, getattr(report, o.state) + 1)
                 report.problems.append((str(o.found.path), o.state, o.reason or ""))

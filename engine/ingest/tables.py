@@ -4,22 +4,25 @@ descriptor (columns, types, samples, row count) is what source selection and SQL
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from engine.errors import ParseError, SkipFile
+from engine.ingest import spreadsheet
 from engine.ingest.textio import decode
 from local_stores.table_store import TableInfo, TableStore
 
 EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".jsonl": "json",
-              ".ndjson": "json", ".json": "json"}
+              ".ndjson": "json", ".json": "json", ".xlsx": "xlsx", ".xlsm": "xlsx"}
 
 
 def kind_of(path: Path) -> str | None:
     return EXTENSIONS.get(path.suffix.lower())
 
 
-def load(store: TableStore, name: str, path: Path) -> TableInfo:
-    """Load `path` as table `name` (replacing it); ParseError/SkipFile with the reason."""
+def load(store: TableStore, names: Callable[[str | None], str], path: Path) -> list[TableInfo]:
+    """Load `path` as tables (one, or one per sheet), replacing them; `names(sheet)` gives each
+    table's name. ParseError/SkipFile with the reason."""
     import duckdb
 
     kind = kind_of(path)
@@ -28,11 +31,14 @@ def load(store: TableStore, name: str, path: Path) -> TableInfo:
             text = decode(path.read_bytes(), path)
             if len(text.strip().splitlines()) < 2:
                 raise SkipFile("no data rows (a header at most)")
-            return store.load_csv(name, path, text, delimiter="\t" if kind == "tsv" else None)
+            return [store.load_csv(names(None), path, text, delimiter="\t" if kind == "tsv" else None)]
+        if kind == "xlsx":
+            return [store.load_csv(names(sheet.name), path, sheet.csv_text, ",", sheet=sheet.name)
+                    for sheet in spreadsheet.read_sheets(path)]
         if kind == "parquet":
-            return store.load_parquet(name, path)
+            return [store.load_parquet(names(None), path)]
         if kind == "json":
-            return store.load_json(name, path)
+            return [store.load_json(names(None), path)]
     except duckdb.Error as exc:
         what = {"parquet": "Parquet file", "json": "JSON records"}.get(kind or "", "table")
         raise ParseError(f"not a readable {what}: {str(exc).splitlines()[0][:200]}") from exc
@@ -40,5 +46,8 @@ def load(store: TableStore, name: str, path: Path) -> TableInfo:
 
 
 def descriptor(info: TableInfo) -> dict:
-    return {"table": info.name, "rows": info.rows, "columns": info.columns, "file": info.file,
-            "warnings": info.warnings, "language": "sql", "dialect": "duckdb"}
+    out = {"table": info.name, "rows": info.rows, "columns": info.columns, "file": info.file,
+           "warnings": info.warnings, "language": "sql", "dialect": "duckdb"}
+    if info.sheet:
+        out["sheet"] = info.sheet
+    return out

@@ -83,3 +83,39 @@ def test_a_table_left_by_a_killed_run_is_repaired(trove: Trove, tmp_path: Path):
     assert set(_sources(trove)) == {"trips"}
     assert trove.tables.tables() == ["trips"]
     assert trove.sql("SELECT nights FROM trips").rows == [(5,)]
+
+
+def test_workbook_sheets_with_title_rows_and_merged_cells(trove: Trove, tmp_path: Path):
+    import datetime as dt
+
+    import openpyxl
+
+    folder = tmp_path / "xl"
+    folder.mkdir()
+    wb = openpyxl.Workbook()
+    budget = wb.active
+    budget.title = "Budget"
+    budget["A1"] = "Household budget 2024"
+    budget.merge_cells("A1:C1")
+    budget.append([])
+    budget.append(["Month", "Category", "Amount"])
+    budget.append(["January", "Rent", 920])
+    budget.append([None, "Food", 310.5])
+    budget.merge_cells("A4:A5")
+    budget.append(["February", "Rent", 920])
+    notes = wb.create_sheet("Notes")
+    notes["A1"] = "Remember to ask about the service charges."
+    trips = wb.create_sheet("Trips")
+    trips.append(["City", "Arrive", "Nights"])
+    trips.append(["Lisbon", dt.datetime(2025, 5, 8), 5])
+    wb.save(folder / "budget.xlsx")
+    (folder / "locked.xlsx").write_bytes(b"PK\x03\x04 not a real workbook")
+    trove.index([folder])
+    tables = _sources(trove)
+    assert set(tables) == {"budget_budget", "budget_trips"}
+    assert tables["budget_budget"]["descriptor"]["sheet"] == "Budget"
+    rows = trove.sql("SELECT _row, month, category, amount FROM budget_budget ORDER BY _row").rows
+    assert rows == [(4, "January", "Rent", 920.0), (5, "January", "Food", 310.5), (6, "February", "Rent", 920.0)]
+    assert trove.sql("SELECT typeof(arrive), nights FROM budget_trips").rows == [("DATE", 5)]
+    problems = {Path(p["path"]).name: p for p in trove.status()["problems"]}
+    assert problems["locked.xlsx"]["state"] == "failed" and "workbook" in problems["locked.xlsx"]["reason"]

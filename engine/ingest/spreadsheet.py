@@ -1,0 +1,87 @@
+"""Excel workbooks (.xlsx/.xlsm): every sheet, merged cells filled, title rows above the header
+skipped; each sheet becomes CSV text with the original sheet row numbers for provenance."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import ParseError, SkipFile
+
+
+@dataclass
+class Sheet:
+    name: str
+    csv_text: str  # first column `_row`: the row number in the sheet
+    header_row: int
+
+
+def _grid(ws) -> list[list[object]]:  # noqa: ANN001 (openpyxl worksheet)
+    """Cell values with every merged range filled with its top-left value."""
+    grid = [list(row) for row in ws.iter_rows(values_only=True)]
+    for merged in ws.merged_cells.ranges:
+        top_left = ws.cell(merged.min_row, merged.min_col).value
+        for r in range(merged.min_row, merged.max_row + 1):
+            for c in range(merged.min_col, merged.max_col + 1):
+                if r - 1 < len(grid) and c - 1 < len(grid[r - 1]):
+                    grid[r - 1][c - 1] = top_left
+    return grid
+
+
+def _filled(row: list[object]) -> int:
+    return sum(1 for v in row if v not in (None, ""))
+
+
+def header_index(grid: list[list[object]]) -> int | None:
+    """The header row: among the first 10 rows, the first that is mostly text labels and as wide as
+    the data below it (title lines and blank rows above a table are skipped)."""
+    width = max((_filled(r) for r in grid[:50]), default=0)
+    for i, row in enumerate(grid[:10]):
+        labels = len({v.strip() for v in row if isinstance(v, str) and v.strip()})  # a merged title repeats
+        if labels >= max(2, 0.6 * width) and any(_filled(r) for r in grid[i + 1:i + 6]):
+            return i
+    return None
+
+
+def _cell(value: object) -> object:
+    if isinstance(value, dt.datetime) and value.time() == dt.time():
+        return value.date().isoformat()
+    if isinstance(value, (dt.date, dt.datetime, dt.time)):
+        return value.isoformat()
+    return value
+
+
+def read_sheets(path: Path) -> list[Sheet]:
+    import openpyxl
+    from openpyxl.utils.exceptions import InvalidFileException
+
+    try:
+        workbook = openpyxl.load_workbook(path, data_only=True)  # formulas as their last computed values
+    except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError) as exc:
+        raise ParseError(f"corrupt or encrypted workbook: {exc}") from exc
+    sheets = []
+    for ws in workbook.worksheets:
+        grid = _grid(ws)
+        head = header_index(grid)
+        if head is None:
+            continue
+        header = grid[head]
+        keep = [c for c, v in enumerate(header) if v not in (None, "")]
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(["_row", *[str(header[c]).strip() for c in keep]])
+        rows = 0
+        for number, row in enumerate(grid[head + 1:], start=head + 2):
+            values = [_cell(row[c]) if c < len(row) else None for c in keep]
+            if _filled(values):
+                writer.writerow([number, *values])
+                rows += 1
+        if rows:
+            sheets.append(Sheet(ws.title, out.getvalue(), head + 1))
+    if not sheets:
+        raise SkipFile("no table found in any sheet (no header row with data under it)")
+    return sheets
