@@ -99,6 +99,9 @@ def status(home: Path | None, as_json: bool) -> None:
         click.echo(f"table {t['name']} ({t['rows']} rows: {', '.join(t['columns'])}) <- {t['file']}")
         for w in t["warnings"]:
             click.echo(f"  warning: {w}")
+    for d in info["databases"]:
+        tables = ", ".join(f"{name} ({rows})" for name, rows in d["tables"].items())
+        click.echo(f"database {d['name']} [{d['engine']}, read in place]: {tables} <- {d['file']}")
     for p in info["problems"]:
         click.echo(f"  {p['state']}: {p['path']}: {p['reason']}")
     for role, name in sorted(info["models"].items()):
@@ -134,14 +137,15 @@ def search(query: str, k: int, granularity: str, home: Path | None, as_json: boo
 
 @cli.command()
 @click.argument("query")
+@click.option("--source", default=None, help="A database file's source name (trove status); default: the tables.")
 @HOME_OPTION
 @click.option("--json", "as_json", is_flag=True)
-def sql(query: str, home: Path | None, as_json: bool) -> None:
+def sql(query: str, source: str | None, home: Path | None, as_json: bool) -> None:
     """Run one read-only SELECT over your indexed tables (see `trove status` for their names)."""
     from local_stores.table_store import QueryFailed, QueryRefused
 
     try:
-        result = _trove(home).sql(query)
+        result = _trove(home).sql(query, source)
     except (QueryRefused, QueryFailed) as exc:
         raise TroveError(str(exc)) from exc
     if as_json:

@@ -100,6 +100,9 @@ class Trove:
                         "columns": [c["name"] for c in src["descriptor"].get("columns", []) if c["name"] != "_row"],
                         "warnings": src["descriptor"].get("warnings", [])}
                        for src in self.catalog.sources() if src["kind"] == "table"],
+            "databases": [{"name": src["name"], "file": src["location"], "engine": src["engine"],
+                           "tables": {t["table"]: t["rows"] for t in src["descriptor"].get("tables", [])}}
+                          for src in self.catalog.sources() if src["kind"] == "database"],
             "problems": [{"path": f.path, "state": f.state, "reason": f.reason}
                          for f in files if f.state != "indexed"],
             "models": {m.role: m.name for m in self.models.catalog.models
@@ -114,9 +117,18 @@ class Trove:
         """Ranked items with scores and locators, no LLM."""
         return self.retriever().search(query, corpus, k or self.settings.search_k, mode=mode)
 
-    def sql(self, query: str) -> QueryResult:
-        """Run one read-only SELECT over the indexed tables (time- and row-limited)."""
-        return self.tables.execute(query, timeout_s=self.settings.query_timeout_s)
+    def sql(self, query: str, source: str | None = None) -> QueryResult:
+        """Run one read-only SELECT (time- and row-limited) over the indexed tables, or over a
+        database file the user keeps (`source` = its name in `trove status`)."""
+        if source is None:
+            return self.tables.execute(query, timeout_s=self.settings.query_timeout_s)
+        found = [s for s in self.catalog.sources() if s["name"] == source and s["kind"] == "database"]
+        if not found:
+            raise TroveError(f"no database source named {source!r} (see trove status)")
+        from local_stores import database_files
+
+        return database_files.execute(Path(found[0]["location"]), found[0]["engine"], query,
+                                      timeout_s=self.settings.query_timeout_s)
 
     def route(self, question: str) -> list[Route]:
         available = {label for label, corpus in LABELS.items() if corpus in self.store.corpora()}

@@ -100,11 +100,19 @@ def sniff_delimiter(text: str) -> str:
     return best
 
 
-def check_query(sql: str) -> str:
-    """The statement to run, or QueryRefused: exactly one SELECT-like statement, nothing else."""
+def check_query(sql: str, dialect: str = "duckdb") -> str:
+    """The statement to run, or QueryRefused: exactly one SELECT-like statement, nothing else.
+    SQLite statements get a lexical check here; its authorizer enforces the rest."""
     text = sql.strip().rstrip(";").strip()
     if not text:
         raise QueryRefused("empty query")
+    if dialect == "sqlite":
+        if ";" in re.sub(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"", "", text):
+            raise QueryRefused("only one statement may run")
+        first = _FIRST_WORD.match(text)
+        if not first or first.group(1).lower() not in ALLOWED_FIRST_WORDS:
+            raise QueryRefused(f"only read-only SELECT queries may run, not {first.group(1).upper() if first else '?'}")
+        return text
     try:
         statements = duckdb.extract_statements(text)
     except duckdb.Error as exc:
@@ -194,7 +202,7 @@ class TableStore:
                     "ORDER BY column_index", [name]).fetchall():
                 values = [r[0] for r in con.execute(
                     f'SELECT DISTINCT "{col}" FROM "{name}" WHERE "{col}" IS NOT NULL LIMIT {samples}').fetchall()]
-                column = {"name": col, "type": typ, "samples": [_plain(v) for v in values]}
+                column = {"name": col, "type": typ, "samples": [plain(v) for v in values]}
                 if label:
                     column["label"] = label
                 columns.append(column)
@@ -205,30 +213,36 @@ class TableStore:
         statement = check_query(sql)
         if not self.path.exists():
             raise QueryFailed("no tables are indexed yet")
-        con = duckdb.connect(str(self.path), read_only=True, config=SAFE_CONFIG)
-        timer = threading.Timer(timeout_s, con.interrupt)
-        timer.start()
-        try:
-            cursor = con.execute(statement)
-            columns = [d[0] for d in cursor.description or []]
-            rows = cursor.fetchmany(max_rows + 1)
-        except duckdb.InterruptException as exc:
-            raise QueryFailed(f"query stopped after the {timeout_s:g} s time limit") from exc
-        except duckdb.PermissionException as exc:
-            raise QueryRefused(f"query refused: {str(exc).splitlines()[0]}") from exc
-        except duckdb.Error as exc:
-            raise QueryFailed(str(exc).splitlines()[0]) from exc
-        finally:
-            timer.cancel()
-            con.close()
-        return QueryResult(columns, [tuple(_plain(v) for v in r) for r in rows[:max_rows]], len(rows) > max_rows)
+        return duckdb_select(self.path, statement, timeout_s, max_rows)
+
+
+def duckdb_select(path: Path, statement: str, timeout_s: float, max_rows: int) -> QueryResult:
+    """One checked SELECT on a DuckDB file: a fresh read-only, sandboxed connection, interrupted at
+    the time limit, at most `max_rows` rows fetched."""
+    con = duckdb.connect(str(path), read_only=True, config=SAFE_CONFIG)
+    timer = threading.Timer(timeout_s, con.interrupt)
+    timer.start()
+    try:
+        cursor = con.execute(statement)
+        columns = [d[0] for d in cursor.description or []]
+        rows = cursor.fetchmany(max_rows + 1)
+    except duckdb.InterruptException as exc:
+        raise QueryFailed(f"query stopped after the {timeout_s:g} s time limit") from exc
+    except duckdb.PermissionException as exc:
+        raise QueryRefused(f"query refused: {str(exc).splitlines()[0]}") from exc
+    except duckdb.Error as exc:
+        raise QueryFailed(str(exc).splitlines()[0]) from exc
+    finally:
+        timer.cancel()
+        con.close()
+    return QueryResult(columns, [tuple(plain(v) for v in r) for r in rows[:max_rows]], len(rows) > max_rows)
 
 
 def _quote(path: Path) -> str:
     return str(path).replace("'", "''")
 
 
-def _plain(value: object) -> object:
+def plain(value: object) -> object:
     """JSON-friendly values for descriptors and citations."""
     if value is None or isinstance(value, (bool, int, float, str)):
         return value

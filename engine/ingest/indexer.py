@@ -78,6 +78,7 @@ class Outcome:
     reason: str | None = None
     prepared: documents.Prepared | None = None
     tables: list[TableInfo] = field(default_factory=list)
+    database: dict | None = None  # descriptor of a database file the user keeps (queried in place)
 
 
 def _retry(record) -> bool:  # noqa: ANN001 (FileRecord)
@@ -212,7 +213,10 @@ class Indexer:
                 report.unchanged += 1
                 return None
             t1 = time.perf_counter()
-            if tables.kind_of(found.path):
+            if tables.kind_of(found.path) == "database":
+                outcome.database = tables.describe_database(found.path)
+                report.timings_s["tables"] += time.perf_counter() - t1
+            elif tables.kind_of(found.path):
                 # DuckDB is written here, before the catalog: a kill in between is repaired next run
                 # (same table name, CREATE OR REPLACE; orphans dropped at the end of a run).
                 outcome.tables = tables.load(self.tables, lambda sheet: self._table_name(path_s, sheet), found.path)
@@ -251,16 +255,20 @@ class Indexer:
                         item.file_id = file_id
                     self.store.add(items, o.prepared.vectors)
                     self.store.set_file_text(file_id, o.prepared.file_text)
-                kept = {t.name for t in o.tables}
+                database_name = self._table_name(str(o.found.path)) if o.database else None
+                kept = {t.name for t in o.tables} | {database_name}
                 for name in self.catalog.sources_at(str(o.found.path)):
                     if name not in kept:
                         self.catalog.delete_source(name)  # its DuckDB table goes with the orphans
                 for table in o.tables:
                     self.catalog.upsert_source(table.name, "table", "duckdb", str(o.found.path),
                                                tables.descriptor(table))
+                if o.database and database_name:
+                    self.catalog.upsert_source(database_name, "database", o.database["engine"], str(o.found.path),
+                                               o.database)
             if o.state == "indexed":
                 report.indexed += 1
-                report.items += len(items) + len(o.tables)
+                report.items += len(items) + len(o.tables) + (1 if o.database else 0)
             else:
                 setattr(report, o.state, getattr(report, o.state) + 1)
                 report.problems.append((str(o.found.path), o.state, o.reason or ""))

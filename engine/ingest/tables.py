@@ -10,14 +10,19 @@ from pathlib import Path
 from engine.errors import ParseError, SkipFile
 from engine.ingest import spreadsheet
 from engine.ingest.textio import decode
-from local_stores.table_store import TableInfo, TableStore
+from local_stores.table_store import TableInfo, TableStore, table_name
 
 EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".jsonl": "json",
-              ".ndjson": "json", ".json": "json", ".xlsx": "xlsx", ".xlsm": "xlsx"}
+              ".ndjson": "json", ".json": "json", ".xlsx": "xlsx", ".xlsm": "xlsx",
+              ".sqlite": "database", ".sqlite3": "database", ".db": "database", ".duckdb": "database"}
 
 
 def kind_of(path: Path) -> str | None:
     return EXTENSIONS.get(path.suffix.lower())
+
+
+def source_name(path: Path, taken: set[str]) -> str:
+    return table_name(path.stem, taken)
 
 
 def load(store: TableStore, names: Callable[[str | None], str], path: Path) -> list[TableInfo]:
@@ -38,11 +43,35 @@ def load(store: TableStore, names: Callable[[str | None], str], path: Path) -> l
         if kind == "parquet":
             return [store.load_parquet(names(None), path)]
         if kind == "json":
+            if path.suffix.lower() == ".json" and _first_char(path) != "[":
+                raise SkipFile("JSON that is not an array of records (settings or data of an app?)")
             return [store.load_json(names(None), path)]
     except duckdb.Error as exc:
         what = {"parquet": "Parquet file", "json": "JSON records"}.get(kind or "", "table")
         raise ParseError(f"not a readable {what}: {str(exc).splitlines()[0][:200]}") from exc
     raise ParseError(f"no table reader for {path.suffix} files")
+
+
+def describe_database(path: Path) -> dict:
+    """A database the user keeps, described in place (never copied): engine, dialect, every table."""
+    from local_stores import database_files
+
+    engine = database_files.engine_of(path)
+    if engine is None:
+        raise SkipFile("not a SQLite or DuckDB database")
+    try:
+        described = database_files.describe(path, engine)
+    except Exception as exc:  # a locked, encrypted or damaged database file
+        raise ParseError(f"cannot read this {engine} database: {str(exc).splitlines()[0][:200]}") from exc
+    if not described:
+        raise SkipFile(f"the {engine} database has no tables")
+    return {"engine": engine, "dialect": engine, "language": "sql", "file": str(path), "tables": described}
+
+
+def _first_char(path: Path) -> str:
+    with path.open("rb") as fh:
+        head = fh.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head[:1].decode("ascii", "replace")
 
 
 def descriptor(info: TableInfo) -> dict:

@@ -44,13 +44,15 @@ def test_bad_table_files_are_recorded_and_the_rest_indexed(trove: Trove, tmp_pat
     folder.mkdir()
     (folder / "ok.csv").write_text("a,b\n1,2\n")
     (folder / "header-only.csv").write_text("a,b\n")
-    (folder / "broken.json").write_text('{"not": "records", ')
+    (folder / "broken.json").write_text('[{"not": "records", ')
+    (folder / "package.json").write_text('{"name": "some-app", "version": "1.0.0"}')
     (folder / "fake.parquet").write_text("this is not parquet")
     (folder / "binary.csv").write_bytes(bytes(range(256)) * 10)
     trove.index([folder])
     problems = {Path(p["path"]).name: (p["state"], p["reason"]) for p in trove.status()["problems"]}
     assert problems["header-only.csv"][0] == "skipped"
     assert problems["broken.json"][0] == "failed" and "JSON" in problems["broken.json"][1]
+    assert problems["package.json"][0] == "skipped" and "not an array" in problems["package.json"][1]
     assert problems["fake.parquet"][0] == "failed" and "Parquet" in problems["fake.parquet"][1]
     assert problems["binary.csv"][0] == "failed" and "binary" in problems["binary.csv"][1]
     assert set(_sources(trove)) == {"ok"}
@@ -119,3 +121,33 @@ def test_workbook_sheets_with_title_rows_and_merged_cells(trove: Trove, tmp_path
     assert trove.sql("SELECT typeof(arrive), nights FROM budget_trips").rows == [("DATE", 5)]
     problems = {Path(p["path"]).name: p for p in trove.status()["problems"]}
     assert problems["locked.xlsx"]["state"] == "failed" and "workbook" in problems["locked.xlsx"]["reason"]
+
+
+def test_database_files_become_sources_read_in_place(trove: Trove, tmp_path: Path):
+    import hashlib
+    import shutil
+
+    from tests.conftest import shared_path
+
+    folder = tmp_path / "dbs"
+    folder.mkdir()
+    geo = folder / "geography.sqlite"
+    shutil.copyfile(shared_path("eval", "sql", "geoquery", "geography-db.added-in-2020.sqlite"), geo)
+    with duckdb.connect(str(folder / "finance.duckdb")) as con:
+        con.execute("CREATE TABLE tx AS SELECT 'rent' AS what, 920 AS eur")
+    (folder / "Thumbs.db").write_bytes(b"\xd0\xcf\x11\xe0" + b"\x00" * 600)
+    before = hashlib.sha256(geo.read_bytes()).hexdigest()
+    trove.index([folder])
+    sources = {s["name"]: s for s in trove.catalog.sources() if s["kind"] == "database"}
+    assert set(sources) == {"geography", "finance"}
+    assert sources["geography"]["engine"] == "sqlite" and sources["finance"]["engine"] == "duckdb"
+    assert "state" in {t["table"] for t in sources["geography"]["descriptor"]["tables"]}
+    assert trove.sql("SELECT count(*) FROM state", source="geography").rows[0][0] > 40
+    assert trove.sql("SELECT eur FROM tx", source="finance").rows == [(920,)]
+    problems = {Path(p["path"]).name: p for p in trove.status()["problems"]}
+    assert problems["Thumbs.db"]["state"] == "skipped" and "not a SQLite" in problems["Thumbs.db"]["reason"]
+    assert hashlib.sha256(geo.read_bytes()).hexdigest() == before
+    assert trove.tables.tables() == []  # nothing copied into Trove's own table store
+    geo.unlink()
+    trove.index()
+    assert {s["name"] for s in trove.catalog.sources() if s["kind"] == "database"} == {"finance"}

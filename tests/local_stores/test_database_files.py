@@ -1,0 +1,75 @@
+"""The user's own SQLite/DuckDB files, queried in place and never changed."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from local_stores import database_files
+from local_stores.table_store import QueryFailed, QueryRefused
+from tests.conftest import shared_path
+
+
+@pytest.fixture
+def geo(tmp_path: Path) -> Path:
+    src = shared_path("eval", "sql", "geoquery", "geography-db.added-in-2020.sqlite")
+    copy = tmp_path / "geography.sqlite"
+    shutil.copyfile(src, copy)
+    return copy
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_sqlite_file_is_described_and_queried_in_place(geo: Path):
+    assert database_files.engine_of(geo) == "sqlite"
+    tables = {t["table"]: t for t in database_files.describe(geo, "sqlite")}
+    assert {"state", "city", "river"} <= set(tables)
+    assert any(c["name"] == "population" for c in tables["state"]["columns"])
+    result = database_files.execute(geo, "sqlite", "SELECT state_name FROM state ORDER BY population DESC LIMIT 1")
+    assert result.rows == [("california",)]
+
+
+@pytest.mark.parametrize("sql", [
+    "DELETE FROM state", "DROP TABLE state", "UPDATE state SET population = 0",
+    "ATTACH DATABASE '/tmp/evil.db' AS evil", "PRAGMA writable_schema = ON", "VACUUM INTO '/tmp/copy.db'",
+    "SELECT 1; DELETE FROM state", "CREATE TABLE x(a)", "SELECT load_extension('/tmp/evil.so')",
+    "SELECT writefile('/tmp/trove-leak.txt', 'x')",
+])
+def test_hostile_sqlite_queries_are_refused_and_the_file_is_unchanged(geo: Path, sql: str):
+    before = _digest(geo)
+    with pytest.raises((QueryRefused, QueryFailed)):
+        database_files.execute(geo, "sqlite", sql)
+    assert _digest(geo) == before and not Path("/tmp/trove-leak.txt").exists()
+
+
+def test_sqlite_time_limit(geo: Path):
+    endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+    with pytest.raises(QueryFailed, match="time limit"):
+        database_files.execute(geo, "sqlite", endless, timeout_s=0.5)
+
+
+def test_duckdb_file_is_queried_read_only(tmp_path: Path):
+    path = tmp_path / "finance.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE SCHEMA bank; CREATE TABLE bank.tx AS SELECT 'rent' AS what, 920 AS eur; "
+                    "CREATE TABLE budget AS SELECT 'food' AS what, 300 AS eur")
+    assert database_files.engine_of(path) == "duckdb"
+    assert {t["table"] for t in database_files.describe(path, "duckdb")} == {"bank.tx", "budget"}
+    assert database_files.execute(path, "duckdb", "SELECT eur FROM bank.tx").rows == [(920,)]
+    before = _digest(path)
+    for sql in ("DELETE FROM budget", "SELECT * FROM read_csv('/etc/passwd')", "ATTACH '/tmp/x.duckdb'"):
+        with pytest.raises((QueryRefused, QueryFailed)):
+            database_files.execute(path, "duckdb", sql)
+    assert _digest(path) == before
+
+
+def test_a_db_file_that_is_not_a_database_is_recognised(tmp_path: Path):
+    thumbs = tmp_path / "Thumbs.db"
+    thumbs.write_bytes(b"\xd0\xcf\x11\xe0 not sqlite at all" * 10)
+    assert database_files.engine_of(thumbs) is None
