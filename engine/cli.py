@@ -162,9 +162,15 @@ def print_answer(result) -> None:  # noqa: ANN001 (AskResult)
     click.echo(result.answer)
     for c in result.citations:
         where = Path(c.source).name
-        if "page" in c.locator:
-            where += f", page {c.locator['page']}"
-        where += f", chars {c.locator.get('start')}-{c.locator.get('end')}"
+        if "sql" in c.locator:
+            rows = c.locator.get("rows")
+            where += (f", sheet {c.locator['sheet']}" if c.locator.get("sheet") else "") + (
+                f", rows {', '.join(map(str, rows[:12]))}{'…' if len(rows) > 12 else ''}" if rows else "")
+            where += f"\n      SQL: {c.locator['sql']}\n     "
+        else:
+            if "page" in c.locator:
+                where += f", page {c.locator['page']}"
+            where += f", chars {c.locator.get('start')}-{c.locator.get('end')}"
         snippet = " ".join(c.text.split())
         click.echo(f"  [{c.n}] {where}: {snippet[:140]}{'…' if len(snippet) > 140 else ''}")
     if result.unsupported:

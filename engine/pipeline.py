@@ -16,10 +16,10 @@ from engine.generation.evidence import pack
 from engine.ingest.documents import DOCUMENT, PARAGRAPH
 from engine.ingest.indexer import Indexer, IndexReport, Progress
 from engine.models import ModelManager
-from engine.result import AskResult, Citation
+from engine.result import AskResult, Citation, QueryRun
 from engine.retrieval.hybrid import Hit, HybridRetriever
 from engine.routing import Route, make_router
-from engine.routing.labels import LABELS
+from engine.routing.labels import LABELS, NATIVE
 from engine.settings import Settings, load_settings
 from local_stores.catalog import Catalog
 from local_stores.sqlite_db import Database
@@ -40,6 +40,7 @@ class Trove:
         self.router = make_router(router)
         self._embedder = None
         self._llm = None
+        self._source_index = None
 
     # -- models --------------------------------------------------------------------------------
     @property
@@ -131,8 +132,33 @@ class Trove:
                                       timeout_s=self.settings.query_timeout_s)
 
     def route(self, question: str) -> list[Route]:
-        available = {label for label, corpus in LABELS.items() if corpus in self.store.corpora()}
+        corpora = self.store.corpora()
+        kinds = {src["kind"] for src in self.catalog.sources()}
+        available = {label for label, corpus in LABELS.items() if corpus and corpus in corpora}
+        available |= {label for label, source_kinds in NATIVE.items() if kinds & set(source_kinds)}
         return self.router.route(question, available)
+
+    def _native(self, question: str, vector) -> tuple[list[tuple[str, Hit]], list[QueryRun]]:  # noqa: ANN001
+        """SQL over the structured sources: select, write, validate, repair, run; results as hits."""
+        from engine.native import evidence as native_evidence
+        from engine.native import selection, sources
+        from engine.native.sql_writer import write_and_run
+
+        if self._source_index is None:
+            self._source_index = selection.SourceIndex(self.embedder)
+        self._source_index.refresh(sources.from_catalog(self.catalog.sources()))
+        candidates = self._source_index.nearest(vector, self.settings.source_candidates)
+        chosen = selection.choose(self.llm, question, candidates, self.settings.sources_per_question)
+        hits, runs = [], []
+        for i, source in enumerate(chosen, start=1):
+            outcome = write_and_run(self.llm, question, source, self.tables, self.settings.query_tries,
+                                    self.settings.query_timeout_s, self.settings.query_rows)
+            for attempt in outcome.attempts:
+                runs.append(QueryRun("sql", source.name, attempt.sql, attempt.ok, attempt.error,
+                                     len(outcome.result.rows) if attempt.ok and outcome.result else 0))
+            if outcome.ok:
+                hits.append(("table", native_evidence.as_hit(outcome, question, i)))
+        return hits, runs
 
     # -- asking --------------------------------------------------------------------------------
     def ask(self, question: str, image: Path | str | None = None,
@@ -149,8 +175,12 @@ class Trove:
         with _timed(timings, "route"):
             routes = self.route(question)
         hits: list[tuple[str, Hit]] = []
+        runs: list[QueryRun] = []
+        vector = self.embedder.embed_one(question)
+        if any(route.label in NATIVE for route in routes):
+            with _timed(timings, "query"):
+                hits, runs = self._native(question, vector)
         with _timed(timings, "retrieve"):
-            vector = self.embedder.embed_one(question)
             retriever = self.retriever()
             for route in routes:
                 corpus = LABELS.get(route.label)
@@ -158,7 +188,7 @@ class Trove:
                     kind = route.label
                     hits += [(kind, h) for h in retriever.search(question, corpus, self.settings.evidence_items,
                                                                  vector=vector)]
-        result = AskResult(question=question, answer="", routes=[r.as_dict() for r in routes])
+        result = AskResult(question=question, answer="", routes=[r.as_dict() for r in routes], queries=runs)
         relevant = [(kind, h) for kind, h in hits if h.relevance >= self.settings.min_relevance]
         if not relevant:
             result.answer, result.answered = (NOTHING_RELEVANT if hits else answering.NOT_FOUND), False
@@ -167,7 +197,14 @@ class Trove:
             excerpts = self._excerpts(relevant, vector)
             evidence = pack(relevant, self.settings.evidence_items, self.settings.evidence_tokens, excerpts)
         with _timed(timings, "generate"):
-            draft = answering.generate(self.llm, question, evidence, self.settings.answer_max_tokens, on_token)
+            computed = _computed_answer(evidence)
+            if computed is not None:  # an aggregate or a single row: the answer is the engine's result
+                ev, values = computed
+                draft = answering.state_result(self.llm, question, ev.text, values, ev.n)
+                if on_token:
+                    on_token(draft.text)
+            else:
+                draft = answering.generate(self.llm, question, evidence, self.settings.answer_max_tokens, on_token)
         result.model = self.llm.name
         mapping = {old: new for new, old in enumerate(draft.cited, start=1)}
         result.answer = answering.renumber(draft.text, mapping)
@@ -195,6 +232,14 @@ class Trove:
 
     def close(self) -> None:
         self.db.close()
+
+
+def _computed_answer(evidence: list) -> tuple | None:  # list[Evidence] -> (Evidence, [values]) | None
+    """The first evidence when it is a one-row query result (a total, a count, a best row)."""
+    if not evidence or evidence[0].kind != "table":
+        return None
+    values = evidence[0].locator.get("values")
+    return (evidence[0], [str(v) for v in values]) if values is not None else None
 
 
 @contextmanager

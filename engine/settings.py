@@ -42,6 +42,10 @@ class Settings:
     search_k: int = 10
     min_relevance: float = 0.30  # below this dense cosine, and with no keyword match, nothing is relevant
     query_timeout_s: float = 10.0
+    query_rows: int = 50  # rows a generated query may return into the evidence
+    query_tries: int = 3  # writes of a query: the first and up to two repairs from the engine's error
+    source_candidates: int = 3  # structured sources the prefilter keeps for the LLM to choose from
+    sources_per_question: int = 1
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "home", Path(self.home).expanduser())

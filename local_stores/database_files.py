@@ -74,7 +74,8 @@ def _sqlite_describe(path: Path, samples: int) -> list[dict]:
             columns = []
             for _, col, typ, _, _, pk in cols:
                 values = [r[0] for r in con.execute(
-                    f'SELECT DISTINCT "{col}" FROM "{name}" WHERE "{col}" IS NOT NULL LIMIT {samples}')]
+                    f'SELECT "{col}" FROM "{name}" WHERE "{col}" IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 '
+                    f'LIMIT {samples}')]
                 column = {"name": col, "type": typ or "ANY", "samples": [plain(v) for v in values]}
                 if pk:
                     column["primary_key"] = True
@@ -120,11 +121,26 @@ def _duckdb_describe(path: Path, samples: int) -> list[dict]:
                                         "table_schema = ? AND table_name = ? ORDER BY ordinal_position",
                                         [schema, name]).fetchall():
                 values = [r[0] for r in con.execute(
-                    f'SELECT DISTINCT "{col}" FROM {ref} WHERE "{col}" IS NOT NULL LIMIT {samples}').fetchall()]
+                    f'SELECT "{col}" FROM {ref} WHERE "{col}" IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 '
+                    f'LIMIT {samples}').fetchall()]
                 columns.append({"name": col, "type": typ, "samples": [plain(v) for v in values]})
             rows = con.execute(f"SELECT count(*) FROM {ref}").fetchone()[0]
             tables.append({"table": name if schema == "main" else qualified, "rows": rows, "columns": columns})
     return tables
+
+
+def explain_sqlite(path: Path, statement: str) -> None:
+    """Let SQLite plan `statement` (no rows are read); QueryFailed/QueryRefused on a bad query."""
+    con = _sqlite_connect(path)
+    con.set_authorizer(_sqlite_authorizer)
+    try:
+        con.execute(f"EXPLAIN QUERY PLAN {statement}").fetchall()
+    except sqlean.DatabaseError as exc:
+        if "not authorized" in str(exc):
+            raise QueryRefused(f"query refused: {exc}") from exc
+        raise QueryFailed(str(exc)) from exc
+    finally:
+        con.close()
 
 
 # -- public -------------------------------------------------------------------------------------------

@@ -201,7 +201,8 @@ class TableStore:
                     "SELECT column_name, data_type, comment FROM duckdb_columns() WHERE table_name = ? "
                     "ORDER BY column_index", [name]).fetchall():
                 values = [r[0] for r in con.execute(
-                    f'SELECT DISTINCT "{col}" FROM "{name}" WHERE "{col}" IS NOT NULL LIMIT {samples}').fetchall()]
+                    f'SELECT "{col}" FROM "{name}" WHERE "{col}" IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 '
+                    f'LIMIT {samples}').fetchall()]
                 column = {"name": col, "type": typ, "samples": [plain(v) for v in values]}
                 if label:
                     column["label"] = label
@@ -231,7 +232,7 @@ def duckdb_select(path: Path, statement: str, timeout_s: float, max_rows: int) -
     except duckdb.PermissionException as exc:
         raise QueryRefused(f"query refused: {str(exc).splitlines()[0]}") from exc
     except duckdb.Error as exc:
-        raise QueryFailed(str(exc).splitlines()[0]) from exc
+        raise QueryFailed(" ".join(str(exc).split())[:500]) from exc  # keeps DuckDB's "candidate bindings" hint
     finally:
         timer.cancel()
         con.close()

@@ -52,6 +52,26 @@ def build_messages(question: str, evidence: list[Evidence]) -> list[dict]:
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
+RESULT_PROMPT = """Answer the question in one short sentence, using the computed result exactly as given \
+(the same numbers and names). Add no currency symbols or units the result does not show, and nothing else."""
+
+
+def state_result(llm, question: str, result_text: str, values: list[str], n: int = 1) -> Draft:  # noqa: ANN001
+    """The answer to a question a query computed (a total, a count, a best row): the model only
+    phrases it, and the sentence must carry every value, else the values are stated plainly."""
+    facts = result_text.split(": ", 1)[-1] if "computed from" in result_text else result_text
+    ask = [{"role": "system", "content": RESULT_PROMPT},
+           {"role": "user", "content": f"Question: {question}\nComputed result: {facts}"}]
+    sentence = llm.chat(ask, max_tokens=80).strip().split("\n")[0]
+    sentence = strip_citations(sentence)
+    for symbol in "$€£":  # a currency the data never named is the model's guess
+        if symbol in sentence and symbol not in facts + question:
+            sentence = sentence.replace(symbol, "")
+    if not sentence or any(v not in sentence for v in values) or _NOT_FOUND.search(sentence):
+        sentence = facts[:1].upper() + facts[1:]
+    return Draft(_append_citation(sentence.rstrip(), n), [n], True, [])
+
+
 def generate(llm, question: str, evidence: list[Evidence], max_tokens: int = 320,  # noqa: ANN001
              on_token: Callable[[str], None] | None = None) -> Draft:
     raw = llm.chat(build_messages(question, evidence), max_tokens=max_tokens, on_token=on_token)

@@ -21,6 +21,8 @@ class Evidence:
     score: float
 
     def header(self) -> str:
+        if "sql" in self.locator:
+            return f"[{self.n}] {self.title}, query: {self.locator['sql']}"
         where = Path(self.source).name
         if "page" in self.locator:
             where += f", page {self.locator['page']}"
@@ -48,8 +50,8 @@ def pack(hits: list[tuple[str, Hit]], max_items: int, budget_tokens: int,
         if len(chosen) >= max_items or used >= budget_tokens:
             break
         item = hit.item
-        start, end = item.locator.get("start", 0), item.locator.get("end", 0)
-        if any(src == item.source and s <= start and end <= e for src, s, e in spans):
+        start, end = item.locator.get("start"), item.locator.get("end")
+        if start is not None and any(src == item.source and s <= start and end <= e for src, s, e in spans):
             continue
         text = (excerpts or {}).get(item.id, item.text)
         remaining = budget_tokens - used
@@ -58,6 +60,7 @@ def pack(hits: list[tuple[str, Hit]], max_items: int, budget_tokens: int,
                 break
             text = _excerpt(text, remaining)
         chosen.append(Evidence(len(chosen) + 1, kind, item.source, item.title, item.locator, text, hit.score))
-        spans.append((item.source, start, end))
+        if start is not None:
+            spans.append((item.source, start, end))
         used += _tokens(text)
     return chosen

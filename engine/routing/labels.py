@@ -4,4 +4,7 @@ LABELS: dict[str, str | None] = {
     "none": None,  # answer from the model alone, and say so
     "paragraph": "text/paragraph",
     "document": "text/document",
+    "table": None,  # SQL over the table and database sources (engine.native), not a vector corpus
 }
+# labels answered by native queries, and the catalog source kinds each one reads
+NATIVE: dict[str, tuple[str, ...]] = {"table": ("table", "database")}

@@ -13,13 +13,22 @@ _WHOLE = re.compile(
     r"note|policy) about|tl;?dr)\b", re.IGNORECASE)
 
 
+_QUANTITY = re.compile(
+    r"\b(how (many|much|often)|total|sum|average|mean|count|number of|most|least|highest|lowest|largest|"
+    r"smallest|maximum|minimum|top \d+|per (month|year|week|day)|list (all|every)|spen[dt]|cost|paid|"
+    r"which (month|year|day)|rows?)\b", re.IGNORECASE)
+
+
 class RuleRouter:
     name = "rule"
 
     def route(self, question: str, available: set[str]) -> list[Route]:
         whole = bool(_WHOLE.search(question))
         preferred = ["document", "paragraph"] if whole else ["paragraph", "document"]
-        routes = [label for label in preferred if label in available]
-        if not routes:
-            return [Route("none", 1.0)]
-        return [Route(routes[0], 0.6)]
+        text = [label for label in preferred if label in available]
+        routes = []
+        if "table" in available and (_QUANTITY.search(question) or not text):
+            routes.append(Route("table", 0.6))
+        if text:
+            routes.append(Route(text[0], 0.4 if routes else 0.6))
+        return routes or [Route("none", 1.0)]

@@ -1,5 +1,6 @@
-"""The example questions answered by a real instruction model (the fast 0.5B): right facts, cited
-from the right file, and "not found" when the files do not say. Slow: about a minute."""
+"""The example questions answered by the default model (Qwen2.5-Coder-1.5B): right facts, cited from
+the right file (a paragraph, a page, or the rows and SQL of a table), and "not found" when the files
+do not say. Slow: about three minutes."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from tests.conftest import EXAMPLES
 
 
 @pytest.mark.slow
-def test_fast_model_answers_the_example_questions_with_citations(settings: Settings, embedder):  # noqa: ANN001
-    trove = Trove(settings.with_(llm="fast"))
+def test_default_model_answers_the_example_questions_with_citations(settings: Settings, embedder):  # noqa: ANN001
+    trove = Trove(settings.with_(llm="default"))
     trove._embedder = embedder
     trove.index([EXAMPLES])
     with (EXAMPLES / "questions.toml").open("rb") as fh:
@@ -30,4 +31,4 @@ def test_fast_model_answers_the_example_questions_with_citations(settings: Setti
             ok = result.answer == NOT_FOUND and not result.citations
         correct += ok
         report.append(f"{'ok' if ok else 'XX'} {q['text']} -> {result.answer}")
-    assert correct >= len(questions) - 2, "\n".join(report)
+    assert correct >= len(questions) - 1, "\n".join(report)

@@ -1,0 +1,84 @@
+"""The SQL path: schema-grounded prompts, query clean-up, bounded repair with a real model, and
+query results as cited evidence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.native import sources
+from engine.native.evidence import as_hit, verbalise
+from engine.native.sql_writer import SqlOutcome, cast_temporal_text_ops, extract_sql, messages, write_and_run
+from local_stores.table_store import QueryResult, TableStore
+from tests.conftest import EXAMPLES
+
+CSV = "Date,Shop,Amount (EUR)\n2024-03-01,Albert Heijn,23.50\n2024-03-02,HEMA,7.95\n2024-04-11,Albert Heijn,41.20\n"
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> tuple[TableStore, sources.Source]:
+    store = TableStore(tmp_path / "t.duckdb")
+    info = store.load_csv("expenses", tmp_path / "expenses.csv", CSV)
+    from engine.ingest.tables import descriptor
+
+    return store, sources.Source("expenses", "table", "duckdb", str(tmp_path / "expenses.csv"), descriptor(info))
+
+
+def test_schema_text_shows_columns_types_samples_and_headers(table):  # noqa: ANN001
+    _, source = table
+    text = sources.schema_text(source)
+    assert "CREATE TABLE expenses (" in text and "amount_eur DOUBLE" in text
+    assert "header 'Amount (EUR)'" in text and "'Albert Heijn'" in text and "from expenses.csv, 3 rows" in text
+    prompt = messages("How much at HEMA?", source)
+    assert prompt[0]["content"].startswith("You write one DuckDB SQL query")
+    assert prompt[-1]["content"].endswith("Question: How much at HEMA?\nSQL:")
+
+
+def test_sql_is_taken_out_of_a_chatty_reply():
+    assert extract_sql("Sure!\n```sql\nSELECT 1;\n```\nHope it helps") == "SELECT 1"
+    assert extract_sql("Here it is: SELECT a FROM t; DROP TABLE t") == "SELECT a FROM t"
+
+
+def test_dates_used_as_text_are_cast_only_where_the_schema_says_date(table):  # noqa: ANN001
+    store, source = table
+    sql = cast_temporal_text_ops("SELECT sum(amount_eur) FROM expenses WHERE date LIKE '2024-03%' "
+                                 "AND shop LIKE 'A%'", source)
+    assert "CAST(date AS VARCHAR) LIKE" in sql and "CAST(shop" not in sql
+    assert store.execute(sql).rows == [(23.5,)]
+
+
+def test_results_become_evidence_with_rows_and_values(table):  # noqa: ANN001
+    store, source = table
+    rows = store.execute("SELECT _row, shop FROM expenses WHERE amount_eur > 20")
+    listing = SqlOutcome(source, "SELECT _row, shop FROM expenses WHERE amount_eur > 20", rows, [])
+    hit = as_hit(listing, "Where did I spend over 20?", 1)
+    assert hit.item.locator["rows"] == [1, 3] and hit.item.locator["sql"].startswith("SELECT _row")
+    assert "row 1: shop: Albert Heijn" in hit.item.text
+    total = SqlOutcome(source, "SELECT sum(amount_eur) AS total FROM expenses", QueryResult(["total"], [(72.65,)]),
+                       [])
+    assert as_hit(total, "Total?", 2).item.locator["values"] == [72.65]
+    assert "total is 72.65" in verbalise(total, "Total?")
+
+
+def test_repair_is_bounded_and_recorded_with_a_tiny_model(table, smoke_llm):  # noqa: ANN001
+    store, source = table
+    outcome = write_and_run(smoke_llm, "What is the total amount spent at Albert Heijn?", source, store, max_tries=3)
+    assert 1 <= len(outcome.attempts) <= 3
+    assert all(a.ok or a.error for a in outcome.attempts)
+    assert store.execute("SELECT count(*) FROM expenses").rows == [(3,)]  # whatever it wrote, nothing changed
+
+
+@pytest.mark.slow
+def test_default_model_answers_a_spending_question_from_the_example_table(settings, embedder):  # noqa: ANN001
+    from engine.pipeline import Trove
+
+    t = Trove(settings.with_(llm="default"))
+    t._embedder = embedder
+    t.index([EXAMPLES / "finance"])
+    result = t.ask("How much did I spend on groceries in March 2024?")
+    assert "298.62" in result.answer and "$" not in result.answer
+    [citation] = result.citations
+    assert citation.kind == "table" and citation.source.endswith("expenses-2024.csv")
+    assert "SELECT" in citation.locator["sql"] and citation.locator["values"] == [298.62]
+    assert result.queries and result.queries[-1].ok and result.queries[-1].language == "sql"
