@@ -147,7 +147,8 @@ class Trove:
         if self._source_index is None:
             self._source_index = selection.SourceIndex(self.embedder)
         self._source_index.refresh(sources.from_catalog(self.catalog.sources()))
-        candidates = self._source_index.nearest(vector, self.settings.source_candidates)
+        candidates = [(s, sim) for s, sim in self._source_index.nearest(vector, self.settings.source_candidates)
+                      if sim >= self.settings.source_min_similarity]
         chosen = selection.choose(self.llm, question, candidates, self.settings.sources_per_question)
         hits, runs = [], []
         for i, source in enumerate(chosen, start=1):
@@ -156,7 +157,7 @@ class Trove:
             for attempt in outcome.attempts:
                 runs.append(QueryRun("sql", source.name, attempt.sql, attempt.ok, attempt.error,
                                      len(outcome.result.rows) if attempt.ok and outcome.result else 0))
-            if outcome.ok:
+            if outcome.ok and native_evidence.found_something(outcome):
                 hits.append(("table", native_evidence.as_hit(outcome, question, i)))
         return hits, runs
 

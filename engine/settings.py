@@ -46,6 +46,7 @@ class Settings:
     query_tries: int = 3  # writes of a query: the first and up to two repairs from the engine's error
     source_candidates: int = 3  # structured sources the prefilter keeps for the LLM to choose from
     sources_per_question: int = 1
+    source_min_similarity: float = 0.30  # below this, no structured source is about the question
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "home", Path(self.home).expanduser())

@@ -25,6 +25,7 @@ SAFE_CONFIG = {
 }
 _FIRST_WORD = re.compile(r"^\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*([A-Za-z(]+)", re.DOTALL)
 ALLOWED_FIRST_WORDS = {"select", "with", "from", "values", "("}
+CATEGORY_LIMIT = 30  # text columns with at most this many distinct values list them all in the descriptor
 
 
 class QueryRefused(Exception):
@@ -204,6 +205,11 @@ class TableStore:
                     f'SELECT "{col}" FROM "{name}" WHERE "{col}" IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 '
                     f'LIMIT {samples}').fetchall()]
                 column = {"name": col, "type": typ, "samples": [plain(v) for v in values]}
+                if typ == "VARCHAR":  # a short list of categories is worth giving whole
+                    distinct = con.execute(f'SELECT count(DISTINCT "{col}") FROM "{name}"').fetchone()[0]
+                    if distinct <= CATEGORY_LIMIT:
+                        column["values"] = [r[0] for r in con.execute(
+                            f'SELECT DISTINCT "{col}" FROM "{name}" WHERE "{col}" IS NOT NULL ORDER BY 1').fetchall()]
                 if label:
                     column["label"] = label
                 columns.append(column)

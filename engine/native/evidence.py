@@ -34,6 +34,13 @@ def verbalise(outcome: SqlOutcome, question: str) -> str:
     return "\n".join(lines)
 
 
+def found_something(outcome: SqlOutcome) -> bool:
+    """Rows, or an aggregate that is not NULL. An empty result is kept in `queries`, not as evidence:
+    the text corpora may still answer, and "no rows" from a guessed filter proves little."""
+    result = outcome.result
+    return bool(result and result.rows and any(v is not None for v in result.rows[0]))
+
+
 def locator(outcome: SqlOutcome) -> dict:
     result = outcome.result
     loc: dict = {"source": outcome.source.name, "sql": outcome.sql, "language": "sql",

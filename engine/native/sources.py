@@ -47,7 +47,9 @@ def schema_text(source: Source) -> str:
             notes = []
             if c.get("label"):
                 notes.append(f"header {c['label']!r}")
-            if c.get("samples"):
+            if c.get("values"):
+                notes.append("values: " + ", ".join(_value(v) for v in c["values"]))
+            elif c.get("samples"):
                 notes.append("e.g. " + ", ".join(_value(v) for v in c["samples"][:3]))
             if c["name"] == "_row":
                 notes = ["original row number in the file"]
@@ -71,7 +73,7 @@ def summary_text(source: Source) -> str:
             if c["name"] == "_row":
                 continue
             parts.append(c.get("label") or c["name"].replace("_", " "))
-            parts += [str(v) for v in c.get("samples", [])[:2] if isinstance(v, str)]
+            parts += [str(v) for v in (c.get("values") or c.get("samples", [])[:2]) if isinstance(v, str)]
     return ", ".join(parts)
 
 

@@ -82,3 +82,20 @@ def test_default_model_answers_a_spending_question_from_the_example_table(settin
     assert citation.kind == "table" and citation.source.endswith("expenses-2024.csv")
     assert "SELECT" in citation.locator["sql"] and citation.locator["values"] == [298.62]
     assert result.queries and result.queries[-1].ok and result.queries[-1].language == "sql"
+
+
+def test_empty_results_are_not_evidence(table):  # noqa: ANN001
+    from engine.native.evidence import found_something
+
+    store, source = table
+    empty = SqlOutcome(source, "q", store.execute("SELECT _row FROM expenses WHERE shop = 'Lidl'"), [])
+    null_sum = SqlOutcome(source, "q", store.execute("SELECT sum(amount_eur) FROM expenses WHERE shop = 'Lidl'"), [])
+    zero = SqlOutcome(source, "q", store.execute("SELECT count(*) FROM expenses WHERE shop = 'Lidl'"), [])
+    assert not found_something(empty) and not found_something(null_sum) and found_something(zero)
+
+
+def test_short_category_lists_are_given_whole(table):  # noqa: ANN001
+    _, source = table
+    shop = next(c for c in source.descriptor["columns"] if c["name"] == "shop")
+    assert shop["values"] == ["Albert Heijn", "HEMA"]
+    assert "values: 'Albert Heijn', 'HEMA'" in sources.schema_text(source)
