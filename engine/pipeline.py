@@ -64,8 +64,10 @@ class Trove:
     # -- indexing ------------------------------------------------------------------------------
     def index(self, paths: Iterable[Path | str] = (), progress: Callable[[Progress], None] | None = None
               ) -> IndexReport:
-        indexer = Indexer(self.settings, self.db, self.catalog, self.store, lambda: self.embedder, self.tables)
-        return indexer.run([Path(p) for p in paths], progress)
+        return self._indexer().run([Path(p) for p in paths], progress)
+
+    def _indexer(self) -> Indexer:
+        return Indexer(self.settings, self.db, self.catalog, self.store, lambda: self.embedder, self.tables)
 
     def remove(self, path: Path | str) -> int:
         """Stop following a folder (or file) added before: its files leave every corpus. Returns how many."""
@@ -75,18 +77,11 @@ class Trove:
             raise TroveError(f"{path}: not a folder Trove follows (see trove status)")
         root_id = roots[0][0]
         records = self.catalog.files(root_id)
-        dropped = []
+        indexer = self._indexer()
         for record in records:
-            names = self.catalog.sources_at(record.path)
-            with self.db.transaction():
-                self.store.delete_file(record.id)
-                for name in names:
-                    self.catalog.delete_source(name)
-                self.catalog.forget_file(record.id)
-            dropped += names
+            for name in indexer.forget(record):
+                self.tables.drop(name)
         self.catalog.remove_root(root_id)
-        for name in dropped:
-            self.tables.drop(name)
         return len(records)
 
     def status(self) -> dict:

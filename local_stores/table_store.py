@@ -59,15 +59,20 @@ def identifier(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", ascii_text.lower()).strip("_")
 
 
-def table_name(stem: str, taken: set[str]) -> str:
-    """A safe, unique SQL identifier from a file name: `2024 Expenses (v2)` -> `t_2024_expenses_v2`."""
-    base = identifier(stem) or "table"
+def unique_identifier(text: str, taken: set[str], fallback: str, digit_prefix: str) -> str:
+    """`identifier(text)`, prefixed when it starts with a digit, numbered until not in `taken`."""
+    base = identifier(text) or fallback
     if base[0].isdigit():
-        base = f"t_{base}"
+        base = f"{digit_prefix}_{base}"
     name, n = base, 2
     while name in taken:
         name, n = f"{base}_{n}", n + 1
     return name
+
+
+def table_name(stem: str, taken: set[str]) -> str:
+    """A safe, unique SQL identifier from a file name: `2024 Expenses (v2)` -> `t_2024_expenses_v2`."""
+    return unique_identifier(stem, taken, "table", "t")
 
 
 def column_names(original: list[str]) -> list[str]:
@@ -75,12 +80,7 @@ def column_names(original: list[str]) -> list[str]:
     taken: set[str] = {"_row"}
     out = []
     for col in original:
-        base = identifier(col) or "column"
-        if base[0].isdigit():
-            base = f"c_{base}"
-        name, n = base, 2
-        while name in taken:
-            name, n = f"{base}_{n}", n + 1
+        name = unique_identifier(col, taken, "column", "c")
         taken.add(name)
         out.append(name)
     return out

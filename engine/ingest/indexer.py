@@ -122,12 +122,7 @@ class Indexer:
         seen_paths = {str(f.path) for _, f in plan}
         stale = [r for r in self.catalog.files() if r.path not in seen_paths]
         for record in stale:
-            names = self.catalog.sources_at(record.path)
-            with self.db.transaction():
-                self.store.delete_file(record.id)
-                for name in names:
-                    self.catalog.delete_source(name)
-                self.catalog.forget_file(record.id)
+            self.forget(record)
             report.removed += 1
             if progress:
                 progress(Progress(0, len(plan), record.path, "remove"))
@@ -159,6 +154,17 @@ class Indexer:
         if progress:
             progress(Progress(len(plan), len(plan), "", "done"))
         return report
+
+    def forget(self, record) -> list[str]:  # noqa: ANN001 (FileRecord)
+        """Take a file out of every corpus and the catalog, in one transaction; returns the names of
+        the sources it had (their DuckDB tables are dropped as orphans, or by the caller)."""
+        names = self.catalog.sources_at(record.path)
+        with self.db.transaction():
+            self.store.delete_file(record.id)
+            for name in names:
+                self.catalog.delete_source(name)
+            self.catalog.forget_file(record.id)
+        return names
 
     def _describe_text_corpora(self) -> None:
         """Register the document corpora as a source, with the summary source selection reads."""
