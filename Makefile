@@ -39,13 +39,17 @@ $(VENV)/.installed: pyproject.toml Makefile
 	$(BIN)/python -m pip install -q --disable-pip-version-check --find-links $(WHEELHOUSE) -e '.[dev]'
 	touch $@
 
+models: $(VENV)/.installed
+	$(BIN)/trove models install $(DEMO_MODELS) $(TEST_MODELS)
+
 lint: $(VENV)/.installed
 	$(BIN)/ruff check $(LINT_PATHS)
 
 bench: $(VENV)/.installed
-	$(BIN)/trove models install $(TEST_MODELS) llm
+	$(BIN)/trove models install $(TEST_MODELS) llm:fast
 	$(BIN)/python -m bench.retrieval
 	$(BIN)/python -m bench.pipeline
+	$(BIN)/python -m bench.sql --split dev --llm default
 
 clean-venv:
 	rm -rf $(VENV)
