@@ -161,17 +161,16 @@ def sql(query: str, source: str | None, home: Path | None, as_json: bool) -> Non
 def print_answer(result) -> None:  # noqa: ANN001 (AskResult)
     click.echo(result.answer)
     for c in result.citations:
-        where = Path(c.source).name
+        snippet = " ".join(c.text.split())
         if "sql" in c.locator:
             rows = c.locator.get("rows")
-            where += (f", sheet {c.locator['sheet']}" if c.locator.get("sheet") else "") + (
-                f", rows {', '.join(map(str, rows[:12]))}{'…' if len(rows) > 12 else ''}" if rows else "")
-            where += f"\n      SQL: {c.locator['sql']}\n     "
-        else:
-            if "page" in c.locator:
-                where += f", page {c.locator['page']}"
-            where += f", chars {c.locator.get('start')}-{c.locator.get('end')}"
-        snippet = " ".join(c.text.split())
+            where = Path(c.source).name + (f", sheet {c.locator['sheet']}" if c.locator.get("sheet") else "")
+            where += f", rows {', '.join(map(str, rows[:12]))}{'…' if len(rows) > 12 else ''}" if rows else ""
+            result_text = snippet.split(": ", 1)[1] if snippet.startswith("For the question") else snippet
+            click.echo(f"  [{c.n}] {where}\n      SQL: {c.locator['sql']}\n      result: {result_text[:200]}")
+            continue
+        where = Path(c.source).name + (f", page {c.locator['page']}" if "page" in c.locator else "")
+        where += f", chars {c.locator.get('start')}-{c.locator.get('end')}"
         click.echo(f"  [{c.n}] {where}: {snippet[:140]}{'…' if len(snippet) > 140 else ''}")
     if result.unsupported:
         click.echo(f"  (not backed by a citation: {len(result.unsupported)} sentence(s))")
