@@ -166,8 +166,8 @@ def print_answer(result) -> None:  # noqa: ANN001 (AskResult)
             rows = c.locator.get("rows")
             where = Path(c.source).name + (f", sheet {c.locator['sheet']}" if c.locator.get("sheet") else "")
             where += f", rows {', '.join(map(str, rows[:12]))}{'…' if len(rows) > 12 else ''}" if rows else ""
-            result_text = snippet.split(": ", 1)[1] if snippet.startswith("For the question") else snippet
-            click.echo(f"  [{c.n}] {where}\n      SQL: {c.locator['sql']}\n      result: {result_text[:200]}")
+            shown = c.locator.get("result", snippet)
+            click.echo(f"  [{c.n}] {where}\n      SQL: {c.locator['sql']}\n      result: {shown[:200]}")
             continue
         where = Path(c.source).name + (f", page {c.locator['page']}" if "page" in c.locator else "")
         where += f", chars {c.locator.get('start')}-{c.locator.get('end')}"

@@ -86,6 +86,7 @@ class Trove:
 
     def status(self) -> dict:
         files = self.catalog.files()
+        sources = self.catalog.sources()
         return {
             "home": str(self.settings.home),
             "roots": [path for _, path in self.catalog.roots()],
@@ -95,10 +96,10 @@ class Trove:
             "tables": [{"name": src["name"], "file": src["location"], "rows": src["descriptor"].get("rows"),
                         "columns": [c["name"] for c in src["descriptor"].get("columns", []) if c["name"] != "_row"],
                         "warnings": src["descriptor"].get("warnings", [])}
-                       for src in self.catalog.sources() if src["kind"] == "table"],
+                       for src in sources if src["kind"] == "table"],
             "databases": [{"name": src["name"], "file": src["location"], "engine": src["engine"],
                            "tables": {t["table"]: t["rows"] for t in src["descriptor"].get("tables", [])}}
-                          for src in self.catalog.sources() if src["kind"] == "database"],
+                          for src in sources if src["kind"] == "database"],
             "problems": [{"path": f.path, "state": f.state, "reason": f.reason}
                          for f in files if f.state != "indexed"],
             "models": {m.role: m.name for m in self.models.catalog.models
@@ -196,7 +197,7 @@ class Trove:
             computed = _computed_answer(evidence)
             if computed is not None:  # an aggregate or a single row: the answer is the engine's result
                 ev, values = computed
-                draft = answering.state_result(self.llm, question, ev.text, values, ev.n)
+                draft = answering.state_result(self.llm, question, ev.locator["result"], values, ev.n)
                 if on_token:
                     on_token(draft.text)
             else:

@@ -18,6 +18,8 @@ from local_stores.table_store import (
     check_query,
     duckdb_select,
     plain,
+    query_result,
+    sample_values_sql,
 )
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -73,9 +75,7 @@ def _sqlite_describe(path: Path, samples: int) -> list[dict]:
             fks = con.execute(f'PRAGMA foreign_key_list("{name}")').fetchall()
             columns = []
             for _, col, typ, _, _, pk in cols:
-                values = [r[0] for r in con.execute(
-                    f'SELECT "{col}" FROM "{name}" WHERE "{col}" IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 '
-                    f'LIMIT {samples}')]
+                values = [r[0] for r in con.execute(sample_values_sql(col, f'"{name}"', samples))]
                 column = {"name": col, "type": typ or "ANY", "samples": [plain(v) for v in values]}
                 if pk:
                     column["primary_key"] = True
@@ -103,7 +103,7 @@ def _sqlite_execute(path: Path, statement: str, timeout_s: float, max_rows: int)
         raise QueryFailed(str(exc)) from exc
     finally:
         con.close()
-    return QueryResult(columns, [tuple(plain(v) for v in r) for r in rows[:max_rows]], len(rows) > max_rows)
+    return query_result(columns, rows, max_rows)
 
 
 # -- DuckDB -----------------------------------------------------------------------------------------
@@ -120,33 +120,28 @@ def _duckdb_describe(path: Path, samples: int) -> list[dict]:
             for col, typ in con.execute("SELECT column_name, data_type FROM information_schema.columns WHERE "
                                         "table_schema = ? AND table_name = ? ORDER BY ordinal_position",
                                         [schema, name]).fetchall():
-                values = [r[0] for r in con.execute(
-                    f'SELECT "{col}" FROM {ref} WHERE "{col}" IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 '
-                    f'LIMIT {samples}').fetchall()]
+                values = [r[0] for r in con.execute(sample_values_sql(col, ref, samples)).fetchall()]
                 columns.append({"name": col, "type": typ, "samples": [plain(v) for v in values]})
             rows = con.execute(f"SELECT count(*) FROM {ref}").fetchone()[0]
             tables.append({"table": name if schema == "main" else qualified, "rows": rows, "columns": columns})
     return tables
 
 
-def explain_sqlite(path: Path, statement: str) -> None:
-    """Let SQLite plan `statement` (no rows are read); QueryFailed/QueryRefused on a bad query."""
-    con = _sqlite_connect(path)
-    con.set_authorizer(_sqlite_authorizer)
-    try:
-        con.execute(f"EXPLAIN QUERY PLAN {statement}").fetchall()
-    except sqlean.DatabaseError as exc:
-        if "not authorized" in str(exc):
-            raise QueryRefused(f"query refused: {exc}") from exc
-        raise QueryFailed(str(exc)) from exc
-    finally:
-        con.close()
-
-
 # -- public -------------------------------------------------------------------------------------------
 def describe(path: Path, engine: str, samples: int = 3) -> list[dict]:
     """Every table of the database: columns, types, sample values, keys, row counts."""
     return _sqlite_describe(path, samples) if engine == "sqlite" else _duckdb_describe(path, samples)
+
+
+def explain(path: Path, engine: str, sql: str) -> str:
+    """The checked statement, once the engine has planned it (EXPLAIN) without running it;
+    QueryFailed/QueryRefused on a bad query."""
+    statement = check_query(sql, dialect=engine)
+    if engine == "sqlite":
+        _sqlite_execute(path, f"EXPLAIN QUERY PLAN {statement}", timeout_s=5.0, max_rows=1)
+    else:
+        duckdb_select(path, f"EXPLAIN {statement}", timeout_s=5.0, max_rows=1)
+    return statement
 
 
 def execute(path: Path, engine: str, sql: str, timeout_s: float = 10.0, max_rows: int = 200) -> QueryResult:

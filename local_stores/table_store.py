@@ -201,9 +201,7 @@ class TableStore:
             for col, typ, label in con.execute(
                     "SELECT column_name, data_type, comment FROM duckdb_columns() WHERE table_name = ? "
                     "ORDER BY column_index", [name]).fetchall():
-                values = [r[0] for r in con.execute(
-                    f'SELECT "{col}" FROM "{name}" WHERE "{col}" IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 '
-                    f'LIMIT {samples}').fetchall()]
+                values = [r[0] for r in con.execute(sample_values_sql(col, f'"{name}"', samples)).fetchall()]
                 column = {"name": col, "type": typ, "samples": [plain(v) for v in values]}
                 if typ == "VARCHAR":  # a short list of categories is worth giving whole
                     distinct = con.execute(f'SELECT count(DISTINCT "{col}") FROM "{name}"').fetchone()[0]
@@ -242,7 +240,18 @@ def duckdb_select(path: Path, statement: str, timeout_s: float, max_rows: int) -
     finally:
         timer.cancel()
         con.close()
+    return query_result(columns, rows, max_rows)
+
+
+def query_result(columns: list[str], rows: list[tuple], max_rows: int) -> QueryResult:
+    """The first `max_rows` of `rows` (fetched one more, to tell whether there were more)."""
     return QueryResult(columns, [tuple(plain(v) for v in r) for r in rows[:max_rows]], len(rows) > max_rows)
+
+
+def sample_values_sql(column: str, table_ref: str, n: int) -> str:
+    """The `n` most frequent non-NULL values of a column (ties by value): stable samples for prompts."""
+    return (f'SELECT "{column}" FROM {table_ref} WHERE "{column}" IS NOT NULL GROUP BY 1 '
+            f"ORDER BY count(*) DESC, 1 LIMIT {n}")
 
 
 def _quote(path: Path) -> str:

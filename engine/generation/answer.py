@@ -56,10 +56,9 @@ RESULT_PROMPT = """Answer the question in one short sentence, using the computed
 (the same numbers and names). Add no currency symbols or units the result does not show, and nothing else."""
 
 
-def state_result(llm, question: str, result_text: str, values: list[str], n: int = 1) -> Draft:  # noqa: ANN001
+def state_result(llm, question: str, facts: str, values: list[str], n: int = 1) -> Draft:  # noqa: ANN001
     """The answer to a question a query computed (a total, a count, a best row): the model only
     phrases it, and the sentence must carry every value, else the values are stated plainly."""
-    facts = result_text.split(": ", 1)[-1] if "computed from" in result_text else result_text
     ask = [{"role": "system", "content": RESULT_PROMPT},
            {"role": "user", "content": f"Question: {question}\nComputed result: {facts}"}]
     sentence = llm.chat(ask, max_tokens=80).strip().split("\n")[0]

@@ -186,11 +186,12 @@ class Indexer:
     def _table_name(self, path: str, sheet: str | None = None) -> str:
         """A table's name: the one it had, else a new one no other table has or was just given."""
         key = f"{path}\x00{sheet or ''}"
-        for src in self.catalog.sources():
+        known = self.catalog.sources()
+        for src in known:
             if src["location"] == path and src["descriptor"].get("sheet") == sheet:
                 return src["name"]
         if key not in self._claimed:
-            taken = {src["name"] for src in self.catalog.sources()} | set(self._claimed.values())
+            taken = {src["name"] for src in known} | set(self._claimed.values())
             stem = Path(path).stem + (f" {sheet}" if sheet else "")
             self._claimed[key] = table_name(stem, taken)
         return self._claimed[key]
@@ -219,10 +220,10 @@ class Indexer:
                 report.unchanged += 1
                 return None
             t1 = time.perf_counter()
-            if tables.kind_of(found.path) == "database":
+            if found.kind == "database":
                 outcome.database = tables.describe_database(found.path)
                 report.timings_s["tables"] += time.perf_counter() - t1
-            elif tables.kind_of(found.path):
+            elif found.kind in tables.KINDS:
                 # DuckDB is written here, before the catalog: a kill in between is repaired next run
                 # (same table name, CREATE OR REPLACE; orphans dropped at the end of a run).
                 outcome.tables = tables.load(self.tables, lambda sheet: self._table_name(path_s, sheet), found.path)

@@ -17,7 +17,6 @@ from engine.errors import ParseError, SkipFile
 class Sheet:
     name: str
     csv_text: str  # first column `_row`: the row number in the sheet
-    header_row: int
 
 
 def _grid(ws) -> list[list[object]]:  # noqa: ANN001 (openpyxl worksheet)
@@ -81,7 +80,7 @@ def read_sheets(path: Path) -> list[Sheet]:
                 writer.writerow([number, *values])
                 rows += 1
         if rows:
-            sheets.append(Sheet(ws.title, out.getvalue(), head + 1))
+            sheets.append(Sheet(ws.title, out.getvalue()))
     if not sheets:
         raise SkipFile("no table found in any sheet (no header row with data under it)")
     return sheets

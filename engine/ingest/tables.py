@@ -10,19 +10,18 @@ from pathlib import Path
 from engine.errors import ParseError, SkipFile
 from engine.ingest import spreadsheet
 from engine.ingest.textio import decode
-from local_stores.table_store import TableInfo, TableStore, table_name
+from local_stores.table_store import TableInfo, TableStore
 
 EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".jsonl": "json",
               ".ndjson": "json", ".json": "json", ".xlsx": "xlsx", ".xlsm": "xlsx",
               ".sqlite": "database", ".sqlite3": "database", ".db": "database", ".duckdb": "database"}
 
 
+KINDS = frozenset(EXTENSIONS.values())
+
+
 def kind_of(path: Path) -> str | None:
     return EXTENSIONS.get(path.suffix.lower())
-
-
-def source_name(path: Path, taken: set[str]) -> str:
-    return table_name(path.stem, taken)
 
 
 def load(store: TableStore, names: Callable[[str | None], str], path: Path) -> list[TableInfo]:

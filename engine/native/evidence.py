@@ -6,6 +6,7 @@ from pathlib import Path
 
 from engine.native.sql_writer import SqlOutcome
 from engine.retrieval.hybrid import Hit
+from local_stores.table_store import QueryResult
 from local_stores.vector_store import Item
 
 MAX_ROWS_SHOWN = 20
@@ -18,11 +19,10 @@ def verbalise(outcome: SqlOutcome, question: str) -> str:
     assert result is not None
     cols = result.columns
     name = Path(outcome.source.location).name
-    if not result.rows or (len(result.rows) == 1 and all(v is None for v in result.rows[0])):
+    if _empty(result):
         return f"For the question {question!r}, a query on {name} found no matching rows: the answer is none."
     if len(result.rows) == 1 and "_row" not in cols:
-        facts = "; ".join(f"{c.replace('_', ' ')} is {v}" for c, v in zip(cols, result.rows[0], strict=True))
-        return f"For the question {question!r}, computed from {name}: {facts}."
+        return f"For the question {question!r}, computed from {name}: {_facts(result)}"
     lines = [f"For the question {question!r}, rows found in {name}:"]
     for row in result.rows[:MAX_ROWS_SHOWN]:
         pairs = [f"{c.replace('_', ' ')}: {v}" for c, v in zip(cols, row, strict=True) if c != "_row"]
@@ -34,11 +34,20 @@ def verbalise(outcome: SqlOutcome, question: str) -> str:
     return "\n".join(lines)
 
 
+def _facts(result: QueryResult) -> str:
+    """A one-row result in words: `total spent is 298.62.`"""
+    return "; ".join(f"{c.replace('_', ' ')} is {v}" for c, v in zip(result.columns, result.rows[0], strict=True)) + "."
+
+
+def _empty(result: QueryResult) -> bool:
+    """No rows, or one row of NULLs (an aggregate over no rows)."""
+    return not result.rows or (len(result.rows) == 1 and all(v is None for v in result.rows[0]))
+
+
 def found_something(outcome: SqlOutcome) -> bool:
     """Rows, or an aggregate that is not NULL. An empty result is kept in `queries`, not as evidence:
     the text corpora may still answer, and "no rows" from a guessed filter proves little."""
-    result = outcome.result
-    return bool(result and result.rows and any(v is not None for v in result.rows[0]))
+    return outcome.result is not None and not _empty(outcome.result)
 
 
 def locator(outcome: SqlOutcome) -> dict:
@@ -51,8 +60,9 @@ def locator(outcome: SqlOutcome) -> dict:
     if result is not None and "_row" in result.columns:
         i = result.columns.index("_row")
         loc["rows"] = [row[i] for row in result.rows]
-    elif result is not None and len(result.rows) == 1 and any(v is not None for v in result.rows[0]):
+    elif result is not None and len(result.rows) == 1 and not _empty(result):
         loc["values"] = [v for v in result.rows[0] if v is not None]  # an aggregate: the answer itself
+        loc["result"] = _facts(result)
     return loc
 
 

@@ -21,7 +21,7 @@ class SourceIndex:
         self._matrix = np.zeros((0, 0), dtype=np.float32)
 
     def refresh(self, sources: list[Source]) -> None:
-        key = tuple((s.name, s.location, len(str(s.descriptor))) for s in sources)
+        key = tuple((s.name, s.location, str(s.descriptor)) for s in sources)
         if key != self._key:
             self._sources = sources
             self._matrix = self.embedder.embed([summary_text(s) for s in sources]) if sources else self._matrix

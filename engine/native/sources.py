@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from local_stores import database_files
-from local_stores.table_store import QueryResult, TableStore, check_query, duckdb_select
+from local_stores.table_store import QueryResult, TableStore
 
 STRUCTURED_KINDS = ("table", "database")
 
@@ -77,19 +77,15 @@ def summary_text(source: Source) -> str:
     return ", ".join(parts)
 
 
+def _target(source: Source, store: TableStore) -> tuple[Path, str]:
+    """Where a source's queries run: Trove's table store for tables, the user's file for databases."""
+    return (store.path, "duckdb") if source.kind == "table" else (Path(source.location), source.engine)
+
+
 def validate(source: Source, sql: str, store: TableStore) -> str:
     """The checked statement, after the engine has planned it (EXPLAIN) without running it."""
-    statement = check_query(sql, dialect=source.engine)
-    if source.kind == "table":
-        duckdb_select(store.path, f"EXPLAIN {statement}", timeout_s=5.0, max_rows=1)
-    elif source.engine == "duckdb":
-        duckdb_select(Path(source.location), f"EXPLAIN {statement}", timeout_s=5.0, max_rows=1)
-    else:
-        database_files.explain_sqlite(Path(source.location), statement)
-    return statement
+    return database_files.explain(*_target(source, store), sql)
 
 
 def run(source: Source, statement: str, store: TableStore, timeout_s: float, max_rows: int) -> QueryResult:
-    if source.kind == "table":
-        return duckdb_select(store.path, statement, timeout_s, max_rows)
-    return database_files.execute(Path(source.location), source.engine, statement, timeout_s, max_rows)
+    return database_files.execute(*_target(source, store), statement, timeout_s, max_rows)
