@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.sql [--split dev] [--llm default] [--limit N] [--out bench/out]
 
 Baseline: one zero-shot prompt with the question and the raw schema (CREATE TABLE from the database),
-no examples, no validation, no repair. Trove: `engine.native.sql_writer.write_and_run` on the same
+no examples, no validation, no repair. Trove: `engine.native.querying.write_and_run` on the same
 database registered as a source (descriptor with types, keys, sample values and category lists;
 few-shot examples; EXPLAIN validation; repair from the engine's error, 3 writes at most), run through
 the read-only executor. Correct = the result multiset equals the gold query's on the same database
@@ -73,11 +73,11 @@ def raw_schema() -> str:
 
 
 def zero_shot(llm, question: str, schema: str) -> str:  # noqa: ANN001
-    from engine.native.sql_writer import extract_sql
+    from engine.native.writers.sql import extract
 
     reply = llm.chat([{"role": "user", "content": f"{schema}\n\nWrite one SQLite query that answers: {question}"}],
                      max_tokens=200)
-    return extract_sql(reply)
+    return extract(reply)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,15 +92,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from engine.ingest.tables import describe_database
     from engine.models import ModelManager
-    from engine.native.sources import Source
-    from engine.native.sql_writer import write_and_run
+    from engine.native.querying import write_and_run
+    from engine.native.sources import Source, Stores
     from engine.runtimes.llm import LLM
     from engine.settings import default_home, default_models_dir
+    from local_stores.graph_store import GraphStore
+    from local_stores.rdf_store import RdfStore
     from local_stores.table_store import TableStore
 
     llm = LLM.from_manager(ModelManager(default_models_dir(default_home())), args.llm, n_ctx=4096)
     source = Source("geography", "database", "sqlite", str(DB), describe_database(DB))
-    store = TableStore(args.out / "unused.duckdb")
+    unused = args.out / "unused"
+    store = Stores(TableStore(unused / "tables.duckdb"), GraphStore(unused), RdfStore(unused))
     schema = raw_schema()
     qs = questions(args.split)[: args.limit or None]
     rows = []
@@ -117,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append({"question": q["question"], "gold": q["gold"],
                      "zero_shot": {"sql": zs_sql, "ok": same(run_sql(zs_sql), gold, ordered),
                                    "runs": run_sql(zs_sql) is not None, "s": zs_s},
-                     "trove": {"sql": outcome.sql, "ok": same(tr_rows, gold, ordered), "runs": outcome.ok,
+                     "trove": {"sql": outcome.query, "ok": same(tr_rows, gold, ordered), "runs": outcome.ok,
                                "tries": len(outcome.attempts), "s": tr_s}})
     n = len(rows)
 

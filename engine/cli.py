@@ -102,6 +102,14 @@ def status(home: Path | None, as_json: bool) -> None:
     for d in info["databases"]:
         tables = ", ".join(f"{name} ({rows})" for name, rows in d["tables"].items())
         click.echo(f"database {d['name']} [{d['engine']}, read in place]: {tables} <- {d['file']}")
+    for g in info["graphs"]:
+        nodes = ", ".join(f"{label} ({n})" for label, n in g["nodes"].items())
+        rels = ", ".join(f"{rel} ({n})" for rel, n in g["relationships"].items())
+        click.echo(f"graph {g['name']} [kuzu, from {g['format']}]: {nodes}; {rels} <- {g['file']}")
+        for w in g["warnings"]:
+            click.echo(f"  warning: {w}")
+    for r in info["rdf"]:
+        click.echo(f"rdf {r['name']} [oxigraph]: {r['triples']} triples, {r['classes']} classes <- {r['file']}")
     for p in info["problems"]:
         click.echo(f"  {p['state']}: {p['path']}: {p['reason']}")
     for role, name in sorted(info["models"].items()):
@@ -142,10 +150,26 @@ def search(query: str, k: int, granularity: str, home: Path | None, as_json: boo
 @click.option("--json", "as_json", is_flag=True)
 def sql(query: str, source: str | None, home: Path | None, as_json: bool) -> None:
     """Run one read-only SELECT over your indexed tables (see `trove status` for their names)."""
+    _print_result(lambda trove: trove.sql(query, source), home, as_json)
+
+
+@cli.command()
+@click.argument("source")
+@click.argument("query")
+@HOME_OPTION
+@click.option("--json", "as_json", is_flag=True)
+def query(source: str, query: str, home: Path | None, as_json: bool) -> None:
+    """Run one read-only QUERY on SOURCE in its own language: SQL for tables and databases, Cypher
+    for graphs, SPARQL for RDF (names in `trove status`)."""
+    _print_result(lambda trove: trove.query(source, query), home, as_json)
+
+
+def _print_result(run, home: Path | None, as_json: bool) -> None:  # noqa: ANN001
+    from engine.native.evidence import cell
     from local_stores.table_store import QueryFailed, QueryRefused
 
     try:
-        result = _trove(home).sql(query, source)
+        result = run(_trove(home))
     except (QueryRefused, QueryFailed) as exc:
         raise TroveError(str(exc)) from exc
     if as_json:
@@ -153,7 +177,7 @@ def sql(query: str, source: str | None, home: Path | None, as_json: bool) -> Non
         return
     click.echo(" | ".join(result.columns))
     for row in result.rows:
-        click.echo(" | ".join("" if v is None else str(v) for v in row))
+        click.echo(" | ".join("" if v is None else cell(v) for v in row))
     if result.truncated:
         click.echo(f"(first {len(result.rows)} rows)")
 
@@ -162,12 +186,14 @@ def print_answer(result) -> None:  # noqa: ANN001 (AskResult)
     click.echo(result.answer)
     for c in result.citations:
         snippet = " ".join(c.text.split())
-        if "sql" in c.locator:
+        if "query" in c.locator:
             rows = c.locator.get("rows")
             where = Path(c.source).name + (f", sheet {c.locator['sheet']}" if c.locator.get("sheet") else "")
             where += f", rows {', '.join(map(str, rows[:12]))}{'…' if len(rows) > 12 else ''}" if rows else ""
-            shown = c.locator.get("result", snippet)
-            click.echo(f"  [{c.n}] {where}\n      SQL: {c.locator['sql']}\n      result: {shown[:200]}")
+            shown = c.locator.get("result") or snippet.split(":", 1)[-1].strip()
+            language = {"sql": "SQL", "cypher": "Cypher", "sparql": "SPARQL"}[c.locator["language"]]
+            click.echo(f"  [{c.n}] {where}\n      {language}: {' '.join(c.locator['query'].split())}\n"
+                       f"      result: {shown[:200]}")
             continue
         where = Path(c.source).name + (f", page {c.locator['page']}" if "page" in c.locator else "")
         where += f", chars {c.locator.get('start')}-{c.locator.get('end')}"

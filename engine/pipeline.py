@@ -22,6 +22,8 @@ from engine.routing import Route, make_router
 from engine.routing.labels import LABELS, NATIVE
 from engine.settings import Settings, load_settings
 from local_stores.catalog import Catalog
+from local_stores.graph_store import GraphStore
+from local_stores.rdf_store import RdfStore
 from local_stores.sqlite_db import Database
 from local_stores.table_store import QueryResult, TableStore
 from local_stores.vector_store import VectorStore
@@ -36,11 +38,14 @@ class Trove:
         self.catalog = Catalog(self.db)
         self.store = VectorStore(self.db)
         self.tables = TableStore(self.settings.tables_path)
+        self.graphs = GraphStore(self.settings.graphs_path)
+        self.rdf = RdfStore(self.settings.rdf_path)
         self.models = ModelManager(self.settings.models_dir)
         self.router = make_router(router)
         self._embedder = None
         self._llm = None
         self._source_index = None
+        self._examples = None
 
     # -- models --------------------------------------------------------------------------------
     @property
@@ -67,7 +72,8 @@ class Trove:
         return self._indexer().run([Path(p) for p in paths], progress)
 
     def _indexer(self) -> Indexer:
-        return Indexer(self.settings, self.db, self.catalog, self.store, lambda: self.embedder, self.tables)
+        return Indexer(self.settings, self.db, self.catalog, self.store, lambda: self.embedder, self.tables,
+                       self.graphs, self.rdf)
 
     def remove(self, path: Path | str) -> int:
         """Stop following a folder (or file) added before: its files leave every corpus. Returns how many."""
@@ -79,9 +85,12 @@ class Trove:
         records = self.catalog.files(root_id)
         indexer = self._indexer()
         for record in records:
-            for name in indexer.forget(record):
-                self.tables.drop(name)
+            indexer.forget(record)
+        for src in self.catalog.sources():  # sources of a folder, not a file (a vault of notes)
+            if Path(src["location"]).is_relative_to(target):
+                self.catalog.delete_source(src["name"])
         self.catalog.remove_root(root_id)
+        indexer.drop_orphans()
         return len(records)
 
     def status(self) -> dict:
@@ -100,6 +109,14 @@ class Trove:
             "databases": [{"name": src["name"], "file": src["location"], "engine": src["engine"],
                            "tables": {t["table"]: t["rows"] for t in src["descriptor"].get("tables", [])}}
                           for src in sources if src["kind"] == "database"],
+            "graphs": [{"name": src["name"], "file": src["location"], "format": src["descriptor"].get("format"),
+                        "nodes": {k: v["count"] for k, v in src["descriptor"].get("nodes", {}).items()},
+                        "relationships": {k: v["count"] for k, v in src["descriptor"].get("relationships", {}).items()},
+                        "warnings": src["descriptor"].get("warnings", [])}
+                       for src in sources if src["kind"] == "graph"],
+            "rdf": [{"name": src["name"], "file": src["location"], "triples": src["descriptor"].get("triples"),
+                     "classes": len(src["descriptor"].get("classes", []))}
+                    for src in sources if src["kind"] == "rdf"],
             "problems": [{"path": f.path, "state": f.state, "reason": f.reason}
                          for f in files if f.state != "indexed"],
             "models": {m.role: m.name for m in self.models.catalog.models
@@ -119,13 +136,24 @@ class Trove:
         database file the user keeps (`source` = its name in `trove status`)."""
         if source is None:
             return self.tables.execute(query, timeout_s=self.settings.query_timeout_s)
-        found = [s for s in self.catalog.sources() if s["name"] == source and s["kind"] == "database"]
-        if not found:
-            raise TroveError(f"no database source named {source!r} (see trove status)")
-        from local_stores import database_files
+        return self.query(source, query)
 
-        return database_files.execute(Path(found[0]["location"]), found[0]["engine"], query,
-                                      timeout_s=self.settings.query_timeout_s)
+    def query(self, source: str, query: str) -> QueryResult:
+        """Run one read-only query in a source's own language (SQL, Cypher or SPARQL), time- and
+        row-limited; `source` is its name in `trove status`."""
+        from engine.native import sources
+
+        found = [s for s in sources.from_catalog(self.catalog.sources()) if s.name == source]
+        if not found:
+            raise TroveError(f"no table, database, graph or RDF source named {source!r} (see trove status)")
+        statement = sources.validate(found[0], query, self.stores)
+        return sources.run(found[0], statement, self.stores, self.settings.query_timeout_s, self.settings.query_rows)
+
+    @property
+    def stores(self):  # noqa: ANN201 (engine.native.sources.Stores)
+        from engine.native.sources import Stores
+
+        return Stores(self.tables, self.graphs, self.rdf)
 
     def route(self, question: str) -> list[Route]:
         corpora = self.store.corpora()
@@ -134,27 +162,34 @@ class Trove:
         available |= {label for label, source_kinds in NATIVE.items() if kinds & set(source_kinds)}
         return self.router.route(question, available)
 
-    def _native(self, question: str, vector) -> tuple[list[tuple[str, Hit]], list[QueryRun]]:  # noqa: ANN001
-        """SQL over the structured sources: select, write, validate, repair, run; results as hits."""
+    def _native(self, question: str, vector, kinds: set[str]  # noqa: ANN001
+                ) -> tuple[list[tuple[str, Hit]], list[QueryRun]]:
+        """Native queries over the structured sources of `kinds`: select sources, write, validate,
+        repair, run; results as hits."""
         from engine.native import evidence as native_evidence
         from engine.native import selection, sources
-        from engine.native.sql_writer import write_and_run
+        from engine.native.examples import ExamplePicker
+        from engine.native.querying import write_and_run
+        from engine.native.writers import writer_for
 
         if self._source_index is None:
             self._source_index = selection.SourceIndex(self.embedder)
+            self._examples = ExamplePicker(self.embedder)
         self._source_index.refresh(sources.from_catalog(self.catalog.sources()))
         candidates = [(s, sim) for s, sim in self._source_index.nearest(vector, self.settings.source_candidates)
-                      if sim >= self.settings.source_min_similarity]
+                      if sim >= self.settings.source_min_similarity and s.kind in kinds]
         chosen = selection.choose(self.llm, question, candidates, self.settings.sources_per_question)
         hits, runs = [], []
         for i, source in enumerate(chosen, start=1):
-            outcome = write_and_run(self.llm, question, source, self.tables, self.settings.query_tries,
-                                    self.settings.query_timeout_s, self.settings.query_rows)
+            examples = self._examples.pick(writer_for(source.language).EXAMPLES, vector, self.settings.query_examples,
+                                           source.engine)
+            outcome = write_and_run(self.llm, question, source, self.stores, self.settings.query_tries,
+                                    self.settings.query_timeout_s, self.settings.query_rows, examples)
             for attempt in outcome.attempts:
-                runs.append(QueryRun("sql", source.name, attempt.sql, attempt.ok, attempt.error,
+                runs.append(QueryRun(source.language, source.name, attempt.query, attempt.ok, attempt.error,
                                      len(outcome.result.rows) if attempt.ok and outcome.result else 0))
             if outcome.ok and native_evidence.found_something(outcome):
-                hits.append(("table", native_evidence.as_hit(outcome, question, i)))
+                hits.append((native_evidence.KIND[source.language], native_evidence.as_hit(outcome, question, i)))
         return hits, runs
 
     # -- asking --------------------------------------------------------------------------------
@@ -174,9 +209,10 @@ class Trove:
         hits: list[tuple[str, Hit]] = []
         runs: list[QueryRun] = []
         vector = self.embedder.embed_one(question)
-        if any(route.label in NATIVE for route in routes):
+        kinds = {kind for route in routes for kind in NATIVE.get(route.label, ())}
+        if kinds:
             with _timed(timings, "query"):
-                hits, runs = self._native(question, vector)
+                hits, runs = self._native(question, vector, kinds)
         with _timed(timings, "retrieve"):
             retriever = self.retriever()
             for route in routes:
@@ -233,7 +269,7 @@ class Trove:
 
 def _computed_answer(evidence: list) -> tuple | None:  # list[Evidence] -> (Evidence, [values]) | None
     """The first evidence when it is a one-row query result (a total, a count, a best row)."""
-    if not evidence or evidence[0].kind != "table":
+    if not evidence or evidence[0].kind not in ("table", "graph", "rdf"):
         return None
     values = evidence[0].locator.get("values")
     return (evidence[0], [str(v) for v in values]) if values is not None else None

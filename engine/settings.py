@@ -44,6 +44,7 @@ class Settings:
     query_timeout_s: float = 10.0
     query_rows: int = 50  # rows a generated query may return into the evidence
     query_tries: int = 3  # writes of a query: the first and up to two repairs from the engine's error
+    query_examples: int = 3  # few-shot examples per query, the nearest in meaning to the question
     source_candidates: int = 3  # structured sources the prefilter keeps for the LLM to choose from
     sources_per_question: int = 1
     source_min_similarity: float = 0.30  # below this, no structured source is about the question
@@ -60,6 +61,14 @@ class Settings:
     @property
     def tables_path(self) -> Path:
         return self.home / "tables" / "tables.duckdb"
+
+    @property
+    def graphs_path(self) -> Path:
+        return self.home / "graphs"
+
+    @property
+    def rdf_path(self) -> Path:
+        return self.home / "rdf"
 
     @property
     def max_file_bytes(self) -> int:

@@ -15,19 +15,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import ParseError, SkipFile, TroveError
-from engine.ingest import documents, tables
+from engine.ingest import documents, rdf, tables
+from engine.ingest.graphs import load as graphs
+from engine.ingest.graphs import vault
 from engine.ingest.parsers import kind_of as document_kind
 from engine.ingest.scanner import Found, scan
 from engine.settings import Settings
 from local_stores.catalog import Catalog
+from local_stores.graph_store import GraphStore
+from local_stores.rdf_store import RdfStore
 from local_stores.sqlite_db import Database
 from local_stores.table_store import TableInfo, TableStore, table_name
 from local_stores.vector_store import VectorStore
 
 
 def kind_of(path: Path) -> str | None:
-    """The kind of a file Trove indexes (a document or a table), or None."""
-    return document_kind(path) or tables.kind_of(path)
+    """The kind of a file Trove indexes (a document, a graph, RDF or a table), or None."""
+    return document_kind(path) or graphs.kind_of(path) or rdf.kind_of(path) or tables.kind_of(path)
+
+
 
 
 @dataclass
@@ -78,7 +84,7 @@ class Outcome:
     reason: str | None = None
     prepared: documents.Prepared | None = None
     tables: list[TableInfo] = field(default_factory=list)
-    database: dict | None = None  # descriptor of a database file the user keeps (queried in place)
+    source: dict | None = None  # descriptor of a database, graph or RDF file (one source per file)
 
 
 def _retry(record) -> bool:  # noqa: ANN001 (FileRecord)
@@ -88,9 +94,12 @@ def _retry(record) -> bool:  # noqa: ANN001 (FileRecord)
 
 class Indexer:
     def __init__(self, settings: Settings, db: Database, catalog: Catalog, store: VectorStore,
-                 embedder_factory: Callable[[], object], table_store: TableStore | None = None) -> None:
+                 embedder_factory: Callable[[], object], table_store: TableStore | None = None,
+                 graph_store: GraphStore | None = None, rdf_store: RdfStore | None = None) -> None:
         self.settings, self.db, self.catalog, self.store = settings, db, catalog, store
         self.tables = table_store or TableStore(settings.tables_path)
+        self.graphs = graph_store or GraphStore(settings.graphs_path)
+        self.rdf = rdf_store or RdfStore(settings.rdf_path)
         self._claimed: dict[str, str] = {}  # table names given in this run, before the catalog has them
         self._embedder_factory = embedder_factory
         self._embedder = None
@@ -149,8 +158,11 @@ class Indexer:
             if sum(len(o.prepared.texts) for o in pending if o.prepared) >= BATCH_TEXTS or len(pending) >= BATCH_FILES:
                 flush()
         flush()
+        t1 = time.perf_counter()
+        self._index_vaults(plan, report)
+        report.timings_s["vaults"] += time.perf_counter() - t1
         self._describe_text_corpora()
-        self._drop_orphan_tables()
+        self.drop_orphans()
         if progress:
             progress(Progress(len(plan), len(plan), "", "done"))
         return report
@@ -176,12 +188,54 @@ class Indexer:
                         "files": {kind: states.get("indexed", 0) for kind, states in sorted(kinds.items())},
                         "languages": ["free text"], "granularities": ["paragraph", "document"]})
 
-    def _drop_orphan_tables(self) -> None:
-        """Tables no source refers to (a removed file, a run killed before its catalog write)."""
-        known = {src["name"] for src in self.catalog.sources() if src["kind"] == "table"}
-        for name in self.tables.tables():
-            if name not in known:
-                self.tables.drop(name)
+    def drop_orphans(self) -> None:
+        """Tables and graphs no source refers to (a removed file, a run killed before its catalog write)."""
+        sources = self.catalog.sources()
+        for kind, store, names in (("table", self.tables, self.tables.tables()), ("graph", self.graphs,
+                                   self.graphs.names()), ("rdf", self.rdf, self.rdf.names())):
+            known = {src["name"] for src in sources if src["kind"] == kind}
+            for name in names:
+                if name not in known:
+                    store.drop(name)
+
+    def _index_vaults(self, plan: list[tuple[int, Found]], report: IndexReport) -> None:
+        """Each folder of linked markdown notes (an Obsidian vault, or a root whose notes link to each
+        other) becomes a graph source; rebuilt only when one of its notes changed."""
+        notes: dict[int, list[Path]] = {}
+        for root_id, found in plan:
+            if found.path.suffix.lower() in vault.NOTE_SUFFIXES:
+                notes.setdefault(root_id, []).append(found.path)
+        found_vaults: dict[str, list[Path]] = {}
+        for root_id, root in self.catalog.roots():
+            root_path, members = Path(root), notes.get(root_id, [])
+            marked = {p for n in members for p in n.parents if vault.is_vault(p) and p.is_relative_to(root_path)}
+            for folder in sorted(marked, key=lambda p: -len(p.parts)):
+                found_vaults[str(folder)] = [n for n in members if n.is_relative_to(folder)]
+                members = [n for n in members if not n.is_relative_to(folder)]
+            if root_path.is_dir() and len(members) >= 2:
+                found_vaults.setdefault(str(root_path), members)
+        known = {src["location"]: src for src in self.catalog.sources()
+                 if src["kind"] == "graph" and src["descriptor"].get("format") == "vault"}
+        for location, members in found_vaults.items():
+            fp = vault.fingerprint(members)
+            if location in known and known[location]["descriptor"].get("fingerprint") == fp:
+                continue
+            graph = vault.read(Path(location), members)
+            linked = sum(1 for e in graph.edges if e.type == "LINKS_TO")
+            if not vault.is_vault(Path(location)) and linked < 2:
+                continue  # notes that do not link to each other are documents, not a graph
+            name = known[location]["name"] if location in known else self._table_name(location, "notes graph")
+            try:
+                descriptor = graphs.build(self.graphs, name, graph, location, "vault")
+            except ParseError as exc:
+                report.problems.append((location, "failed", str(exc)))
+                continue
+            descriptor["fingerprint"] = fp
+            self.catalog.upsert_source(name, "graph", "kuzu", location, descriptor)
+            report.items += 1
+        for location, src in known.items():
+            if location not in found_vaults:
+                self.catalog.delete_source(src["name"])
 
     def _table_name(self, path: str, sheet: str | None = None) -> str:
         """A table's name: the one it had, else a new one no other table has or was just given."""
@@ -221,8 +275,14 @@ class Indexer:
                 return None
             t1 = time.perf_counter()
             if found.kind == "database":
-                outcome.database = tables.describe_database(found.path)
+                outcome.source = tables.describe_database(found.path)
                 report.timings_s["tables"] += time.perf_counter() - t1
+            elif found.kind == "graph":
+                outcome.source = graphs.load(self.graphs, self._table_name(path_s), found.path)
+                report.timings_s["graphs"] += time.perf_counter() - t1
+            elif found.kind == "rdf":
+                outcome.source = rdf.load(self.rdf, self._table_name(path_s), found.path)
+                report.timings_s["rdf"] += time.perf_counter() - t1
             elif found.kind in tables.KINDS:
                 # DuckDB is written here, before the catalog: a kill in between is repaired next run
                 # (same table name, CREATE OR REPLACE; orphans dropped at the end of a run).
@@ -262,20 +322,20 @@ class Indexer:
                         item.file_id = file_id
                     self.store.add(items, o.prepared.vectors)
                     self.store.set_file_text(file_id, o.prepared.file_text)
-                database_name = self._table_name(str(o.found.path)) if o.database else None
-                kept = {t.name for t in o.tables} | {database_name}
+                source_name = self._table_name(str(o.found.path)) if o.source else None
+                kept = {t.name for t in o.tables} | {source_name}
                 for name in self.catalog.sources_at(str(o.found.path)):
                     if name not in kept:
                         self.catalog.delete_source(name)  # its DuckDB table goes with the orphans
                 for table in o.tables:
                     self.catalog.upsert_source(table.name, "table", "duckdb", str(o.found.path),
                                                tables.descriptor(table))
-                if o.database and database_name:
-                    self.catalog.upsert_source(database_name, "database", o.database["engine"], str(o.found.path),
-                                               o.database)
+                if o.source and source_name:
+                    self.catalog.upsert_source(source_name, o.found.kind, o.source["engine"], str(o.found.path),
+                                               o.source)
             if o.state == "indexed":
                 report.indexed += 1
-                report.items += len(items) + len(o.tables) + (1 if o.database else 0)
+                report.items += len(items) + len(o.tables) + (1 if o.source else 0)
             else:
                 setattr(report, o.state, getattr(report, o.state) + 1)
                 report.problems.append((str(o.found.path), o.state, o.reason or ""))

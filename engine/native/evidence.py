@@ -1,20 +1,47 @@
-"""Query results as evidence: rows written out with their provenance, and the citation locator."""
+"""Query results as evidence: rows, graph paths and triples written out with their provenance,
+and the citation locator (the query, its language, the source, the rows)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from engine.native.sql_writer import SqlOutcome
+from engine.native.querying import QueryOutcome
 from engine.retrieval.hybrid import Hit
 from local_stores.table_store import QueryResult
 from local_stores.vector_store import Item
 
 MAX_ROWS_SHOWN = 20
+KIND = {"sql": "table", "cypher": "graph", "sparql": "rdf"}  # citation kind per query language
 
 
-def verbalise(outcome: SqlOutcome, question: str) -> str:
-    """The rows in words. The question is restated: the query was written for it, and its filters
-    (a month, a shop) are in the SQL, not in the numbers."""
+def cell(value: object) -> str:
+    """A result value in words: graph nodes as Label(properties), relationships as [:TYPE],
+    paths as chains, lists joined."""
+    if isinstance(value, dict):
+        if "_nodes" in value:  # a path
+            nodes, rels = value.get("_nodes", []), value.get("_rels", [])
+            parts = [cell(nodes[0])] if nodes else []
+            for rel, node in zip(rels, nodes[1:], strict=False):
+                parts += [cell(rel), cell(node)]
+            return " ".join(parts)
+        props = ", ".join(f"{k}: {cell(v)}" for k, v in value.items() if not k.startswith("_") and v is not None)
+        if "_src" in value:
+            return f"-[:{value.get('_label', '')}{' {' + props + '}' if props else ''}]->"
+        return f"{value.get('_label', '')}({props})"
+    if isinstance(value, list):
+        return "[" + ", ".join(cell(v) for v in value) + "]"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(value)
+    return str(value)
+
+
+def _name(column: str) -> str:
+    return column.replace("_", " ")
+
+
+def verbalise(outcome: QueryOutcome, question: str) -> str:
+    """The result in words. The question is restated: the query was written for it, and its
+    filters (a month, a shop) are in the query, not in the values."""
     result = outcome.result
     assert result is not None
     cols = result.columns
@@ -23,9 +50,9 @@ def verbalise(outcome: SqlOutcome, question: str) -> str:
         return f"For the question {question!r}, a query on {name} found no matching rows: the answer is none."
     if len(result.rows) == 1 and "_row" not in cols:
         return f"For the question {question!r}, computed from {name}: {_facts(result)}"
-    lines = [f"For the question {question!r}, rows found in {name}:"]
+    lines = [f"For the question {question!r}, results found in {name}:"]
     for row in result.rows[:MAX_ROWS_SHOWN]:
-        pairs = [f"{c.replace('_', ' ')}: {v}" for c, v in zip(cols, row, strict=True) if c != "_row"]
+        pairs = [f"{_name(c)}: {cell(v)}" for c, v in zip(cols, row, strict=True) if c != "_row"]
         prefix = f"row {row[cols.index('_row')]}: " if "_row" in cols else ""
         lines.append(prefix + "; ".join(pairs))
     more = len(result.rows) - MAX_ROWS_SHOWN
@@ -36,7 +63,7 @@ def verbalise(outcome: SqlOutcome, question: str) -> str:
 
 def _facts(result: QueryResult) -> str:
     """A one-row result in words: `total spent is 298.62.`"""
-    return "; ".join(f"{c.replace('_', ' ')} is {v}" for c, v in zip(result.columns, result.rows[0], strict=True)) + "."
+    return "; ".join(f"{_name(c)} is {cell(v)}" for c, v in zip(result.columns, result.rows[0], strict=True)) + "."
 
 
 def _empty(result: QueryResult) -> bool:
@@ -44,31 +71,49 @@ def _empty(result: QueryResult) -> bool:
     return not result.rows or (len(result.rows) == 1 and all(v is None for v in result.rows[0]))
 
 
-def found_something(outcome: SqlOutcome) -> bool:
+def found_something(outcome: QueryOutcome) -> bool:
     """Rows, or an aggregate that is not NULL. An empty result is kept in `queries`, not as evidence:
     the text corpora may still answer, and "no rows" from a guessed filter proves little."""
     return outcome.result is not None and not _empty(outcome.result)
 
 
-def locator(outcome: SqlOutcome) -> dict:
-    result = outcome.result
-    loc: dict = {"source": outcome.source.name, "sql": outcome.sql, "language": "sql",
-                 "tables": [t["table"] for t in outcome.source.tables]}
-    sheets = [t["sheet"] for t in outcome.source.tables if t.get("sheet")]
-    if sheets:
-        loc["sheet"] = sheets[0]
-    if result is not None and "_row" in result.columns:
+def _plain(value: object) -> object:
+    """A value the JSON contract can carry."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if k not in ("_id", "_src", "_dst")}
+    return str(value)
+
+
+def locator(outcome: QueryOutcome) -> dict:
+    result, source = outcome.result, outcome.source
+    loc: dict = {"source": source.name, "query": outcome.query, "language": source.language}
+    if source.language == "sql":
+        loc["sql"] = outcome.query
+        loc["tables"] = [t["table"] for t in source.tables]
+        sheets = [t["sheet"] for t in source.tables if t.get("sheet")]
+        if sheets:
+            loc["sheet"] = sheets[0]
+    if result is None:
+        return loc
+    loc["columns"] = list(result.columns)
+    loc["result_rows"] = [[_plain(v) for v in row] for row in result.rows[:MAX_ROWS_SHOWN]]
+    if "_row" in result.columns:
         i = result.columns.index("_row")
         loc["rows"] = [row[i] for row in result.rows]
-    elif result is not None and len(result.rows) == 1 and not _empty(result):
-        loc["values"] = [v for v in result.rows[0] if v is not None]  # an aggregate: the answer itself
+    elif len(result.rows) == 1 and not _empty(result):
+        loc["values"] = [_plain(v) for v in result.rows[0] if v is not None]  # an aggregate: the answer itself
         loc["result"] = _facts(result)
     return loc
 
 
-def as_hit(outcome: SqlOutcome, question: str, ordinal: int) -> Hit:
+def as_hit(outcome: QueryOutcome, question: str, ordinal: int) -> Hit:
     """The result as a retrieval hit: results come from the engine, so they count as relevant."""
     source = outcome.source
-    item = Item(corpus="table", source=source.location, text=verbalise(outcome, question), locator=locator(outcome),
-                title=f"{Path(source.location).name}: SQL result", id=-ordinal)
+    label = {"sql": "SQL", "cypher": "Cypher", "sparql": "SPARQL"}[source.language]
+    item = Item(corpus=KIND[source.language], source=source.location, text=verbalise(outcome, question),
+                locator=locator(outcome), title=f"{Path(source.location).name}: {label} result", id=-ordinal)
     return Hit(item, score=1.0, signals={"dense": 1.0})

@@ -1,5 +1,6 @@
-"""Structured sources as the model sees them: a schema text to write queries against, and a short
-summary whose embedding picks candidate sources for a question."""
+"""Structured sources as the model sees them: a schema text to write queries against (in the
+source's own language), a short summary whose embedding picks candidate sources for a question,
+and the one place that knows which store runs a source's queries."""
 
 from __future__ import annotations
 
@@ -7,18 +8,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from local_stores import database_files
+from local_stores.graph_store import GraphStore
+from local_stores.rdf_store import RdfStore
 from local_stores.table_store import QueryResult, TableStore
 
-STRUCTURED_KINDS = ("table", "database")
+LANGUAGES = {"table": "sql", "database": "sql", "graph": "cypher", "rdf": "sparql"}  # source kind -> language
+STRUCTURED_KINDS = tuple(LANGUAGES)
 
 
 @dataclass(frozen=True)
 class Source:
     name: str
-    kind: str  # table | database
-    engine: str  # duckdb | sqlite
-    location: str  # the user's file
+    kind: str  # table | database | graph | rdf
+    engine: str  # duckdb | sqlite | kuzu | oxigraph
+    location: str  # the user's file (or folder, for a vault of notes)
     descriptor: dict
+
+    @property
+    def language(self) -> str:
+        return LANGUAGES[self.kind]
 
     @property
     def tables(self) -> list[dict]:
@@ -26,7 +34,16 @@ class Source:
 
     @property
     def dialect(self) -> str:
-        return "SQLite" if self.engine == "sqlite" else "DuckDB"
+        return {"sqlite": "SQLite", "duckdb": "DuckDB", "kuzu": "Kùzu"}.get(self.engine, self.engine)
+
+
+@dataclass
+class Stores:
+    """The engines that hold Trove's own copies of structured sources."""
+
+    tables: TableStore
+    graphs: GraphStore
+    rdf: RdfStore
 
 
 def from_catalog(rows: list[dict]) -> list[Source]:
@@ -34,58 +51,62 @@ def from_catalog(rows: list[dict]) -> list[Source]:
             for r in rows if r["kind"] in STRUCTURED_KINDS]
 
 
-def _value(v: object) -> str:
-    return repr(v) if isinstance(v, str) else str(v)
-
-
 def schema_text(source: Source) -> str:
-    """CREATE TABLE statements with sample values and original headers as comments."""
-    out = []
-    for table in source.tables:
-        cols = []
-        for c in table.get("columns", []):
-            notes = []
-            if c.get("label"):
-                notes.append(f"header {c['label']!r}")
-            if c.get("values"):
-                notes.append("values: " + ", ".join(_value(v) for v in c["values"]))
-            elif c.get("samples"):
-                notes.append("e.g. " + ", ".join(_value(v) for v in c["samples"][:3]))
-            if c["name"] == "_row":
-                notes = ["original row number in the file"]
-            cols.append(f"  {c['name']} {c['type']}" + (f"  -- {'; '.join(notes)}" if notes else ""))
-        for fk in table.get("foreign_keys", []):
-            cols.append(f"  FOREIGN KEY ({fk['column']}) REFERENCES {fk['references']}")
-        where = Path(source.location).name + (f", sheet {table['sheet']!r}" if table.get("sheet") else "")
-        out.append(f"-- from {where}, {table.get('rows', '?')} rows\nCREATE TABLE {table['table']} (\n"
-                   + ",\n".join(cols) + "\n);")
-    return "\n".join(out)
+    from engine.native.writers import writer_for
+
+    return writer_for(source.language).schema_text(source)
 
 
 def summary_text(source: Source) -> str:
-    """What the source is about, for matching questions to sources (file, tables, columns, values)."""
+    """What the source is about, for matching questions to sources (file, names, values)."""
     parts = [Path(source.location).stem.replace("_", " ").replace("-", " ")]
-    for table in source.tables:
-        parts.append(table["table"].replace("_", " "))
-        if table.get("sheet"):
-            parts.append(str(table["sheet"]))
-        for c in table.get("columns", []):
-            if c["name"] == "_row":
-                continue
-            parts.append(c.get("label") or c["name"].replace("_", " "))
-            parts += [str(v) for v in (c.get("values") or c.get("samples", [])[:2]) if isinstance(v, str)]
-    return ", ".join(parts)
+    if source.language == "sql":
+        for table in source.tables:
+            parts.append(table["table"].replace("_", " "))
+            if table.get("sheet"):
+                parts.append(str(table["sheet"]))
+            parts += _property_words([c for c in table.get("columns", []) if c["name"] != "_row"])
+    elif source.language == "cypher":
+        for label, node in source.descriptor.get("nodes", {}).items():
+            parts.append(label)
+            parts += _property_words(node.get("properties", []))
+        for rel in source.descriptor.get("relationships", {}):
+            parts.append(rel.replace("_", " ").lower())
+    elif source.language == "sparql":
+        for cls in source.descriptor.get("classes", []):
+            parts.append(str(cls.get("label") or cls.get("iri")))
+            parts += _property_words([{"name": p.get("label") or p.get("iri"), "samples": p.get("samples", [])}
+                                      for p in cls.get("predicates", [])])
+        parts += [str(p.get("label") or p.get("iri")) for p in source.descriptor.get("predicates", [])]
+    return ", ".join(str(p) for p in parts if p)
 
 
-def _target(source: Source, store: TableStore) -> tuple[Path, str]:
-    """Where a source's queries run: Trove's table store for tables, the user's file for databases."""
+def _property_words(props: list[dict]) -> list[str]:
+    words = []
+    for p in props:
+        words.append(str(p.get("label") or p["name"]).replace("_", " "))
+        words += [str(v) for v in (p.get("values") or p.get("samples", [])[:2]) if isinstance(v, str)]
+    return words
+
+
+def validate(source: Source, query: str, stores: Stores) -> str:
+    """The checked statement, after the engine has planned it without running it."""
+    if source.language == "cypher":
+        return stores.graphs.explain(source.name, query)
+    if source.language == "sparql":
+        return stores.rdf.explain(source.name, query)
+    return database_files.explain(*_sql_target(source, stores.tables), query)
+
+
+def run(source: Source, statement: str, stores: Stores, timeout_s: float, max_rows: int) -> QueryResult:
+    """Run a validated statement read-only, time- and row-limited, on the source's own engine."""
+    if source.language == "cypher":
+        return stores.graphs.execute(source.name, statement, timeout_s, max_rows)
+    if source.language == "sparql":
+        return stores.rdf.execute(source.name, statement, timeout_s, max_rows)
+    return database_files.execute(*_sql_target(source, stores.tables), statement, timeout_s, max_rows)
+
+
+def _sql_target(source: Source, store: TableStore) -> tuple[Path, str]:
+    """Where SQL runs: Trove's table store for tables, the user's file for databases."""
     return (store.path, "duckdb") if source.kind == "table" else (Path(source.location), source.engine)
-
-
-def validate(source: Source, sql: str, store: TableStore) -> str:
-    """The checked statement, after the engine has planned it (EXPLAIN) without running it."""
-    return database_files.explain(*_target(source, store), sql)
-
-
-def run(source: Source, statement: str, store: TableStore, timeout_s: float, max_rows: int) -> QueryResult:
-    return database_files.execute(*_target(source, store), statement, timeout_s, max_rows)

@@ -5,6 +5,8 @@ LABELS: dict[str, str | None] = {
     "paragraph": "text/paragraph",
     "document": "text/document",
     "table": None,  # SQL over the table and database sources (engine.native), not a vector corpus
+    "graph": None,  # Cypher over property graphs in Kùzu
+    "rdf": None,  # SPARQL over RDF graphs
 }
 # labels answered by native queries, and the catalog source kinds each one reads
-NATIVE: dict[str, tuple[str, ...]] = {"table": ("table", "database")}
+NATIVE: dict[str, tuple[str, ...]] = {"table": ("table", "database"), "graph": ("graph",), "rdf": ("rdf",)}

@@ -19,6 +19,13 @@ _QUANTITY = re.compile(
     r"which (month|year|day)|rows?)\b", re.IGNORECASE)
 
 
+_RELATION = re.compile(
+    r"\b(link(s|ed)? (to|from)|linked|backlinks?|connect\w*|tagged|tags?|related|relationships?|who (acted|"
+    r"directed|produced|wrote|knows|follows|reviewed)|(acted|starred|played) in|directed by|written by|"
+    r"instances? of|class(es)?|propert(y|ies) of|type of)\b", re.IGNORECASE)
+STRUCTURED = ("table", "graph", "rdf")
+
+
 class RuleRouter:
     name = "rule"
 
@@ -27,8 +34,8 @@ class RuleRouter:
         preferred = ["document", "paragraph"] if whole else ["paragraph", "document"]
         text = [label for label in preferred if label in available]
         routes = []
-        if "table" in available and (_QUANTITY.search(question) or not text):
-            routes.append(Route("table", 0.6))
+        if _QUANTITY.search(question) or _RELATION.search(question) or not text:
+            routes += [Route(label, 0.6) for label in STRUCTURED if label in available]
         if text:
             routes.append(Route(text[0], 0.4 if routes else 0.6))
         return routes or [Route("none", 1.0)]

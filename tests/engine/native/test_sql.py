@@ -9,7 +9,10 @@ import pytest
 
 from engine.native import sources
 from engine.native.evidence import as_hit, verbalise
-from engine.native.sql_writer import SqlOutcome, cast_temporal_text_ops, extract_sql, messages, write_and_run
+from engine.native.querying import QueryOutcome, write_and_run
+from engine.native.writers.sql import extract, fix, messages
+from local_stores.graph_store import GraphStore
+from local_stores.rdf_store import RdfStore
 from local_stores.table_store import QueryResult, TableStore
 from tests.conftest import EXAMPLES
 
@@ -36,13 +39,13 @@ def test_schema_text_shows_columns_types_samples_and_headers(table):  # noqa: AN
 
 
 def test_sql_is_taken_out_of_a_chatty_reply():
-    assert extract_sql("Sure!\n```sql\nSELECT 1;\n```\nHope it helps") == "SELECT 1"
-    assert extract_sql("Here it is: SELECT a FROM t; DROP TABLE t") == "SELECT a FROM t"
+    assert extract("Sure!\n```sql\nSELECT 1;\n```\nHope it helps") == "SELECT 1"
+    assert extract("Here it is: SELECT a FROM t; DROP TABLE t") == "SELECT a FROM t"
 
 
 def test_dates_used_as_text_are_cast_only_where_the_schema_says_date(table):  # noqa: ANN001
     store, source = table
-    sql = cast_temporal_text_ops("SELECT sum(amount_eur) FROM expenses WHERE date LIKE '2024-03%' "
+    sql = fix("SELECT sum(amount_eur) FROM expenses WHERE date LIKE '2024-03%' "
                                  "AND shop LIKE 'A%'", source)
     assert "CAST(date AS VARCHAR) LIKE" in sql and "CAST(shop" not in sql
     assert store.execute(sql).rows == [(23.5,)]
@@ -51,11 +54,11 @@ def test_dates_used_as_text_are_cast_only_where_the_schema_says_date(table):  # 
 def test_results_become_evidence_with_rows_and_values(table):  # noqa: ANN001
     store, source = table
     rows = store.execute("SELECT _row, shop FROM expenses WHERE amount_eur > 20")
-    listing = SqlOutcome(source, "SELECT _row, shop FROM expenses WHERE amount_eur > 20", rows, [])
+    listing = QueryOutcome(source, "SELECT _row, shop FROM expenses WHERE amount_eur > 20", rows, [])
     hit = as_hit(listing, "Where did I spend over 20?", 1)
     assert hit.item.locator["rows"] == [1, 3] and hit.item.locator["sql"].startswith("SELECT _row")
     assert "row 1: shop: Albert Heijn" in hit.item.text
-    total = SqlOutcome(source, "SELECT sum(amount_eur) AS total FROM expenses", QueryResult(["total"], [(72.65,)]),
+    total = QueryOutcome(source, "SELECT sum(amount_eur) AS total FROM expenses", QueryResult(["total"], [(72.65,)]),
                        [])
     assert as_hit(total, "Total?", 2).item.locator["values"] == [72.65]
     assert "total is 72.65" in verbalise(total, "Total?")
@@ -63,7 +66,8 @@ def test_results_become_evidence_with_rows_and_values(table):  # noqa: ANN001
 
 def test_repair_is_bounded_and_recorded_with_a_tiny_model(table, smoke_llm):  # noqa: ANN001
     store, source = table
-    outcome = write_and_run(smoke_llm, "What is the total amount spent at Albert Heijn?", source, store, max_tries=3)
+    stores = sources.Stores(store, GraphStore(store.path.parent / "graphs"), RdfStore(store.path.parent / "rdf"))
+    outcome = write_and_run(smoke_llm, "What is the total amount spent at Albert Heijn?", source, stores, max_tries=3)
     assert 1 <= len(outcome.attempts) <= 3
     assert all(a.ok or a.error for a in outcome.attempts)
     assert store.execute("SELECT count(*) FROM expenses").rows == [(3,)]  # whatever it wrote, nothing changed
@@ -81,6 +85,7 @@ def test_default_model_answers_a_spending_question_from_the_example_table(settin
     [citation] = result.citations
     assert citation.kind == "table" and citation.source.endswith("expenses-2024.csv")
     assert "SELECT" in citation.locator["sql"] and citation.locator["values"] == [298.62]
+    assert citation.locator["language"] == "sql" and citation.locator["query"] == citation.locator["sql"]
     assert result.queries and result.queries[-1].ok and result.queries[-1].language == "sql"
 
 
@@ -88,9 +93,9 @@ def test_empty_results_are_not_evidence(table):  # noqa: ANN001
     from engine.native.evidence import found_something
 
     store, source = table
-    empty = SqlOutcome(source, "q", store.execute("SELECT _row FROM expenses WHERE shop = 'Lidl'"), [])
-    null_sum = SqlOutcome(source, "q", store.execute("SELECT sum(amount_eur) FROM expenses WHERE shop = 'Lidl'"), [])
-    zero = SqlOutcome(source, "q", store.execute("SELECT count(*) FROM expenses WHERE shop = 'Lidl'"), [])
+    empty = QueryOutcome(source, "q", store.execute("SELECT _row FROM expenses WHERE shop = 'Lidl'"), [])
+    null_sum = QueryOutcome(source, "q", store.execute("SELECT sum(amount_eur) FROM expenses WHERE shop = 'Lidl'"), [])
+    zero = QueryOutcome(source, "q", store.execute("SELECT count(*) FROM expenses WHERE shop = 'Lidl'"), [])
     assert not found_something(empty) and not found_something(null_sum) and found_something(zero)
 
 

@@ -1,0 +1,139 @@
+"""Cypher writing for property graphs in Kùzu, grounded in the graph's node and relationship
+tables, with few-shot examples chosen per question."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from engine.native.examples import Example
+
+LANGUAGE = "cypher"
+SYSTEM = """You write one Cypher query (Kùzu dialect) that answers the user's question from the graph below.
+Rules:
+- Use only the node labels, relationship types and properties shown, with the arrow directions shown.
+- Always give node labels in MATCH, e.g. (p:Person).
+- Reading queries only: MATCH ... WHERE ... RETURN. Never CREATE, MERGE, SET or DELETE.
+- Compare text case-insensitively: lower(p.name) = 'ada lovelace', or lower(p.name) CONTAINS 'ada'.
+- Return properties (p.name), not whole nodes; use count(), avg(), sum(), min(), max() for aggregates.
+- Reply with the Cypher only, no explanation."""
+
+_BOOKS = ("Node tables:\n  Author {name STRING, born INT64}\n  Book {title STRING, year INT64}\n"
+          "  Publisher {name STRING}\nRelationship tables:\n  (:Author)-[:WROTE]->(:Book)\n"
+          "  (:Book)-[:PUBLISHED_BY]->(:Publisher)")
+_READERS = ("Node tables:\n  Reader {name STRING}\n  Book {title STRING, year INT64}\nRelationship tables:\n"
+            "  (:Reader)-[:RATED {stars INT64}]->(:Book)\n  (:Reader)-[:FOLLOWS]->(:Reader)")
+_CAST = ("Node tables:\n  Actor {name STRING}\n  Play {title STRING, premiere INT64}\nRelationship tables:\n"
+         "  (:Actor)-[:PERFORMED_IN {roles STRING[]}]->(:Play)")
+_NOTES = ("Node tables:\n  Note {path STRING, title STRING, folder STRING, words INT64}\n  Tag {name STRING}\n"
+          "Relationship tables:\n  (:Note)-[:LINKS_TO]->(:Note)\n  (:Note)-[:TAGGED]->(:Tag)")
+
+# Examples in domains unlike the user's data, so that they teach the form, not the content.
+EXAMPLES = [
+    Example(_BOOKS, "How many books did Ursula Le Guin write?",
+            "MATCH (a:Author)-[:WROTE]->(b:Book) WHERE lower(a.name) = 'ursula le guin' RETURN count(b) AS books"),
+    Example(_BOOKS, "Which three most recent books were published by Gollancz?",
+            "MATCH (b:Book)-[:PUBLISHED_BY]->(p:Publisher) WHERE lower(p.name) = 'gollancz' "
+            "RETURN b.title, b.year ORDER BY b.year DESC LIMIT 3"),
+    Example(_BOOKS, "Which author wrote the most books?",
+            "MATCH (a:Author)-[:WROTE]->(b:Book) RETURN a.name, count(b) AS books ORDER BY books DESC LIMIT 1"),
+    Example(_BOOKS, "Who wrote a book together with Neil Gaiman?",
+            "MATCH (a:Author)-[:WROTE]->(b:Book)<-[:WROTE]-(c:Author) WHERE lower(a.name) = 'neil gaiman' "
+            "RETURN DISTINCT c.name"),
+    Example(_BOOKS, "What is the average publication year of books by authors born after 1950?",
+            "MATCH (a:Author)-[:WROTE]->(b:Book) WHERE a.born > 1950 RETURN avg(b.year) AS average_year"),
+    Example(_BOOKS, "Which authors have not written any book?",
+            "MATCH (a:Author) WHERE NOT EXISTS { MATCH (a)-[:WROTE]->(:Book) } RETURN a.name"),
+    Example(_READERS, "Which books did Maria rate with more than 4 stars?",
+            "MATCH (r:Reader)-[x:RATED]->(b:Book) WHERE lower(r.name) = 'maria' AND x.stars > 4 "
+            "RETURN b.title, x.stars"),
+    Example(_READERS, "Who follows Jonas?",
+            "MATCH (r:Reader)-[:FOLLOWS]->(j:Reader) WHERE lower(j.name) = 'jonas' RETURN r.name"),
+    Example(_CAST, "Who played Hamlet, and in which play?",
+            "MATCH (a:Actor)-[p:PERFORMED_IN]->(x:Play) WHERE list_contains(p.roles, 'Hamlet') "
+            "RETURN a.name, x.title"),
+    Example(_CAST, "Which plays have a title containing the word night?",
+            "MATCH (x:Play) WHERE lower(x.title) CONTAINS 'night' RETURN x.title, x.premiere"),
+    Example(_NOTES, "Which notes link to my note about the garden?",
+            "MATCH (n:Note)-[:LINKS_TO]->(m:Note) WHERE lower(m.title) CONTAINS 'garden' RETURN n.title, n.path"),
+    Example(_NOTES, "Which notes are tagged recipe?",
+            "MATCH (n:Note)-[:TAGGED]->(t:Tag) WHERE t.name = 'recipe' RETURN n.title, n.path"),
+]
+DEFAULT_EXAMPLES = 3
+_FENCE = re.compile(r"```(?:cypher|cql)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+_START = re.compile(r"\b(MATCH|OPTIONAL\s+MATCH|UNWIND|WITH|RETURN)\b", re.IGNORECASE)
+# Neo4j functions the model knows, and their Kùzu names
+_RENAMES = [(r"\btype\(", "label("), (r"\btoInteger\(", "to_int64("), (r"\btoFloat\(", "to_double("),
+            (r"\btoString\(", "to_string(")]
+
+
+def _value(v: object) -> str:
+    return repr(v) if isinstance(v, str) else str(v)
+
+
+def _props(props: list[dict], key: str | None, hidden: list[str]) -> tuple[str, list[str]]:
+    fields, notes = [], []
+    for p in props:
+        if p["name"] in hidden:
+            continue
+        fields.append(f"{p['name']} {p['type']}" + (" (key)" if p["name"] == key else ""))
+        if p.get("values"):
+            notes.append(f"{p['name']} is one of " + ", ".join(_value(v) for v in p["values"]))
+        elif p.get("samples"):
+            notes.append(f"{p['name']} e.g. " + ", ".join(_value(v) for v in p["samples"][:3]))
+    return ", ".join(fields), notes
+
+
+def schema_text(source) -> str:  # noqa: ANN001 (engine.native.sources.Source)
+    """Node and relationship tables with property types, counts and sample values."""
+    d = source.descriptor
+    lines = [f"// graph from {Path(source.location).name}", "Node tables:"]
+    for label, node in d.get("nodes", {}).items():
+        fields, notes = _props(node.get("properties", []), node.get("key"), node.get("hidden", []))
+        lines.append(f"  {label} {{{fields}}}  // {node.get('count', '?')} nodes" + (
+            "; " + "; ".join(notes) if notes else ""))
+    lines.append("Relationship tables:")
+    for rel, info in d.get("relationships", {}).items():
+        fields, notes = _props(info.get("properties", []), None, [])
+        props = f" {{{fields}}}" if fields else ""
+        for a, b in info.get("pairs", []):
+            lines.append(f"  (:{a})-[:{rel}{props}]->(:{b})  // {info.get('count', '?')}" + (
+                "; " + "; ".join(notes) if notes else ""))
+    return "\n".join(lines)
+
+
+def default_examples(source) -> list[Example]:  # noqa: ANN001
+    return EXAMPLES[:DEFAULT_EXAMPLES]
+
+
+def messages(question: str, source, examples: list[Example] | None = None) -> list[dict]:  # noqa: ANN001
+    shots = [f"Example {i}:\n{e.schema}\nQuestion: {e.question}\nCypher: {e.query}"
+             for i, e in enumerate(examples if examples is not None else default_examples(source), start=1)]
+    system = SYSTEM + "\n\n" + "\n\n".join(shots)
+    user = f"The user's graph:\n{schema_text(source)}\n\nQuestion: {question}\nCypher:"
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def names_hint(source) -> str:  # noqa: ANN001
+    d = source.descriptor
+    nodes = "; ".join(f"{label}({', '.join(p['name'] for p in n.get('properties', []))})"
+                      for label, n in d.get("nodes", {}).items())
+    rels = "; ".join(f"(:{a})-[:{r}]->(:{b})" for r, info in d.get("relationships", {}).items()
+                     for a, b in info.get("pairs", []))
+    return f"node tables: {nodes}; relationships: {rels}"
+
+
+def fix(query: str, source) -> str:  # noqa: ANN001
+    """Neo4j spellings of functions Kùzu names differently."""
+    for pattern, replacement in _RENAMES:
+        query = re.sub(pattern, replacement, query, flags=re.IGNORECASE)
+    return query
+
+
+def extract(reply: str) -> str:
+    """The query in a model reply: a fenced block, else the text from its first MATCH/WITH/RETURN."""
+    if m := _FENCE.search(reply):
+        reply = m.group(1)
+    m = _START.search(reply)
+    text = reply[m.start():] if m else reply
+    return text.strip().split(";")[0].strip()

@@ -1,0 +1,237 @@
+"""Writing SPARQL for an RDF source: its descriptor as a schema a model reads well (PREFIX lines,
+then each class as the triple patterns that reach its predicates, with value samples), the chat
+prompt with few-shot examples, and the query taken out of the model's reply. Checking and running
+are the store's (`RdfStore.explain` / `execute`)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from engine.native.examples import Example
+from local_stores.rdf_store import compact, local_name
+
+LANGUAGE = "sparql"
+
+SYSTEM = """You write one SPARQL 1.1 query that answers the user's question from the RDF data below.
+Rules:
+- Use only the prefixes, classes and predicates shown; start with the PREFIX lines you use.
+- One SELECT query (ASK for a yes/no question). Never modify data; no SERVICE.
+- Compare text case-insensitively: FILTER(lcase(str(?x)) = "value") or FILTER(CONTAINS(lcase(str(?x)), "part")).
+- Return readable values: when you select a thing, also select its name or label, not only its IRI.
+- For counts, totals and averages use COUNT/SUM/AVG (with GROUP BY per group); ORDER BY and LIMIT for "most" or "top".
+- Reply with the SPARQL only, no explanation."""
+
+_OBSERVATORY = """PREFIX obs: <http://example.org/observatory#>
+# class obs:Telescope (12 instances)
+?telescope a obs:Telescope .
+?telescope obs:name ?name .  # string, e.g. "Hale", "Keck I"
+?telescope obs:mirrorMetres ?mirrorMetres .  # decimal, e.g. 5.1, 10.0
+# class obs:Observation (340 instances)
+?observation a obs:Observation .
+?observation obs:target ?target .  # string, e.g. "M31", "Vega"
+?observation obs:usedTelescope ?telescope .  # a obs:Telescope, e.g. Hale, Keck I
+?observation obs:hours ?hours .  # decimal, e.g. 1.5, 3.0"""
+_RECIPES = """PREFIX rec: <http://example.org/recipes#>
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+# class rec:Recipe (80 instances)
+?recipe a rec:Recipe .
+?recipe rdfs:label ?label .  # string, e.g. "Pea soup", "Apple pie"
+?recipe rec:minutes ?minutes .  # integer, e.g. 45, 90
+?recipe rec:uses ?ingredient .  # a rec:Ingredient, e.g. Butter, Flour
+# class rec:Ingredient (150 instances)
+?ingredient a rec:Ingredient .
+?ingredient rdfs:label ?label .  # string, e.g. "Butter", "Flour"\""""
+_OBS = "PREFIX obs: <http://example.org/observatory#>\n"
+_REC = "PREFIX rec: <http://example.org/recipes#>\nPREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\n"
+
+# Examples in domains unlike the user's data, so that they teach the form, not the content.
+EXAMPLES = [
+    Example(_OBSERVATORY, "How many observations were made with the Hale telescope?",
+            _OBS + "SELECT (COUNT(?observation) AS ?count) WHERE {\n"
+            "  ?observation a obs:Observation ; obs:usedTelescope ?telescope .\n  ?telescope obs:name ?name .\n"
+            "  FILTER(lcase(str(?name)) = \"hale\")\n}"),
+    Example(_OBSERVATORY, "Which telescopes observed Vega, and how big are their mirrors?",
+            _OBS + "SELECT DISTINCT ?name ?mirrorMetres WHERE {\n"
+            "  ?observation obs:target ?target ; obs:usedTelescope ?telescope .\n"
+            "  ?telescope obs:name ?name ; obs:mirrorMetres ?mirrorMetres .\n"
+            "  FILTER(CONTAINS(lcase(str(?target)), \"vega\"))\n}"),
+    Example(_OBSERVATORY, "Which three targets got the most observing hours?",
+            _OBS + "SELECT ?target (SUM(?hours) AS ?totalHours) WHERE {\n"
+            "  ?observation a obs:Observation ; obs:target ?target ; obs:hours ?hours .\n}\n"
+            "GROUP BY ?target ORDER BY DESC(?totalHours) LIMIT 3"),
+    Example(_OBSERVATORY, "What is the average mirror size of the telescopes?",
+            _OBS + "SELECT (AVG(?mirrorMetres) AS ?average) WHERE {\n"
+            "  ?telescope a obs:Telescope ; obs:mirrorMetres ?mirrorMetres .\n}"),
+    Example(_OBSERVATORY, "Which telescopes were never used for an observation?",
+            _OBS + "SELECT ?name WHERE {\n  ?telescope a obs:Telescope ; obs:name ?name .\n"
+            "  FILTER NOT EXISTS { ?observation obs:usedTelescope ?telescope }\n}"),
+    Example(_OBSERVATORY, "Was M31 ever observed?",
+            _OBS + "ASK {\n  ?observation obs:target ?target .\n  FILTER(lcase(str(?target)) = \"m31\")\n}"),
+    Example(_OBSERVATORY, "How many different targets were observed?",
+            _OBS + "SELECT (COUNT(DISTINCT ?target) AS ?targets) WHERE {\n  ?observation obs:target ?target .\n}"),
+    Example(_OBSERVATORY, "Which telescopes were used for more than 20 observations?",
+            _OBS + "SELECT ?name (COUNT(?observation) AS ?observations) WHERE {\n"
+            "  ?observation obs:usedTelescope ?telescope .\n  ?telescope obs:name ?name .\n}\n"
+            "GROUP BY ?telescope ?name HAVING (COUNT(?observation) > 20)"),
+    Example(_RECIPES, "Which recipes with butter take less than an hour?",
+            _REC + "SELECT ?name ?minutes WHERE {\n"
+            "  ?recipe a rec:Recipe ; rdfs:label ?name ; rec:minutes ?minutes ; rec:uses ?ingredient .\n"
+            "  ?ingredient rdfs:label ?ingredientName .\n"
+            "  FILTER(lcase(str(?ingredientName)) = \"butter\" && ?minutes < 60)\n}"),
+    Example(_RECIPES, "Which ingredient is used in the most recipes?",
+            _REC + "SELECT ?name (COUNT(?recipe) AS ?recipes) WHERE {\n"
+            "  ?recipe rec:uses ?ingredient .\n  ?ingredient rdfs:label ?name .\n}\n"
+            "GROUP BY ?ingredient ?name ORDER BY DESC(?recipes) LIMIT 1"),
+]
+DEFAULT_EXAMPLES = 3
+MAX_SCHEMA_CHARS = 6000  # about 1,700 tokens: room for rules, examples and the answer in a 4k context
+_NUMERIC = {"integer", "int", "long", "short", "decimal", "double", "float", "boolean", "nonNegativeInteger",
+            "positiveInteger", "unsignedInt", "unsignedLong"}
+_FENCE = re.compile(r"```[ \t]*(?:sparql|rq)?[ \t]*\n?(.*?)```", re.DOTALL | re.IGNORECASE)
+_START = re.compile(r"\b(PREFIX|BASE|SELECT|ASK|CONSTRUCT|DESCRIBE)\b", re.IGNORECASE)
+_MODIFIERS = re.compile(r"(?:\s*(?:GROUP\s+BY|ORDER\s+BY|HAVING|LIMIT|OFFSET)\b[^\n{}]*)*", re.IGNORECASE)
+
+
+def _var(text: str, fallback: str) -> str:
+    name = re.sub(r"\W+", "_", text).strip("_")
+    if not name:
+        return fallback
+    return f"v_{name}" if name[0].isdigit() else name[0].lower() + name[1:]
+
+
+def _example(value: str, datatype: str | None) -> str:
+    return value if datatype in _NUMERIC else json.dumps(value, ensure_ascii=False)
+
+
+class _Names:
+    """Compacts IRIs with the source's prefixes and remembers which prefixes it used."""
+
+    def __init__(self, prefixes: dict[str, str]) -> None:
+        self.prefixes, self.used = prefixes, set()
+
+    def __call__(self, iri: str) -> str:
+        name = compact(iri, self.prefixes)
+        if not name.startswith("<"):
+            self.used.add(name.split(":", 1)[0])
+        return name
+
+
+def _pattern(subject: str, pred: dict, names: _Names, samples: bool) -> str:
+    """`?s p ?o .  # kind, samples`: one predicate as the triple pattern that reaches it."""
+    if pred["kind"] == "iri":
+        rng = pred.get("range")
+        obj = _var(local_name(rng) if rng else pred["label"], "o")
+        note = f"a {names(rng)}" if rng else "an IRI"
+        shown = pred.get("samples", [])
+    else:
+        obj = _var(local_name(pred["iri"]), "value")
+        note = pred.get("datatype") or "literal"
+        shown = [_example(v, pred.get("datatype")) for v in pred.get("samples", [])]
+    if samples and shown:
+        note += ", e.g. " + ", ".join(shown)
+    if pred["label"].lower() not in (local_name(pred["iri"]).lower(), obj.lower()):
+        note = f"\"{pred['label']}\"; {note}"
+    if obj == subject:
+        obj += "2"
+    return f"?{subject} {names(pred['iri'])} ?{obj} .  # {note}"
+
+
+def _blocks(d: dict, samples: bool) -> list[tuple[list[str], set[str]]]:
+    """One block of lines per class (and one for predicates of things without a class), each with
+    the prefixes its lines use."""
+    out = []
+    for cls in d.get("classes", []):
+        names = _Names(d.get("prefixes", {}))
+        subject = _var(local_name(cls["iri"]), "s")
+        label = f' "{cls["label"]}"' if cls["label"].lower() != local_name(cls["iri"]).lower() else ""
+        lines = [f"# class {names(cls['iri'])}{label} ({cls['instances']} instances)",
+                 f"?{subject} a {names(cls['iri'])} ."]
+        out.append((lines + [_pattern(subject, p, names, samples) for p in cls.get("predicates", [])], names.used))
+    if d.get("predicates"):
+        names = _Names(d.get("prefixes", {}))
+        out.append((["# predicates of things without a class"]
+                    + [_pattern("s", p, names, samples) for p in d["predicates"]], names.used))
+    return out
+
+
+def _size(lines: list[str]) -> int:
+    return sum(len(line) + 1 for line in lines)
+
+
+def schema_text(source, max_chars: int = MAX_SCHEMA_CHARS) -> str:  # noqa: ANN001
+    """The descriptor as a model reads it: PREFIX lines, then per class its instance count and the
+    triple patterns of its predicates (kind, datatype or target class, samples). Over `max_chars`,
+    samples go first, then the classes with the fewest instances."""
+    d = source.descriptor
+    blocks = _blocks(d, samples=True)
+    if _size([line for lines, _ in blocks for line in lines]) > max_chars:
+        blocks = _blocks(d, samples=False)
+    body, used, left_out = [], set(), 0
+    for lines, prefixes in blocks:
+        if _size(body + lines) > max_chars:
+            left_out += 1
+            continue
+        body, used = body + lines, used | prefixes
+    if left_out:
+        body.append(f"# ... and {left_out} more, not shown")
+    head = [f"# {Path(source.location).name}: {d.get('format', 'RDF')}, {d.get('triples', '?')} triples"]
+    head += [f"PREFIX {p}: <{ns}>" for p, ns in d.get("prefixes", {}).items() if p in used]
+    if d.get("graphs"):
+        shown = ", ".join(f"<{g}>" for g in d["graphs"][:5]) + (" ..." if len(d["graphs"]) > 5 else "")
+        head.append(f"# named graphs (the default graph is their union): {shown}")
+    return "\n".join(head + body)
+
+
+def default_examples(source) -> list[Example]:  # noqa: ANN001
+    return EXAMPLES[:DEFAULT_EXAMPLES]
+
+
+def messages(question: str, source, examples: list[Example] | None = None) -> list[dict]:  # noqa: ANN001
+    """System (rules, then the examples, each example schema shown once) and user (the source's
+    schema and the question, ending with `SPARQL:`)."""
+    parts, shown = [SYSTEM], None
+    for e in examples if examples is not None else default_examples(source):
+        if e.schema != shown:
+            parts.append(f"Example data:\n{e.schema}")
+            shown = e.schema
+        parts.append(f"Question: {e.question}\nSPARQL:\n{e.query}")
+    user = f"The user's RDF data:\n{schema_text(source)}\n\nQuestion: {question}\nSPARQL:"
+    return [{"role": "system", "content": "\n\n".join(parts)}, {"role": "user", "content": user}]
+
+
+def fix(query: str, source) -> str:  # noqa: ANN001
+    """Repairs small models need often and that cannot change a query's meaning: SQL's lower/upper
+    as SPARQL's lcase/ucase, and GROUP BY/ORDER BY/LIMIT written inside the final brace moved after it."""
+    query = re.sub(r"(?<![\w:?$])lower\s*\(", "lcase(", query, flags=re.IGNORECASE)
+    query = re.sub(r"(?<![\w:?$])upper\s*\(", "ucase(", query, flags=re.IGNORECASE)
+    inside = re.search(r"\s((?:GROUP\s+BY|ORDER\s+BY|HAVING|LIMIT|OFFSET)\b[^{}]*?)\s*\}\s*$", query, re.IGNORECASE)
+    if inside and len(re.findall(r"\bSELECT\b", query, re.IGNORECASE)) == 1:
+        query = f"{query[:inside.start()].rstrip()}\n}}\n{inside.group(1).strip()}"
+    return query
+
+
+def extract(reply: str) -> str:
+    """The query in a model reply: a fenced block, else the text from its first PREFIX/SELECT/ASK,
+    without any explanation after the last closing brace."""
+    if m := _FENCE.search(reply):
+        reply = m.group(1)
+    if m := _START.search(reply):
+        reply = reply[m.start():]
+    end = reply.rfind("}")
+    if end >= 0:
+        tail = reply[end + 1:]
+        reply = reply[:end + 1] + tail[:_MODIFIERS.match(tail).end()]
+    return reply.strip().rstrip(";").strip()
+
+
+def names_hint(source) -> str:  # noqa: ANN001
+    """The classes and predicates to remind the model of after a failed query."""
+    d = source.descriptor
+    prefixes = d.get("prefixes", {})
+    classes = [compact(c["iri"], prefixes) for c in d.get("classes", [])]
+    preds = dict.fromkeys(compact(p["iri"], prefixes) for c in d.get("classes", []) for p in c.get("predicates", []))
+    preds.update(dict.fromkeys(compact(p["iri"], prefixes) for p in d.get("predicates", [])))
+    text = f"classes: {', '.join(classes) or 'none'}; predicates: {', '.join(preds) or 'none'}"
+    return text if len(text) <= 800 else text[:797] + "..."

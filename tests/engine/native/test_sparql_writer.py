@@ -1,0 +1,149 @@
+"""The SPARQL writer: schema text from a real store's descriptor, prompts, query extraction, and
+queries written by real models that run on the store (and change nothing)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.native.sources import Source
+from engine.native.writers import sparql
+from local_stores.rdf_store import QueryFailed, QueryRefused, RdfStore
+from tests.conftest import MODELS_DIR
+
+PETS = """@prefix pet: <http://example.org/pets#> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+
+pet:tom a pet:Cat ; pet:name "Tom" ; pet:born 2019 ; pet:vet pet:clinic .
+pet:kit a pet:Cat ; pet:name "Kit" ; pet:born 2021 ; pet:vet pet:clinic .
+pet:mog a pet:Cat ; pet:name "Mog" ; pet:born 2015 .
+pet:rex a pet:Dog ; pet:name "Rex" ; pet:born 2018 .
+pet:fido a pet:Dog ; pet:name "Fido" ; pet:born 2020 .
+pet:clinic a pet:Clinic ; rdfs:label "Green Lane Vets" .
+"""
+
+
+@pytest.fixture
+def pets(tmp_path: Path) -> tuple[RdfStore, Source]:
+    file = tmp_path / "pets.ttl"
+    file.write_text(PETS, encoding="utf-8")
+    store = RdfStore(tmp_path / "rdf")
+    return store, Source("pets", "rdf", "oxigraph", str(file), store.load("pets", file))
+
+
+def test_schema_text_shows_prefixes_classes_patterns_and_samples(pets):  # noqa: ANN001
+    _, source = pets
+    text = sparql.schema_text(source)
+    lines = text.splitlines()
+    assert lines[0] == "# pets.ttl: Turtle, 19 triples"
+    assert lines[1:3] == ["PREFIX pet: <http://example.org/pets#>", "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>"]
+    assert "# class pet:Cat (3 instances)" in lines and "?cat a pet:Cat ." in lines
+    born = next(line for line in lines if line.startswith("?cat pet:born"))
+    assert born.startswith("?cat pet:born ?born .  # integer, e.g. ") and '"' not in born
+    assert any(line.startswith('?dog pet:name ?name .  # string, e.g. "') for line in lines)
+    assert "?cat pet:vet ?clinic .  # a pet:Clinic, e.g. Green Lane Vets" in lines  # the target's label
+
+
+def test_prompt_ends_with_the_question_and_teaches_sparql_rules(pets):  # noqa: ANN001
+    _, source = pets
+    system, user = sparql.messages("How many cats do I have?", source)
+    assert system["role"] == "system" and "lcase(str(?x))" in system["content"] and "GROUP BY" in system["content"]
+    assert system["content"].count("Example data:") == 1 and "pet:" not in system["content"]
+    assert user["content"].startswith("The user's RDF data:\n# pets.ttl")
+    assert user["content"].endswith("Question: How many cats do I have?\nSPARQL:")
+    chosen = [sparql.EXAMPLES[0], sparql.EXAMPLES[-1]]  # as a picker would pass them: one schema each
+    system, _ = sparql.messages("Which cat is oldest?", source, chosen)
+    assert system["content"].count("Example data:") == 2 and system["content"].endswith(sparql.EXAMPLES[-1].query)
+
+
+OBSERVATORY = """@prefix obs: <http://example.org/observatory#> .
+obs:hale a obs:Telescope ; obs:name "Hale" ; obs:mirrorMetres 5.1 .
+obs:keck a obs:Telescope ; obs:name "Keck I" ; obs:mirrorMetres 10.0 .
+obs:o1 a obs:Observation ; obs:target "Vega" ; obs:usedTelescope obs:hale ; obs:hours 1.5 .
+obs:o2 a obs:Observation ; obs:target "M31" ; obs:usedTelescope obs:hale ; obs:hours 3.0 .
+"""
+RECIPES = """@prefix rec: <http://example.org/recipes#> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+rec:pie a rec:Recipe ; rdfs:label "Apple pie" ; rec:minutes 50 ; rec:uses rec:butter, rec:flour .
+rec:butter a rec:Ingredient ; rdfs:label "Butter" .
+rec:flour a rec:Ingredient ; rdfs:label "Flour" .
+"""
+
+
+def test_every_example_query_runs_on_data_shaped_like_its_schema(tmp_path: Path):
+    store = RdfStore(tmp_path / "rdf")
+    for name, text in (("observatory", OBSERVATORY), ("recipes", RECIPES)):
+        (tmp_path / f"{name}.ttl").write_text(text, encoding="utf-8")
+        store.load(name, tmp_path / f"{name}.ttl")
+    answers = {}
+    for e in sparql.EXAMPLES:
+        result = store.execute("observatory" if "obs:" in e.schema else "recipes", e.query, 10, 10)
+        answers[e.question] = result.rows
+    assert answers["How many observations were made with the Hale telescope?"] == [(2,)]
+    assert answers["Which telescopes were never used for an observation?"] == [("Keck I",)]
+    assert answers["Which recipes with butter take less than an hour?"] == [("Apple pie", 50)]
+
+
+def test_fix_repairs_sql_habits_without_touching_valid_queries():
+    inside = "SELECT ?name WHERE { ?c pet:name ?name ; pet:born ?born . ORDER BY DESC(?born) LIMIT 1 }"
+    assert sparql.fix(inside, None) == "SELECT ?name WHERE { ?c pet:name ?name ; pet:born ?born .\n}\n" \
+                                       "ORDER BY DESC(?born) LIMIT 1"
+    assert sparql.fix('SELECT ?n WHERE { ?x ex:lower ?n FILTER(LOWER(?n) = "a") }', None) == \
+        'SELECT ?n WHERE { ?x ex:lower ?n FILTER(lcase(?n) = "a") }'
+    sub = "SELECT * WHERE { { SELECT ?x WHERE { ?x ?p ?o } ORDER BY ?x LIMIT 1 } }"
+    assert sparql.fix(sub, None) == sub
+
+
+def test_a_query_is_taken_out_of_a_chatty_reply():
+    fenced = "Sure!\n```sparql\nPREFIX pet: <http://example.org/pets#>\nSELECT ?n WHERE { ?c pet:name ?n }\n```\nDone."
+    assert sparql.extract(fenced) == "PREFIX pet: <http://example.org/pets#>\nSELECT ?n WHERE { ?c pet:name ?n }"
+    bare = "Here is the query: SELECT (COUNT(?c) AS ?n) WHERE { ?c a pet:Cat } LIMIT 1;\nThis counts the cats."
+    assert sparql.extract(bare) == "SELECT (COUNT(?c) AS ?n) WHERE { ?c a pet:Cat } LIMIT 1"
+    grouped = "SELECT ?y (COUNT(*) AS ?n) WHERE { ?c pet:born ?y }\nGROUP BY ?y\nORDER BY DESC(?n)\n\nIt groups."
+    assert sparql.extract(grouped).endswith("GROUP BY ?y\nORDER BY DESC(?n)")
+
+
+def test_names_hint_lists_classes_and_predicates(pets):  # noqa: ANN001
+    _, source = pets
+    assert sparql.names_hint(source) == ("classes: pet:Cat, pet:Dog, pet:Clinic; "
+                                         "predicates: pet:born, pet:name, pet:vet, rdfs:label")
+
+
+def test_a_tiny_model_query_is_checked_and_changes_nothing(pets, smoke_llm):  # noqa: ANN001
+    store, source = pets
+    query = sparql.extract(smoke_llm.chat(sparql.messages("How many cats do I have?", source), max_tokens=120))
+    try:
+        store.execute("pets", query, timeout_s=5, max_rows=20)
+    except (QueryFailed, QueryRefused) as exc:
+        assert str(exc)  # whatever it wrote comes back as a message the writer can repair from
+    assert store.execute("pets", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }", 5, 5).rows == [(19,)]
+
+
+@pytest.mark.slow
+def test_default_model_counts_the_cats(pets):  # noqa: ANN001
+    from engine.models import ModelManager
+    from engine.runtimes.llm import LLM
+
+    store, source = pets
+    llm = LLM.from_manager(ModelManager(MODELS_DIR), "default", n_ctx=4096, threads=2)
+    query = sparql.extract(llm.chat(sparql.messages("How many cats do I have?", source), max_tokens=150))
+    result = store.execute("pets", query, timeout_s=10, max_rows=20)
+    assert result.rows == [(3,)], query
+
+
+def test_a_large_schema_drops_samples_then_small_classes_to_fit(tmp_path: Path):
+    lines = ["@prefix ex: <http://example.org/big#> ."]
+    for c in range(30):
+        for i in range(30 - c):
+            lines.append(f'ex:c{c}_{i} a ex:Class{c} ; ' + " ; ".join(f'ex:p{c}_{k} "value {k} of a long text"'
+                                                                      for k in range(8)) + " .")
+    file = tmp_path / "big.ttl"
+    file.write_text("\n".join(lines), encoding="utf-8")
+    source = Source("big", "rdf", "oxigraph", str(file), RdfStore(tmp_path / "rdf").load("big", file))
+    text = sparql.schema_text(source, max_chars=3000)
+    assert len(text) < 3200 and "e.g." not in text
+    assert "# class ex:Class0 (30 instances)" in text and "ex:Class29" not in text
+    assert text.endswith("more, not shown") and "PREFIX ex: <http://example.org/big#>" in text
+    whole = sparql.schema_text(source, max_chars=100_000)
+    assert "e.g." in whole and "ex:Class29" in whole
