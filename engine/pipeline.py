@@ -181,8 +181,8 @@ class Trove:
         chosen = selection.choose(self.llm, question, candidates, self.settings.sources_per_question)
         hits, runs = [], []
         for i, source in enumerate(chosen, start=1):
-            examples = self._examples.pick(writer_for(source.language).EXAMPLES, vector, self.settings.query_examples,
-                                           source.engine)
+            examples = self._examples.pick(writer_for(source.language).EXAMPLES, question,
+                                           self.settings.query_examples, source.engine)
             outcome = write_and_run(self.llm, question, source, self.stores, self.settings.query_tries,
                                     self.settings.query_timeout_s, self.settings.query_rows, examples)
             for attempt in outcome.attempts:

@@ -1,9 +1,11 @@
-"""Few-shot examples chosen per question: the pool's examples whose questions are nearest in
-meaning to the user's (by the text embedder), so a count question is shown counts and a
-"which … most" question is shown a GROUP BY … ORDER BY … LIMIT."""
+"""Few-shot examples chosen per question: the pool's examples whose questions are nearest to the
+user's in form (by the text embedder, on question skeletons with names, numbers and quoted values
+masked, as DAIL-SQL does), so a count question is shown counts and a "which … most" question is
+shown a GROUP BY … ORDER BY … LIMIT, whatever the topic."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,20 +19,33 @@ class Example:
     engines: tuple[str, ...] = ()  # engines whose dialect the query is written in; empty = all
 
 
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|‘[^’]*’|“[^”]*”")
+_NUMBER = re.compile(r"\b\d[\d.,:/-]*\b")
+_NAME = re.compile(r"(?<=[\w,;:] )(?:[A-Z][\w'’.-]+)(?: (?:[A-Z][\w'’.-]*|van|de|der|von|da|di|le|la))*")
+
+
+def skeleton(question: str) -> str:
+    """The question's form: quoted values, numbers and names (capitalised words inside the
+    sentence) replaced by placeholders."""
+    text = _QUOTED.sub("value", question)
+    text = _NUMBER.sub("number", text)
+    return _NAME.sub("name", text)
+
+
 class ExamplePicker:
-    """Embeds each pool once; picks the k nearest examples for a question vector."""
+    """Embeds each pool's skeletons once; picks the k examples nearest to a question's skeleton."""
 
     def __init__(self, embedder) -> None:  # noqa: ANN001
         self.embedder = embedder
         self._vectors: dict[int, np.ndarray] = {}
 
-    def pick(self, pool: list[Example], vector: np.ndarray, k: int, engine: str = "") -> list[Example]:
+    def pick(self, pool: list[Example], question: str, k: int, engine: str = "") -> list[Example]:
         usable = [e for e in pool if not e.engines or engine in e.engines]
         if len(usable) <= k:
             return usable
         key = id(pool) ^ hash(engine)
         if key not in self._vectors:
-            self._vectors[key] = self.embedder.embed([e.question for e in usable])
-        sims = self._vectors[key] @ vector
+            self._vectors[key] = self.embedder.embed([skeleton(e.question) for e in usable])
+        sims = self._vectors[key] @ self.embedder.embed_one(skeleton(question))
         order = np.argsort(-sims)[:k][::-1]  # the nearest last: small models follow the latest example most
         return [usable[i] for i in order]

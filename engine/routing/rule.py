@@ -22,7 +22,8 @@ _QUANTITY = re.compile(
 _RELATION = re.compile(
     r"\b(link(s|ed)? (to|from)|linked|backlinks?|connect\w*|tagged|tags?|related|relationships?|who (acted|"
     r"directed|produced|wrote|knows|follows|reviewed)|(acted|starred|played) in|directed by|written by|"
-    r"instances? of|class(es)?|propert(y|ies) of|type of)\b", re.IGNORECASE)
+    r"instances? of|class(es)?|propert(y|ies) of|type of|grand\w+|children|parents?|siblings?|married|cousins?|"
+    r"family)\b", re.IGNORECASE)
 STRUCTURED = ("table", "graph", "rdf")
 
 

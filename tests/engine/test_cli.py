@@ -84,3 +84,23 @@ def test_sql_over_indexed_tables_and_refusal_of_writes(tmp_path: Path):
     refused = run("sql", "DROP TABLE runs", home=home, ok=False)
     assert refused.returncode == 2 and "only read-only SELECT" in refused.stderr
     assert json.loads(run("sql", "SELECT count(*) FROM runs", "--json", home=home).stdout)["rows"] == [[2]]
+
+
+def test_examples_graphs_and_rdf_are_listed_and_queried_in_their_own_languages(home: Path):
+    status = json.loads(run("status", "--json", home=home).stdout)
+    graphs = {g["format"]: g for g in status["graphs"]}
+    assert graphs["cypher"]["nodes"] == {"Person": 8, "Place": 2} and graphs["vault"]["nodes"]["Note"] == 8
+    [library] = status["rdf"]
+    assert library["file"].endswith("my-books.ttl") and library["triples"] > 40
+    family = graphs["cypher"]["name"]
+    out = run("query", family, "MATCH (g:Person)-[:PARENT_OF]->(:Person)-[:PARENT_OF]->(c:Person) "
+                               "WHERE g.nickname = 'mormor' RETURN c.name ORDER BY c.name", "--json", home=home)
+    assert json.loads(out.stdout)["rows"] == [["Lars de Vries"], ["Maya Lindqvist"], ["Sofia Lindqvist"]]
+    books = run("query", library["name"], "SELECT ?title WHERE { ?b schema:author/schema:name 'Ursula K. Le Guin' ; "
+                                          "schema:name ?title } ORDER BY ?title", home=home).stdout
+    assert "The Dispossessed" in books and "The Power Broker" not in books
+    refused = run("query", family, "MATCH (p:Person) DETACH DELETE p", home=home, ok=False)
+    assert refused.returncode == 2 and "DELETE is not allowed" in refused.stderr
+    refused = run("query", library["name"], "DELETE WHERE { ?s ?p ?o }", home=home, ok=False)
+    assert refused.returncode == 2 and "changes data" in refused.stderr
+    assert "Lars de Vries" in run("query", family, "MATCH (p:Person) RETURN p.name", home=home).stdout

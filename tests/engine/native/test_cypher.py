@@ -1,0 +1,77 @@
+"""The Cypher path: schema-grounded prompts with examples picked per question, Neo4j spellings
+mended, bounded repair with a real model, graph results as cited evidence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.ingest.graphs.load import load
+from engine.native import sources
+from engine.native.evidence import as_hit, cell, verbalise
+from engine.native.examples import ExamplePicker, skeleton
+from engine.native.querying import QueryOutcome, write_and_run
+from engine.native.writers import cypher
+from local_stores.graph_store import GraphStore
+from local_stores.rdf_store import RdfStore
+from local_stores.table_store import TableStore
+from tests.conftest import EXAMPLES
+
+
+@pytest.fixture
+def family(tmp_path: Path) -> tuple[sources.Stores, sources.Source]:
+    stores = sources.Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"),
+                            RdfStore(tmp_path / "rdf"))
+    path = EXAMPLES / "family" / "family-tree.cypher"
+    return stores, sources.Source("family", "graph", "kuzu", str(path), load(stores.graphs, "family", path))
+
+
+def test_schema_text_shows_tables_directions_counts_and_values(family):  # noqa: ANN001
+    _, source = family
+    text = cypher.schema_text(source)
+    assert "Person {name STRING (key), born INT64" in text and "// 8 nodes" in text
+    assert "(:Person)-[:PARENT_OF]->(:Person)  // 9" in text and "country is one of 'Netherlands', 'Sweden'" in text
+    prompt = cypher.messages("Who are Maya's parents?", source)
+    assert prompt[0]["content"].startswith("You write one Cypher query (Kùzu dialect)")
+    assert prompt[-1]["content"].endswith("Question: Who are Maya's parents?\nCypher:")
+    assert "family tree" in sources.summary_text(source) and "parent of" in sources.summary_text(source)
+
+
+def test_examples_are_picked_by_meaning(embedder):  # noqa: ANN001
+    picker = ExamplePicker(embedder)
+    picked = picker.pick(cypher.EXAMPLES, "Which notes are tagged with travel?", 2)
+    assert picked[-1].question == "Which notes are tagged recipe?"  # the nearest comes last, next to the question
+    counted = picker.pick(cypher.EXAMPLES, "How many songs did Nina Simone record?", 1)
+    assert "count(" in counted[0].query
+    assert skeleton("How many songs did Nina Simone record in 1965 with 'Four Women'?") == (
+        "How many songs did name record in number with value?")
+
+
+def test_neo4j_spellings_are_mended_and_replies_cleaned(family):  # noqa: ANN001
+    stores, source = family
+    query = cypher.fix(cypher.extract("Here:\n```cypher\nMATCH (p:Person)-[r]->(q:Place) RETURN p.name, type(r), "
+                                      "toInteger(p.born) LIMIT 1;\n```"), source)
+    assert query == "MATCH (p:Person)-[r]->(q:Place) RETURN p.name, label(r), to_int64(p.born) LIMIT 1"
+    assert sources.run(source, sources.validate(source, query, stores), stores, 5, 10).rows
+
+
+def test_graph_results_read_as_words_and_cite_the_query(family):  # noqa: ANN001
+    stores, source = family
+    query = "MATCH path = (a:Person)-[:LIVES_IN]->(c:Place) WHERE a.name = 'Astrid Lindqvist' RETURN path"
+    result = sources.run(source, query, stores, 5, 10)
+    text = cell(result.rows[0][0])
+    assert text.startswith("Person(name: Astrid Lindqvist") and "-[:LIVES_IN]->" in text and "Place(name: Umeå" in text
+    hit = as_hit(QueryOutcome(source, query, result, []), "Where does mormor live?", 1)
+    assert hit.item.corpus == "graph" and hit.item.locator["language"] == "cypher"
+    assert hit.item.locator["query"] == query and hit.item.locator["result_rows"][0][0]["_nodes"]
+    count = sources.run(source, "MATCH (p:Person) RETURN count(*) AS people", stores, 5, 10)
+    assert "people is 8." in verbalise(QueryOutcome(source, "q", count, []), "How many people?")
+
+
+def test_repair_is_bounded_and_never_changes_the_graph(family, smoke_llm):  # noqa: ANN001
+    stores, source = family
+    outcome = write_and_run(smoke_llm, "Delete everyone born before 1950, then list who is left.", source, stores,
+                            max_tries=2)
+    assert 1 <= len(outcome.attempts) <= 2 and all(a.ok or a.error for a in outcome.attempts)
+    assert stores.graphs.execute("family", "MATCH (p:Person) RETURN count(*)").rows == [(8,)]

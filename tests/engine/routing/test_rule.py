@@ -1,0 +1,25 @@
+"""The rule router sends questions about quantities and relations to the structured sources that
+exist, and everything else to text."""
+
+from __future__ import annotations
+
+from engine.routing.rule import RuleRouter
+
+ALL = {"paragraph", "document", "table", "graph", "rdf"}
+
+
+def labels(question: str, available: set[str] = ALL) -> list[str]:
+    return [r.label for r in RuleRouter().route(question, available)]
+
+
+def test_relations_and_quantities_go_to_every_structured_corpus_there_is():
+    assert labels("Which notes link to the garden plan?") == ["table", "graph", "rdf", "paragraph"]
+    assert labels("Who are the grandchildren of Astrid?", {"paragraph", "graph"}) == ["graph", "paragraph"]
+    assert labels("How much did I spend in March?", {"paragraph", "table"}) == ["table", "paragraph"]
+
+
+def test_plain_questions_stay_with_text_and_summaries_with_documents():
+    assert labels("What is the hotel booking reference?") == ["paragraph"]
+    assert labels("Summarise the letter to my landlord") == ["document"]
+    assert labels("anything", {"graph"}) == ["graph"]  # no text corpus: the structured one is all there is
+    assert labels("anything", set()) == ["none"]
