@@ -50,6 +50,9 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m bench.retrieval
 	$(BIN)/python -m bench.pipeline
 	$(BIN)/python -m bench.sql --split dev --llm default
+	$(BIN)/python -m bench.native --llm default --limit 15
+	$(BIN)/python -m bench.native --llm fast --limit 15
+	$(BIN)/python -m bench.selection --llm default --per-dataset 12
 
 clean-venv:
 	rm -rf $(VENV)

@@ -20,6 +20,7 @@ CREATE INDEX IF NOT EXISTS files_root ON files(root_id);
 CREATE TABLE IF NOT EXISTS sources(
     id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, kind TEXT NOT NULL, engine TEXT NOT NULL,
     location TEXT, descriptor TEXT, updated_at REAL);
+CREATE TABLE IF NOT EXISTS memos(key TEXT PRIMARY KEY, value TEXT);
 """
 
 STATES = ("indexed", "skipped", "failed")
@@ -108,6 +109,15 @@ class Catalog:
 
     def delete_source(self, name: str) -> None:
         self.db.execute("DELETE FROM sources WHERE name = ?", (name,))
+
+    def memo(self, key: str) -> str | None:
+        """A small remembered decision (e.g. the fingerprint of notes found not to be a graph)."""
+        row = self.db.conn.execute("SELECT value FROM memos WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def remember(self, key: str, value: str) -> None:
+        self.db.conn.execute("INSERT INTO memos(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET "
+                             "value = excluded.value", (key, value))
 
     def sources(self) -> list[dict]:
         rows = self.db.query("SELECT name, kind, engine, location, descriptor, updated_at FROM sources ORDER BY name")

@@ -220,9 +220,14 @@ class Indexer:
             fp = vault.fingerprint(members)
             if location in known and known[location]["descriptor"].get("fingerprint") == fp:
                 continue
+            if location not in known and self.catalog.memo(f"not-a-vault:{location}") == fp:
+                continue  # read before, unchanged, and not a graph
             graph = vault.read(Path(location), members)
             linked = sum(1 for e in graph.edges if e.type == "LINKS_TO")
             if not vault.is_vault(Path(location)) and linked < 2:
+                self.catalog.remember(f"not-a-vault:{location}", fp)
+                if location in known:
+                    self.catalog.delete_source(known[location]["name"])
                 continue  # notes that do not link to each other are documents, not a graph
             name = known[location]["name"] if location in known else self._table_name(location, "notes graph")
             try:

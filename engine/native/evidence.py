@@ -3,6 +3,7 @@ and the citation locator (the query, its language, the source, the rows)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from engine.native.querying import QueryOutcome
@@ -36,7 +37,8 @@ def cell(value: object) -> str:
 
 
 def _name(column: str) -> str:
-    return column.replace("_", " ")
+    """A column as words: `total_spent` -> `total spent`, Cypher's `c.name` -> `name`."""
+    return re.sub(r"^[A-Za-z_]\w*\.(?=\w)", "", column).replace("_", " ")
 
 
 def verbalise(outcome: QueryOutcome, question: str) -> str:

@@ -70,10 +70,15 @@ def test_vault_is_indexed_queried_rebuilt_on_change_and_removed(trove, tmp_path:
     assert trove.status()["graphs"] == [] and trove.graphs.names() == []
 
 
-def test_notes_that_do_not_link_are_not_a_graph(trove, tmp_path: Path):  # noqa: ANN001
+def test_notes_that_do_not_link_are_not_a_graph_and_are_not_reread(trove, tmp_path: Path, monkeypatch):  # noqa: ANN001
     folder = tmp_path / "plain"
     folder.mkdir()
     (folder / "a.md").write_text("Just a note.")
     (folder / "b.md").write_text("Another note, mentioning [[a]] once.")
+    reads = []
+    real_read = vault.read
+    monkeypatch.setattr(vault, "read", lambda *args: reads.append(args) or real_read(*args))
     trove.index([folder])
-    assert trove.status()["graphs"] == []
+    assert trove.status()["graphs"] == [] and len(reads) == 1
+    trove.index()
+    assert len(reads) == 1  # unchanged notes: the earlier decision stands
