@@ -7,7 +7,7 @@ import csv
 import datetime as dt
 import io
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import ParseError, SkipFile
@@ -17,6 +17,7 @@ from engine.errors import ParseError, SkipFile
 class Sheet:
     name: str
     csv_text: str  # first column `_row`: the row number in the sheet
+    warnings: list[str] = field(default_factory=list)
 
 
 def _grid(ws) -> list[list[object]]:  # noqa: ANN001 (openpyxl worksheet)
@@ -54,6 +55,27 @@ def _cell(value: object) -> object:
     return value
 
 
+FORMULA_CHECK_MB = 20  # larger workbooks are not read a second time to look for unsaved formulas
+
+
+def _unsaved_formulas(path: Path, ws) -> list[str]:  # noqa: ANN001 (openpyxl worksheet, values only)
+    """A warning when formulas have no saved value (a file written by a program, never opened in a
+    spreadsheet app): those cells are empty in the table, not computed."""
+    import openpyxl
+
+    if path.stat().st_size > FORMULA_CHECK_MB * 2**20:
+        return []
+    formulas = openpyxl.load_workbook(path, data_only=False, read_only=True)[ws.title]
+    empty = [cell.coordinate for row in formulas.iter_rows() for cell in row
+             if isinstance(cell.value, str) and cell.value.startswith("=")
+             and ws[cell.coordinate].value is None]
+    if not empty:
+        return []
+    shown = ", ".join(empty[:5]) + ("…" if len(empty) > 5 else "")
+    return [f"{len(empty)} formula cells have no saved value and are empty here ({shown}): open and save the "
+            "file in a spreadsheet app to keep their results"]
+
+
 def read_sheets(path: Path) -> list[Sheet]:
     import openpyxl
     from openpyxl.utils.exceptions import InvalidFileException
@@ -80,7 +102,7 @@ def read_sheets(path: Path) -> list[Sheet]:
                 writer.writerow([number, *values])
                 rows += 1
         if rows:
-            sheets.append(Sheet(ws.title, out.getvalue()))
+            sheets.append(Sheet(ws.title, out.getvalue(), _unsaved_formulas(path, ws)))
     if not sheets:
         raise SkipFile("no table found in any sheet (no header row with data under it)")
     return sheets

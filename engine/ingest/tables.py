@@ -37,8 +37,12 @@ def load(store: TableStore, names: Callable[[str | None], str], path: Path) -> l
                 raise SkipFile("no data rows (a header at most)")
             return [store.load_csv(names(None), path, text, delimiter="\t" if kind == "tsv" else None)]
         if kind == "xlsx":
-            return [store.load_csv(names(sheet.name), path, sheet.csv_text, ",", sheet=sheet.name)
-                    for sheet in spreadsheet.read_sheets(path)]
+            loaded = []
+            for sheet in spreadsheet.read_sheets(path):
+                info = store.load_csv(names(sheet.name), path, sheet.csv_text, ",", sheet=sheet.name)
+                info.warnings += sheet.warnings
+                loaded.append(info)
+            return loaded
         if kind == "parquet":
             return [store.load_parquet(names(None), path)]
         if kind == "json":

@@ -7,6 +7,7 @@ from pathlib import Path
 import duckdb
 
 from engine.pipeline import Trove
+from tests.conftest import EXAMPLES
 
 
 def _sources(trove: Trove) -> dict[str, dict]:
@@ -151,3 +152,26 @@ def test_database_files_become_sources_read_in_place(trove: Trove, tmp_path: Pat
     geo.unlink()
     trove.index()
     assert {s["name"] for s in trove.catalog.sources() if s["kind"] == "database"} == {"finance"}
+
+
+def test_formulas_give_their_saved_values_and_unsaved_ones_are_reported(trove: Trove, tmp_path: Path):
+    import shutil
+
+    import openpyxl
+
+    folder = tmp_path / "xl"
+    folder.mkdir()
+    shutil.copy(EXAMPLES / "finance" / "household-budget-2025.xlsx", folder / "saved.xlsx")  # values saved
+    wb = openpyxl.Workbook()
+    wb.active.append(["Item", "Price", "With VAT"])
+    wb.active.append(["Lamp", 40, "=B2*1.21"])
+    wb.active.append(["Desk", 200, "=B3*1.21"])
+    wb.save(folder / "unsaved.xlsx")  # written by a program: formulas without values
+    trove.index([folder])
+    total = trove.sql("SELECT actual_eur FROM saved_budget WHERE category = 'Total'").rows
+    assert total == [(2079.3,)]
+    sources = _sources(trove)
+    assert sources["saved_budget"]["descriptor"]["warnings"] == []
+    [warning] = sources["unsaved_sheet"]["descriptor"]["warnings"]
+    assert warning.startswith("2 formula cells have no saved value") and "C2, C3" in warning
+    assert trove.sql("SELECT count(with_vat) FROM unsaved_sheet").rows == [(0,)]
