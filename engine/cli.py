@@ -182,6 +182,29 @@ def _print_result(run, home: Path | None, as_json: bool) -> None:  # noqa: ANN00
         click.echo(f"(first {len(result.rows)} rows)")
 
 
+@cli.command()
+@click.argument("question")
+@click.option("--router", type=click.Choice(["rule", "trained", "llm", "ensemble"]), default=None,
+              help="Which router (default: the `router` setting).")
+@HOME_OPTION
+@click.option("--json", "as_json", is_flag=True)
+def route(question: str, router: str | None, home: Path | None, as_json: bool) -> None:
+    """Which corpora QUESTION would go to, with confidences and the router that decided; nothing is
+    retrieved or answered. Only corpora your index has are considered."""
+    import time
+
+    trove = _trove(home, **({"router": router} if router else {}))
+    t0 = time.perf_counter()
+    routes = trove.route(question)
+    ms = (time.perf_counter() - t0) * 1000
+    if as_json:
+        _echo_json({"question": question, "routes": [r.as_dict() for r in routes], "ms": round(ms, 1)})
+        return
+    for r in routes:
+        click.echo(f"{r.label:10} {r.confidence:.2f}  ({r.router})")
+    click.echo(click.style(f"  {ms:.0f} ms", dim=True))
+
+
 def print_answer(result) -> None:  # noqa: ANN001 (AskResult)
     click.echo(result.answer)
     for c in result.citations:

@@ -32,7 +32,7 @@ NOTHING_RELEVANT = "Nothing in your files matches this question."
 
 
 class Trove:
-    def __init__(self, settings: Settings | None = None, router: str = "rule") -> None:
+    def __init__(self, settings: Settings | None = None, router: str | None = None) -> None:
         self.settings = settings or load_settings()
         self.db = Database(self.settings.index_path)
         self.catalog = Catalog(self.db)
@@ -41,7 +41,9 @@ class Trove:
         self.graphs = GraphStore(self.settings.graphs_path)
         self.rdf = RdfStore(self.settings.rdf_path)
         self.models = ModelManager(self.settings.models_dir)
-        self.router = make_router(router)
+        self.router = make_router(router or self.settings.router, embedder=lambda: self.embedder,
+                                  llm=lambda: self.llm, threshold=self.settings.router_threshold,
+                                  confident=self.settings.router_confident)
         self._embedder = None
         self._llm = None
         self._source_index = None

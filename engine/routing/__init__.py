@@ -12,6 +12,9 @@ from engine.routing.base import Route, Router
 
 ROUTERS = {
     "rule": "engine.routing.rule:RuleRouter",
+    "trained": "engine.routing.trained:TrainedRouter",
+    "llm": "engine.routing.llm_router:LLMRouter",
+    "ensemble": "engine.routing.ensemble:EnsembleRouter",
 }
 
 

@@ -10,9 +10,13 @@ from typing import Protocol
 class Route:
     label: str
     confidence: float
+    router: str = ""  # which router decided
 
     def as_dict(self) -> dict:
-        return {"label": self.label, "confidence": round(self.confidence, 3)}
+        out = {"label": self.label, "confidence": round(self.confidence, 3)}
+        if self.router:
+            out["router"] = self.router
+        return out
 
 
 class Router(Protocol):

@@ -30,13 +30,16 @@ STRUCTURED = ("table", "graph", "rdf")
 class RuleRouter:
     name = "rule"
 
+    def __init__(self, **_: object) -> None:  # needs no models
+        pass
+
     def route(self, question: str, available: set[str]) -> list[Route]:
         whole = bool(_WHOLE.search(question))
         preferred = ["document", "paragraph"] if whole else ["paragraph", "document"]
         text = [label for label in preferred if label in available]
         routes = []
         if _QUANTITY.search(question) or _RELATION.search(question) or not text:
-            routes += [Route(label, 0.6) for label in STRUCTURED if label in available]
+            routes += [Route(label, 0.6, self.name) for label in STRUCTURED if label in available]
         if text:
-            routes.append(Route(text[0], 0.4 if routes else 0.6))
-        return routes or [Route("none", 1.0)]
+            routes.append(Route(text[0], 0.4 if routes else 0.6, self.name))
+        return routes or [Route("none", 1.0, self.name)]

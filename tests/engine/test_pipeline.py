@@ -59,4 +59,4 @@ def test_question_far_from_everything_is_answered_without_the_llm(trove: Trove):
 
 def test_empty_index_says_nothing_is_there(trove: Trove):
     result = trove.ask("What is my rent?")
-    assert not result.answered and result.routes == [{"label": "none", "confidence": 1.0}]
+    assert not result.answered and result.routes == [{"label": "none", "confidence": 1.0, "router": "rule"}]

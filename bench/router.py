@@ -1,0 +1,108 @@
+"""Router accuracy: exact label set and per-label F1 on the router mix and on the held-out split of
+every set, with latency per router, in one run.
+
+    .venv/bin/python -m bench.router [--routers rule,trained,llm,ensemble] [--llm default] [--limit 0]
+
+Every label counts as available (the corpora all exist), as in the benchmark's setting. The rule
+router is the baseline the trained one replaces.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+
+from tqdm import tqdm
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def f1(pairs: list[tuple[set[str], set[str]]], label: str) -> float:
+    tp = sum(1 for gold, pred in pairs if label in gold and label in pred)
+    fp = sum(1 for gold, pred in pairs if label not in gold and label in pred)
+    fn = sum(1 for gold, pred in pairs if label in gold and label not in pred)
+    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--routers", default="rule,trained,llm,ensemble")
+    parser.add_argument("--llm", default="default")
+    parser.add_argument("--limit", type=int, default=0, help="held-out questions per set (0 = all)")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
+    args = parser.parse_args(argv)
+    from engine.routing.training import dataset
+
+    if not dataset.EVAL.exists():
+        print(f"{dataset.EVAL} is absent: nothing to measure")
+        return 0
+    from engine.models import ModelManager
+    from engine.routing import make_router
+    from engine.routing.labels import ORDER
+    from engine.runtimes.llm import LLM
+    from engine.runtimes.text_embedder import TextEmbedder
+    from engine.settings import default_home, default_models_dir
+
+    manager = ModelManager(default_models_dir(default_home()))
+    embedder = TextEmbedder.from_manager(manager, threads=2)
+    llm_cache: list = []
+
+    def llm():  # noqa: ANN202
+        if not llm_cache:
+            llm_cache.append(LLM.from_manager(manager, args.llm, n_ctx=2048))
+        return llm_cache[0]
+
+    _, held, mix = dataset.splits()
+    by_set: dict[str, list] = {}
+    for e in held:
+        by_set.setdefault(e.dataset, []).append(e)
+    sets = {"router_mix": mix, **{k: v[: args.limit or None] for k, v in sorted(by_set.items())}}
+    available = set(ORDER)
+    results: dict[str, dict] = {}
+    for name in args.routers.split(","):
+        router = make_router(name, embedder=lambda: embedder, llm=llm)
+        results[name] = {}
+        for set_name, examples in sets.items():
+            pairs, times = [], []
+            for e in tqdm(examples, file=sys.stderr, desc=f"{name} / {set_name}"):
+                t0 = time.perf_counter()
+                routes = router.route(e.question, available)
+                times.append((time.perf_counter() - t0) * 1000)
+                pairs.append((set(e.labels), {r.label for r in routes}))
+            results[name][set_name] = {"n": len(pairs), "exact": sum(g == p for g, p in pairs) / max(len(pairs), 1),
+                                       "f1": {label: f1(pairs, label) for label in ORDER
+                                              if any(label in g for g, _ in pairs)},
+                                       "ms": statistics.median(times), "pairs": [[sorted(g), sorted(p)]
+                                                                                  for g, p in pairs]}
+    lines = ["| router | " + " | ".join(sets) + " | median ms (mix) |", "|---" * (len(sets) + 2) + "|"]
+    for name, per_set in results.items():
+        lines.append(f"| {name} | " + " | ".join(f"{r['exact']:.1%}" for r in per_set.values())
+                     + f" | {per_set['router_mix']['ms']:.1f} |")
+    f1_lines = ["| router | " + " | ".join(ORDER) + " |", "|---" * (len(ORDER) + 1) + "|"]
+    for name, per_set in results.items():
+        pairs = [(set(g), set(p)) for r in per_set.values() for g, p in r["pairs"]]
+        f1_lines.append(f"| {name} | " + " | ".join(
+            f"{f1(pairs, label):.2f}" if any(label in g for g, _ in pairs) else "–" for label in ORDER) + " |")
+    confusion = Counter((tuple(g), tuple(p)) for r in results.get("trained", {}).values() for g, p in r["pairs"])
+    text = (f"# Router accuracy (exact label set), {datetime.now().isoformat(timespec='seconds')}\n\n"
+            f"command: `python -m bench.router --routers {args.routers} --llm {args.llm} --limit {args.limit}`  \n"
+            f"questions: " + ", ".join(f"{k} {len(v)}" for k, v in sets.items()) + "\n\n" + "\n".join(lines)
+            + "\n\nPer-label F1, all sets together:\n\n" + "\n".join(f1_lines) + "\n")
+    if confusion:
+        text += "\nMost frequent confusions of the trained router (gold -> predicted):\n\n" + "\n".join(
+            f"- {'+'.join(g)} -> {'+'.join(p)}: {n}" for (g, p), n in confusion.most_common(12) if g != p) + "\n"
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "router.md").write_text(text)
+    (args.out / "router.json").write_text(json.dumps(results, indent=1))
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

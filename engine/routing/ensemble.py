@@ -1,0 +1,28 @@
+"""The ensemble: the trained router decides when it is confident (its top probability clears
+`confident`), the LLM router otherwise. Milliseconds for most questions, the LLM for the doubtful."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.routing.base import Route
+from engine.routing.decision import decide
+from engine.routing.llm_router import LLMRouter
+from engine.routing.trained import TrainedRouter
+
+
+class EnsembleRouter:
+    name = "ensemble"
+
+    def __init__(self, embedder: Callable[[], object] | None = None, llm: Callable[[], object] | None = None,
+                 confident: float = 0.9, threshold: float = 0.8, **_: object) -> None:
+        self.trained = TrainedRouter(embedder=embedder, threshold=threshold)
+        self.llm = LLMRouter(llm=llm)
+        self.confident = confident
+
+    def route(self, question: str, available: set[str]) -> list[Route]:
+        probabilities = self.trained.probabilities(question)
+        usable = {label: p for label, p in probabilities.items() if label in available or label == "none"}
+        if usable and max(usable.values()) >= self.confident:
+            return decide(probabilities, available, self.trained.threshold, self.trained.name)
+        return self.llm.route(question, available)

@@ -1,0 +1,71 @@
+"""The training-free router: the LLM reads the label definitions and a few examples, is told which
+corpora exist, and names the labels (grammar-constrained JSON). Its choice is not a calibrated
+probability: chosen labels get `CHOSEN` as confidence, in the order the model gave them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.routing.base import Route
+from engine.routing.decision import EXCLUSIVE
+
+CHOSEN = 0.9
+DEFINITIONS = {
+    "none": "general knowledge or conversation; needs none of the user's files",
+    "paragraph": "one specific fact stated in a passage of a document, note, email or PDF",
+    "document": "a whole document or long section: summaries, overviews, comparisons within a file",
+    "table": "totals, counts, averages, filters or rankings over rows of spreadsheets, CSVs or databases (SQL)",
+    "graph": "relationships and paths between people, notes or things in a property graph (Cypher)",
+    "rdf": "facts in RDF / linked data the user keeps: catalogues, ontologies, knowledge graphs (SPARQL)",
+    "image": "finding or asking about whole photos",
+    "region": "a detail inside a photo: an object, a face, text on a sign, how many of something",
+    "clip": "a moment or scene inside a video (when something happens)",
+    "video": "a whole video: which video, or about all of it",
+}
+EXAMPLES = [
+    ("What is the capital of Portugal?", ["none"]),
+    ("What's the deposit amount in my rental contract?", ["paragraph"]),
+    ("Summarise the minutes of last week's board meeting", ["document"]),
+    ("How much did I spend on fuel in 2024?", ["table"]),
+    ("Which of my notes link to the reading list?", ["graph"]),
+    ("Which albums in my music catalogue were released before 1980?", ["rdf"]),
+    ("Show me photos of the lake at sunrise", ["image"]),
+    ("What does the street sign say in the photo from Porto?", ["region"]),
+    ("When does the cake come out in the birthday video?", ["clip"]),
+    ("Which video is from the Norway trip?", ["video"]),
+    ("How much was the hotel in Rome and what did I write about the room?", ["table", "paragraph"]),
+]
+SYSTEM = """You route a user's question to the kinds of sources that can answer it. Kinds:
+{definitions}
+Pick the one kind that fits best; add a second only when the question clearly needs two. Use only the kinds \
+listed as available."""
+
+
+class LLMRouter:
+    name = "llm"
+
+    def __init__(self, llm: Callable[[], object] | None = None, **_: object) -> None:
+        self._llm = llm
+
+    def route(self, question: str, available: set[str]) -> list[Route]:
+        if self._llm is None:
+            raise ValueError("the LLM router needs an LLM")
+        allowed = ["none", *[label for label in DEFINITIONS if label in available and label != "none"]]
+        definitions = "\n".join(f"- {label}: {DEFINITIONS[label]}" for label in allowed)
+        shots = "\n".join(f"Question: {q}\nKinds: {', '.join(labels)}" for q, labels in EXAMPLES
+                          if all(label in allowed for label in labels))
+        schema = {"type": "object", "properties": {"kinds": {"type": "array", "items": {"type": "string",
+                                                                                       "enum": allowed},
+                                                             "minItems": 1, "maxItems": 2}},
+                  "required": ["kinds"]}
+        out = self._llm().chat_json(  # type: ignore[attr-defined]
+            [{"role": "system", "content": SYSTEM.format(definitions=definitions) + "\n\nExamples:\n" + shots},
+             {"role": "user", "content": f"Available kinds: {', '.join(allowed)}\nQuestion: {question}"}],
+            schema, max_tokens=40)
+        chosen = [label for label in dict.fromkeys(out.get("kinds", [])) if label in allowed]
+        if len(chosen) > 1:
+            chosen = [label for label in chosen if label != "none"]
+        for a, b in EXCLUSIVE:
+            if a in chosen and b in chosen:
+                chosen.remove(b if chosen.index(a) < chosen.index(b) else a)
+        return [Route(label, CHOSEN, self.name) for label in chosen] or [Route("none", CHOSEN, self.name)]

@@ -1,0 +1,54 @@
+"""The trained router: the question's text embedding through a small int8 ONNX classifier
+(`models/router/`, trained by `engine.routing.training.train`), then UniversalRAG's decision rules.
+Milliseconds per question: the embedding is the one retrieval computes anyway."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import ModelError
+from engine.routing.base import Route
+from engine.routing.decision import decide
+
+ROUTER_DIR = Path(__file__).resolve().parents[2] / "models" / "router"
+
+
+class TrainedRouter:
+    name = "trained"
+
+    def __init__(self, embedder: Callable[[], object] | None = None, model_dir: Path = ROUTER_DIR,
+                 threshold: float = 0.8, **_: object) -> None:
+        self._embedder = embedder
+        self.model_dir = Path(model_dir)
+        self.threshold = threshold
+        self._session = None
+        self.labels: list[str] = []
+
+    def _load(self) -> None:
+        import onnxruntime as ort
+
+        model, meta = self.model_dir / "router.int8.onnx", self.model_dir / "router.json"
+        if not model.exists() or not meta.exists():
+            raise ModelError("router", str(model), "not found",
+                             "train it: .venv/bin/python -m engine.routing.training.train")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        self._session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        self.labels = json.loads(meta.read_text())["labels"]
+
+    def probabilities(self, question: str, vector: np.ndarray | None = None) -> dict[str, float]:
+        if self._session is None:
+            self._load()
+        if vector is None:
+            if self._embedder is None:
+                raise ValueError("the trained router needs the text embedder or the question's vector")
+            vector = self._embedder().embed_one(question)  # type: ignore[attr-defined]
+        out = self._session.run(None, {"embedding": np.asarray(vector, dtype=np.float32).reshape(1, -1)})[0][0]
+        return {label: float(p) for label, p in zip(self.labels, out, strict=True)}
+
+    def route(self, question: str, available: set[str]) -> list[Route]:
+        return decide(self.probabilities(question), available, self.threshold, self.name)
