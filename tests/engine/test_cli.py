@@ -104,3 +104,14 @@ def test_examples_graphs_and_rdf_are_listed_and_queried_in_their_own_languages(h
     refused = run("query", library["name"], "DELETE WHERE { ?s ?p ?o }", home=home, ok=False)
     assert refused.returncode == 2 and "changes data" in refused.stderr
     assert "Lars de Vries" in run("query", family, "MATCH (p:Person) RETURN p.name", home=home).stdout
+
+
+def test_route_prints_labels_confidences_and_the_router_without_answering(home: Path):
+    out = json.loads(run("route", "How much did I spend on groceries in March 2024?", "--router", "trained",
+                         "--json", home=home).stdout)
+    assert out["routes"][0]["label"] == "table" and out["routes"][0]["router"] == "trained"
+    photos = json.loads(run("route", "show me photos of the beach", "--router", "trained", "--json",
+                            home=home).stdout)
+    assert all(r["label"] != "image" for r in photos["routes"])  # no photo corpus in this index
+    text = run("route", "Who lent me The Power Broker?", home=home).stdout
+    assert "(rule)" in text and "paragraph" in text
