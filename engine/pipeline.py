@@ -178,8 +178,8 @@ class Trove:
             self._source_index = selection.SourceIndex(self.embedder)
             self._examples = ExamplePicker(self.embedder)
         self._source_index.refresh(sources.from_catalog(self.catalog.sources()))
-        candidates = [(s, sim) for s, sim in self._source_index.nearest(vector, self.settings.source_candidates)
-                      if sim >= self.settings.source_min_similarity and s.kind in kinds]
+        candidates = [(s, sim) for s, sim in self._source_index.nearest(vector, self.settings.source_candidates, kinds)
+                      if sim >= self.settings.source_min_similarity]
         chosen = selection.choose(self.llm, question, candidates, self.settings.sources_per_question)
         hits, runs = [], []
         for i, source in enumerate(chosen, start=1):

@@ -7,8 +7,9 @@ import numpy as np
 
 from engine.native.sources import Source, summary_text
 
-SELECT_PROMPT = """You choose which data sources can answer a question. Each source is a table or \
-database from the user's files. Reply with the names of the sources needed (usually one), best first."""
+SELECT_PROMPT = """You choose which data sources can answer a question. Each source is a table, a \
+database, a graph or an RDF file from the user's files. Reply with the names of the sources needed \
+(usually one), best first."""
 
 
 class SourceIndex:
@@ -27,11 +28,12 @@ class SourceIndex:
             self._matrix = self.embedder.embed([summary_text(s) for s in sources]) if sources else self._matrix
             self._key = key
 
-    def nearest(self, vector: np.ndarray, k: int) -> list[tuple[Source, float]]:
+    def nearest(self, vector: np.ndarray, k: int, kinds: set[str] | None = None) -> list[tuple[Source, float]]:
+        """The k sources (of `kinds`, when given) whose descriptors are nearest to the question."""
         if not self._sources:
             return []
         sims = self._matrix @ vector
-        order = np.argsort(-sims)[:k]
+        order = [i for i in np.argsort(-sims) if kinds is None or self._sources[i].kind in kinds][:k]
         return [(self._sources[i], float(sims[i])) for i in order]
 
 
