@@ -1,0 +1,30 @@
+"""Picking sources: descriptor embeddings as a prefilter (restricted to the routed kinds), then the
+LLM choosing from the short list."""
+
+from __future__ import annotations
+
+from engine.native import selection, sources
+from tests.conftest import EXAMPLES
+
+
+def test_prefilter_finds_the_source_about_the_question_of_the_kinds_asked(trove):  # noqa: ANN001
+    for folder in ("finance", "family", "library", "health"):
+        trove.index([EXAMPLES / folder])
+    index = selection.SourceIndex(trove.embedder)
+    index.refresh(sources.from_catalog(trove.catalog.sources()))
+    embed = trove.embedder.embed_one
+    assert index.nearest(embed("Who are the grandchildren of Astrid Lindqvist?"), 1)[0][0].name == "family_tree"
+    assert index.nearest(embed("How many kilometres did I run in April?"), 1)[0][0].name == "running_log"
+    assert index.nearest(embed("Which books by Le Guin do I have?"), 1)[0][0].kind == "rdf"
+    only_tables = index.nearest(embed("Who are the grandchildren of Astrid Lindqvist?"), 3, {"table", "database"})
+    assert only_tables and all(s.kind in ("table", "database") for s, _ in only_tables)
+
+
+def test_the_llm_chooses_only_among_the_candidates(trove):  # noqa: ANN001
+    trove.index([EXAMPLES / "family"])
+    trove.index([EXAMPLES / "library"])
+    index = selection.SourceIndex(trove.embedder)
+    index.refresh(sources.from_catalog(trove.catalog.sources()))
+    candidates = index.nearest(trove.embedder.embed_one("Who wrote The Dispossessed?"), 2)
+    chosen = selection.choose(trove.llm, "Who wrote The Dispossessed?", candidates, 1)
+    assert len(chosen) == 1 and chosen[0] in [s for s, _ in candidates]
