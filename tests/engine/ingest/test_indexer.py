@@ -42,10 +42,12 @@ def test_index_examples_then_rerun_touches_nothing(trove: Trove):
     first = trove.index([EXAMPLES])
     assert first.failed == 0 and first.indexed >= 8
     counts = _consistency(trove)
-    documents_indexed = first.indexed - 1  # examples/finance holds one table
+    documents_indexed = first.indexed - 5  # a CSV, a workbook, a SQLite database, a Cypher script, an RDF file
     assert counts[PARAGRAPH] > counts[DOCUMENT] >= documents_indexed
     sources = {s["name"]: s for s in trove.catalog.sources()}
-    assert set(sources) == {"documents", "expenses_2024"}
+    assert set(sources) == {"documents", "expenses_2024", "household_budget_2025_budget",
+                            "household_budget_2025_subscriptions", "running_log", "family_tree", "my_books",
+                            "vault_notes_graph"}
     assert sources["documents"]["descriptor"]["corpora"] == counts
     assert sources["documents"]["descriptor"]["files"]["pdf"] == 1
     assert sources["expenses_2024"]["kind"] == "table" and sources["expenses_2024"]["descriptor"]["rows"] == 116
