@@ -233,9 +233,12 @@ class Trove:
             evidence = pack(relevant, self.settings.evidence_items, self.settings.evidence_tokens, excerpts)
         with _timed(timings, "generate"):
             computed = _computed_answer(evidence)
-            if computed is not None:  # an aggregate or a single row: the answer is the engine's result
+            if computed is not None:  # an aggregate, a single row or a short list: the engine's result
                 ev, values = computed
-                draft = answering.state_result(self.llm, question, ev.locator["result"], values, ev.n)
+                if "listing" in ev.locator:
+                    draft = answering.state_rows(self.llm, question, ev.locator["listing"], Path(ev.source).name, ev.n)
+                else:
+                    draft = answering.state_result(self.llm, question, ev.locator["result"], values, ev.n)
                 if on_token:
                     on_token(draft.text)
             else:
@@ -270,11 +273,14 @@ class Trove:
 
 
 def _computed_answer(evidence: list) -> tuple | None:  # list[Evidence] -> (Evidence, [values]) | None
-    """The first evidence when it is a one-row query result (a total, a count, a best row)."""
+    """The first evidence when it is a query result the answer can state whole: one row (a total, a
+    count, a best row) or a short list of rows."""
     if not evidence or evidence[0].kind not in ("table", "graph", "rdf"):
         return None
     values = evidence[0].locator.get("values")
-    return (evidence[0], [str(v) for v in values]) if values is not None else None
+    if values is None and "listing" not in evidence[0].locator:
+        return None
+    return evidence[0], [str(v) for v in values or []]
 
 
 @contextmanager

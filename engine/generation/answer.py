@@ -71,6 +71,23 @@ def state_result(llm, question: str, facts: str, values: list[str], n: int = 1) 
     return Draft(_append_citation(sentence.rstrip(), n), [n], True, [])
 
 
+ROWS_PROMPT = """Answer the question in one sentence that names every item of the query result, exactly as \
+given, and nothing else."""
+
+
+def state_rows(llm, question: str, items: list[str], where: str, n: int = 1) -> Draft:  # noqa: ANN001
+    """The answer to a question a query answered with a short list of rows: the model phrases it,
+    and the sentence must name every item, else the items are listed plainly."""
+    listing = "\n".join(f"- {item}" for item in items)
+    ask = [{"role": "system", "content": ROWS_PROMPT},
+           {"role": "user", "content": f"Question: {question}\nQuery result ({len(items)} rows):\n{listing}"}]
+    sentence = strip_citations(llm.chat(ask, max_tokens=40 + 24 * len(items)).strip().split("\n")[0])
+    keys = [item.split(", ")[0] for item in items]
+    if not sentence or any(k.lower() not in sentence.lower() for k in keys) or _NOT_FOUND.search(sentence):
+        sentence = f"From {where}: " + "; ".join(items) + "."
+    return Draft(_append_citation(sentence.rstrip(), n), [n], True, [])
+
+
 def generate(llm, question: str, evidence: list[Evidence], max_tokens: int = 320,  # noqa: ANN001
              on_token: Callable[[str], None] | None = None) -> Draft:
     raw = llm.chat(build_messages(question, evidence), max_tokens=max_tokens, on_token=on_token)

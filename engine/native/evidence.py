@@ -12,6 +12,7 @@ from local_stores.table_store import QueryResult
 from local_stores.vector_store import Item
 
 MAX_ROWS_SHOWN = 20
+MAX_LISTED = 12  # a result of at most this many rows is stated whole in the answer
 KIND = {"sql": "table", "cypher": "graph", "sparql": "rdf"}  # citation kind per query language
 
 
@@ -69,8 +70,8 @@ def _facts(result: QueryResult) -> str:
 
 
 def _empty(result: QueryResult) -> bool:
-    """No rows, or one row of NULLs (an aggregate over no rows)."""
-    return not result.rows or (len(result.rows) == 1 and all(v is None for v in result.rows[0]))
+    """No rows, or rows of nothing but NULLs (an aggregate over no rows, an unbound variable)."""
+    return all(v is None for row in result.rows for v in row)
 
 
 def found_something(outcome: QueryOutcome) -> bool:
@@ -109,6 +110,11 @@ def locator(outcome: QueryOutcome) -> dict:
     elif len(result.rows) == 1 and not _empty(result):
         loc["values"] = [_plain(v) for v in result.rows[0] if v is not None]  # an aggregate: the answer itself
         loc["result"] = _facts(result)
+    if 1 < len(result.rows) <= MAX_LISTED and not result.truncated:
+        shown = [i for i, c in enumerate(result.columns) if c != "_row"]
+        listing = [", ".join(cell(row[i]) for i in shown if row[i] is not None) for row in result.rows]
+        if all(listing):
+            loc["listing"] = listing
     return loc
 
 

@@ -4,6 +4,7 @@ engine's error (bounded), and run it read-only."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from engine.native.examples import Example
@@ -48,6 +49,12 @@ def write_and_run(llm, question: str, source: Source, stores: Stores, max_tries:
         try:
             statement = validate(source, query, stores)
             result = run(source, statement, stores, timeout_s, max_rows)
+            if source.language == "sparql" and (unbound := _unbound(result)):
+                raise QueryFailed(f"?{unbound} is never bound: add the triple pattern that gives it a value, or "
+                                  "select a variable that has one")
+            if not _YES_NO.match(question) and (echoed := echo(result, statement)):
+                raise QueryFailed(f"the result only repeats {echoed!r}, the value the query filters on: return "
+                                  "what the question asks for instead")
         except (QueryFailed, QueryRefused) as exc:
             attempts.append(QueryAttempt(query, False, str(exc)))
             convo += [{"role": "assistant", "content": query},
@@ -58,6 +65,31 @@ def write_and_run(llm, question: str, source: Source, stores: Stores, max_tries:
         attempts.append(QueryAttempt(query, True))
         return QueryOutcome(source, statement, result, attempts)
     return QueryOutcome(source, query, None, attempts)
+
+
+_YES_NO = re.compile(r"\s*(is|are|was|were|do|does|did|have|has|had|can|could)\b", re.IGNORECASE)
+_LITERAL = re.compile(r"'((?:[^'\\]|\\.|'')*)'|\"((?:[^\"\\]|\\.)*)\"")
+
+
+def echo(result: QueryResult, query: str) -> str | None:
+    """The literal a result merely repeats: every value it returns is a text the query itself
+    filters on (a query for books by X that returns X). None when the result says something new.
+    Yes/no questions are not checked: there, finding the value itself is the answer."""
+    literals = {(a or b).lower() for a, b in _LITERAL.findall(query) if (a or b)}
+    values = {str(v).lower() for row in result.rows for v in row if v is not None}
+    if literals and values and values <= literals:
+        return next(iter(values))
+    return None
+
+
+def _unbound(result: QueryResult) -> str | None:
+    """A selected column with no value in any row (in SPARQL: a variable no pattern binds)."""
+    if not result.rows:
+        return None
+    for i, column in enumerate(result.columns):
+        if all(row[i] is None for row in result.rows):
+            return column
+    return None
 
 
 def _label(language: str) -> str:

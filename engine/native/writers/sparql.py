@@ -126,7 +126,7 @@ def _pattern(subject: str, pred: dict, names: _Names, samples: bool) -> str:
         note = f"a {names(rng)}" if rng else "an IRI"
         shown = pred.get("samples", [])
     else:
-        obj = _var(local_name(pred["iri"]), "value")
+        obj = f"{subject}_{_var(local_name(pred['iri']), 'value')}"  # ?book_name, ?person_name: never shared
         note = pred.get("datatype") or "literal"
         shown = [_example(v, pred.get("datatype")) for v in pred.get("samples", [])]
     if samples and shown:

@@ -75,3 +75,24 @@ def test_repair_is_bounded_and_never_changes_the_graph(family, smoke_llm):  # no
                             max_tries=2)
     assert 1 <= len(outcome.attempts) <= 2 and all(a.ok or a.error for a in outcome.attempts)
     assert stores.graphs.execute("family", "MATCH (p:Person) RETURN count(*)").rows == [(8,)]
+
+
+def test_a_result_that_only_repeats_the_filter_value_is_not_an_answer():
+    from engine.native.querying import echo
+    from local_stores.table_store import QueryResult
+
+    query = "MATCH (a:Person)-[:PARENT_OF]->(c:Person) WHERE a.name = 'Astrid Lindqvist' RETURN a.name"
+    assert echo(QueryResult(["a.name"], [("Astrid Lindqvist",), ("Astrid Lindqvist",)]), query) == "astrid lindqvist"
+    assert echo(QueryResult(["c.name"], [("Ingrid de Vries",), ("Erik Lindqvist",)]), query) is None
+    assert echo(QueryResult(["n"], [(2,)]), query) is None
+
+
+def test_rows_of_nulls_are_no_evidence_and_no_listing(family):  # noqa: ANN001
+    from engine.native.evidence import found_something, locator
+    from local_stores.table_store import QueryResult
+
+    _, source = family
+    unbound = QueryOutcome(source, "q", QueryResult(["book_name"], [(None,), (None,), (None,)]), [])
+    assert not found_something(unbound)
+    listed = locator(QueryOutcome(source, "q", QueryResult(["c.name"], [("Maya",), ("Lars",)]), []))
+    assert listed["listing"] == ["Maya", "Lars"]

@@ -40,8 +40,8 @@ def test_schema_text_shows_prefixes_classes_patterns_and_samples(pets):  # noqa:
     assert lines[1:3] == ["PREFIX pet: <http://example.org/pets#>", "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>"]
     assert "# class pet:Cat (3 instances)" in lines and "?cat a pet:Cat ." in lines
     born = next(line for line in lines if line.startswith("?cat pet:born"))
-    assert born.startswith("?cat pet:born ?born .  # integer, e.g. ") and '"' not in born
-    assert any(line.startswith('?dog pet:name ?name .  # string, e.g. "') for line in lines)
+    assert born.startswith("?cat pet:born ?cat_born .  # integer, e.g. ") and '"' not in born
+    assert any(line.startswith('?dog pet:name ?dog_name .  # string, e.g. "') for line in lines)
     assert "?cat pet:vet ?clinic .  # a pet:Clinic, e.g. Green Lane Vets" in lines  # the target's label
 
 
