@@ -50,8 +50,13 @@ def write_and_run(llm, question: str, source: Source, stores: Stores, max_tries:
             statement = validate(source, query, stores)
             result = run(source, statement, stores, timeout_s, max_rows)
             if source.language == "sparql" and (unbound := _unbound(result)):
-                raise QueryFailed(f"?{unbound} is never bound: add the triple pattern that gives it a value, or "
-                                  "select a variable that has one")
+                pattern = _binding_pattern(unbound, writer.schema_text(source))
+                bound = _bind(statement, pattern) if pattern else None
+                if bound is None:
+                    raise QueryFailed(f"?{unbound} is never bound: add the triple pattern that gives it a value")
+                statement = validate(source, bound, stores)  # the schema's own pattern, added for the model
+                result = run(source, statement, stores, timeout_s, max_rows)
+                query = bound
             if not _YES_NO.match(question) and (echoed := echo(result, statement)):
                 raise QueryFailed(f"the result only repeats {echoed!r}, the value the query filters on: return "
                                   "what the question asks for instead")
@@ -90,6 +95,25 @@ def _unbound(result: QueryResult) -> str | None:
         if all(row[i] is None for row in result.rows):
             return column
     return None
+
+
+def _binding_pattern(variable: str, schema: str) -> str | None:
+    """The schema's own triple pattern that binds a variable (`?book schema:name ?book_name .`)."""
+    for line in schema.splitlines():
+        pattern = line.split("#")[0].strip()
+        if pattern.endswith(f"?{variable} ."):
+            return pattern
+    return None
+
+
+def _bind(query: str, pattern: str) -> str | None:
+    """The query with `pattern` added at the start of its WHERE block, when the pattern's subject is
+    a variable the query already uses (so the new pattern joins, never multiplies rows)."""
+    subject = pattern.split()[0]
+    where = re.search(r"\bWHERE\s*\{|\{", query, re.IGNORECASE)
+    if where is None or subject not in query[where.end():]:
+        return None
+    return query[:where.end()] + f" {pattern} " + query[where.end():]
 
 
 def _label(language: str) -> str:

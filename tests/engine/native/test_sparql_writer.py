@@ -147,3 +147,14 @@ def test_a_large_schema_drops_samples_then_small_classes_to_fit(tmp_path: Path):
     assert text.endswith("more, not shown") and "PREFIX ex: <http://example.org/big#>" in text
     whole = sparql.schema_text(source, max_chars=100_000)
     assert "e.g." in whole and "ex:Class29" in whole
+
+
+def test_an_unbound_selected_variable_is_bound_with_the_schemas_own_pattern():
+    from engine.native.querying import _bind, _binding_pattern
+
+    schema = "PREFIX schema: <http://schema.org/>\n?book a schema:Book .\n?book schema:name ?book_name .  # string"
+    pattern = _binding_pattern("book_name", schema)
+    assert pattern == "?book schema:name ?book_name ."
+    query = "SELECT ?book_name WHERE { ?book schema:author ?person . }"
+    assert _bind(query, pattern) == "SELECT ?book_name WHERE { ?book schema:name ?book_name .  ?book schema:author ?person . }"
+    assert _bind("SELECT ?book_name WHERE { ?x ?p ?o }", pattern) is None  # would not join: left alone
