@@ -156,5 +156,6 @@ def test_an_unbound_selected_variable_is_bound_with_the_schemas_own_pattern():
     pattern = _binding_pattern("book_name", schema)
     assert pattern == "?book schema:name ?book_name ."
     query = "SELECT ?book_name WHERE { ?book schema:author ?person . }"
-    assert _bind(query, pattern) == "SELECT ?book_name WHERE { ?book schema:name ?book_name .  ?book schema:author ?person . }"
+    assert _bind(query, pattern) == ("SELECT ?book_name WHERE { ?book schema:name ?book_name .  "
+                                     "?book schema:author ?person . }")
     assert _bind("SELECT ?book_name WHERE { ?x ?p ?o }", pattern) is None  # would not join: left alone
