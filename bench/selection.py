@@ -81,7 +81,7 @@ def questions(per: int) -> list[tuple[str, str, str]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--llm", default="default")
+    parser.add_argument("--llm", default="default", help="the LLM that chooses; `none` measures the prefilter only")
     parser.add_argument("--per-dataset", type=int, default=15)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
     args = parser.parse_args(argv)
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     from local_stores.table_store import TableStore
 
     manager = ModelManager(default_models_dir(default_home()))
-    llm = LLM.from_manager(manager, args.llm, n_ctx=4096)
+    llm = None if args.llm == "none" else LLM.from_manager(manager, args.llm, n_ctx=4096)
     embedder = TextEmbedder.from_manager(manager)
     work = args.out / "selection-work"
     stores = Stores(TableStore(work / "tables.duckdb"), GraphStore(work / "graphs"), RdfStore(work / "rdf"))
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         candidates = index.nearest(embedder.embed_one(question), k)
         prefilter_s = time.perf_counter() - t0
-        chosen = selection.choose(llm, question, candidates, 1)
+        chosen = selection.choose(llm, question, candidates, 1)  # without an LLM: the prefilter's first
         llm_s = time.perf_counter() - t0
         rows.append({"dataset": dataset, "question": question, "answer": answer,
                      "candidates": [s.name for s, _ in candidates], "chosen": [s.name for s in chosen],

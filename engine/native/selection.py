@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.native.sources import Source, summary_text
+from engine.native.sources import Source, part_texts, summary_text
 
 SELECT_PROMPT = """You choose which data sources can answer a question. Each source is a table, a \
 database, a graph or an RDF file from the user's files. Reply with the names of the sources needed \
@@ -13,28 +13,38 @@ database, a graph or an RDF file from the user's files. Reply with the names of 
 
 
 class SourceIndex:
-    """Descriptor vectors, computed once per catalog state."""
+    """Descriptor vectors, computed once per catalog state: one for the whole source and one per
+    table, node label or class (its name with its columns or properties), so a source with many
+    parts is found by the part a question is about. A source scores its best vector."""
 
     def __init__(self, embedder) -> None:  # noqa: ANN001
         self.embedder = embedder
         self._key: tuple = ()
         self._sources: list[Source] = []
+        self._owner = np.zeros(0, dtype=np.int64)
         self._matrix = np.zeros((0, 0), dtype=np.float32)
 
     def refresh(self, sources: list[Source]) -> None:
         key = tuple((s.name, s.location, str(s.descriptor)) for s in sources)
         if key != self._key:
+            texts, owner = [], []
+            for i, source in enumerate(sources):
+                for text in [summary_text(source), *part_texts(source)]:
+                    texts.append(text)
+                    owner.append(i)
             self._sources = sources
-            self._matrix = self.embedder.embed([summary_text(s) for s in sources]) if sources else self._matrix
+            self._owner = np.array(owner, dtype=np.int64)
+            self._matrix = self.embedder.embed(texts) if texts else self._matrix
             self._key = key
 
     def nearest(self, vector: np.ndarray, k: int, kinds: set[str] | None = None) -> list[tuple[Source, float]]:
         """The k sources (of `kinds`, when given) whose descriptors are nearest to the question."""
         if not self._sources:
             return []
-        sims = self._matrix @ vector
-        order = [i for i in np.argsort(-sims) if kinds is None or self._sources[i].kind in kinds][:k]
-        return [(self._sources[i], float(sims[i])) for i in order]
+        best = np.full(len(self._sources), -1.0, dtype=np.float32)
+        np.maximum.at(best, self._owner, self._matrix @ vector)
+        order = [i for i in np.argsort(-best) if kinds is None or self._sources[i].kind in kinds][:k]
+        return [(self._sources[i], float(best[i])) for i in order]
 
 
 def choose(llm, question: str, candidates: list[tuple[Source, float]], k: int) -> list[Source]:  # noqa: ANN001

@@ -81,6 +81,29 @@ def summary_text(source: Source) -> str:
     return ", ".join(str(p) for p in parts if p)
 
 
+def part_texts(source: Source) -> list[str]:
+    """One short text per table, node label, relationship type or class: its name and its fields."""
+    stem = Path(source.location).stem.replace("_", " ").replace("-", " ")
+    out = []
+    if source.language == "sql":
+        for table in source.tables:
+            cols = [c.get("label") or c["name"] for c in table.get("columns", []) if c["name"] != "_row"]
+            names = ", ".join(str(c).replace("_", " ") for c in cols)
+            out.append(f"{stem}: {table['table'].replace('_', ' ')}: {names}")
+    elif source.language == "cypher":
+        d = source.descriptor
+        for label, node in d.get("nodes", {}).items():
+            out.append(f"{stem}: {label}: " + ", ".join(p["name"] for p in node.get("properties", [])))
+        for rel, info in d.get("relationships", {}).items():
+            for a, b in info.get("pairs", []):
+                out.append(f"{stem}: {a} {rel.replace('_', ' ').lower()} {b}")
+    elif source.language == "sparql":
+        for cls in source.descriptor.get("classes", []):
+            preds = [str(p.get("label") or p.get("iri")) for p in cls.get("predicates", [])]
+            out.append(f"{stem}: {cls.get('label') or cls.get('iri')}: " + ", ".join(preds))
+    return out
+
+
 def _property_words(props: list[dict]) -> list[str]:
     words = []
     for p in props:

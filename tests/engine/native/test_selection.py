@@ -18,6 +18,10 @@ def test_prefilter_finds_the_source_about_the_question_of_the_kinds_asked(trove)
     assert index.nearest(embed("Which books by Le Guin do I have?"), 1)[0][0].kind == "rdf"
     only_tables = index.nearest(embed("Who are the grandchildren of Astrid Lindqvist?"), 3, {"table", "database"})
     assert only_tables and all(s.kind in ("table", "database") for s, _ in only_tables)
+    family = next(s for s in sources.from_catalog(trove.catalog.sources()) if s.name == "family_tree")
+    parts = sources.part_texts(family)
+    assert "family tree: Person: name, born, birthplace, nickname, died" in parts
+    assert "family tree: Person parent of Person" in parts
 
 
 def test_the_llm_chooses_only_among_the_candidates(trove):  # noqa: ANN001
