@@ -163,6 +163,16 @@ def wtq(work: Path, stores, limit: int) -> list[Case]:  # noqa: ANN001
 DATASETS: dict[str, Callable] = {"movies": movies, "spider": spider, "sparql": sparql, "wtq": wtq}
 
 
+def stores_in(work: Path):  # noqa: ANN201 (engine.native.sources.Stores)
+    """Trove's own stores for a benchmark's sources, under `work`."""
+    from engine.native.sources import Stores
+    from local_stores.graph_store import GraphStore
+    from local_stores.rdf_store import RdfStore
+    from local_stores.table_store import TableStore
+
+    return Stores(TableStore(work / "tables.duckdb"), GraphStore(work / "graphs"), RdfStore(work / "rdf"))
+
+
 # -- the zero-shot baseline -----------------------------------------------------------------------
 def raw_schema(source) -> str:  # noqa: ANN001
     """The schema as a plain zero-shot prompt would give it: names and types, nothing more."""
@@ -216,21 +226,17 @@ def main(argv: list[str] | None = None) -> int:
     from engine.models import ModelManager
     from engine.native.examples import ExamplePicker
     from engine.native.querying import write_and_run
-    from engine.native.sources import Stores
     from engine.native.writers import writer_for
     from engine.runtimes.llm import LLM
     from engine.runtimes.text_embedder import TextEmbedder
     from engine.settings import default_home, default_models_dir
-    from local_stores.graph_store import GraphStore
-    from local_stores.rdf_store import RdfStore
-    from local_stores.table_store import TableStore
 
     manager = ModelManager(default_models_dir(default_home()))
     llm = LLM.from_manager(manager, args.llm, n_ctx=4096)
     embedder = TextEmbedder.from_manager(manager)
     picker = ExamplePicker(embedder)
     work = args.out / "native-work"
-    stores = Stores(TableStore(work / "tables.duckdb"), GraphStore(work / "graphs"), RdfStore(work / "rdf"))
+    stores = stores_in(work)
     summary, details = [], {}
     for name in args.datasets.split(","):
         t0 = time.perf_counter()

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from bench.native import EVAL, ROOT, _every
+from bench.native import EVAL, ROOT, _every, stores_in
 
 GEO_DB = EVAL / "sql" / "geoquery" / "geography-db.added-in-2020.sqlite"
 
@@ -90,19 +90,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from engine.models import ModelManager
     from engine.native import selection
-    from engine.native.sources import Stores
     from engine.runtimes.llm import LLM
     from engine.runtimes.text_embedder import TextEmbedder
     from engine.settings import Settings, default_home, default_models_dir
-    from local_stores.graph_store import GraphStore
-    from local_stores.rdf_store import RdfStore
-    from local_stores.table_store import TableStore
 
     manager = ModelManager(default_models_dir(default_home()))
     llm = None if args.llm == "none" else LLM.from_manager(manager, args.llm, n_ctx=4096)
     embedder = TextEmbedder.from_manager(manager)
     work = args.out / "selection-work"
-    stores = Stores(TableStore(work / "tables.duckdb"), GraphStore(work / "graphs"), RdfStore(work / "rdf"))
+    stores = stores_in(work)
     t0 = time.perf_counter()
     sources, key = register(stores)
     index = selection.SourceIndex(embedder)

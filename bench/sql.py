@@ -90,20 +90,17 @@ def main(argv: list[str] | None = None) -> int:
     if not DB.exists():
         print(f"{DB} is absent: nothing to measure")
         return 0
+    from bench.native import stores_in
     from engine.ingest.tables import describe_database
     from engine.models import ModelManager
     from engine.native.querying import write_and_run
-    from engine.native.sources import Source, Stores
+    from engine.native.sources import Source
     from engine.runtimes.llm import LLM
     from engine.settings import default_home, default_models_dir
-    from local_stores.graph_store import GraphStore
-    from local_stores.rdf_store import RdfStore
-    from local_stores.table_store import TableStore
 
     llm = LLM.from_manager(ModelManager(default_models_dir(default_home())), args.llm, n_ctx=4096)
     source = Source("geography", "database", "sqlite", str(DB), describe_database(DB))
-    unused = args.out / "unused"
-    store = Stores(TableStore(unused / "tables.duckdb"), GraphStore(unused), RdfStore(unused))
+    store = stores_in(args.out / "unused")
     schema = raw_schema()
     qs = questions(args.split)[: args.limit or None]
     rows = []
