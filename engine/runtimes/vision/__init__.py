@@ -1,0 +1,107 @@
+"""Vision runtimes (objects, faces, ImageNet labels, photo vectors, OCR), chosen through the catalog.
+
+Every runtime takes a cv2-style BGR uint8 image (upright: EXIF orientation applied by the caller)
+and answers to `run(image)`, also named for what it does: `detect` (objects, faces) and `read`
+(OCR) return `Region`s in that image's pixels, `classify` (label, score) pairs, `embed` a unit
+vector. A factory takes a catalog tag of its role ("default", "fast", "better") or a model name.
+A new detector is one module plus one line in `DETECTORS`; a catalog entry may also name the
+runtime it needs with `runtime = "..."` (e.g. a user's own FastestDet export). A missing or
+corrupt model raises `ModelError` naming the role.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from engine.errors import ModelError
+from engine.models import ModelManager, ModelSpec
+from engine.runtimes.vision.coral import Classifier, ImageEmbedder
+from engine.runtimes.vision.fastestdet import FastestDet
+from engine.runtimes.vision.ppocr import Ocr
+from engine.runtimes.vision.regions import FACE, OBJECT, TEXT, Region, keep_smaller
+from engine.runtimes.vision.yolo_fastest import YoloFastest
+from engine.runtimes.vision.yunet import YuNet
+
+
+class ObjectDetector(Protocol):
+    """What every object detector runtime offers."""
+
+    name: str
+    score_threshold: float
+    nms_iou: float
+
+    def detect(self, image: np.ndarray) -> list[Region]: ...
+
+    def run(self, image: np.ndarray) -> list[Region]: ...  # = detect; every runtime has `run`
+
+
+DETECTORS: dict[str, type] = {"fastestdet": FastestDet, "yolo-fastest-1.1-xl": YoloFastest}
+FACE_DETECTORS: dict[str, type] = {"yunet-s-640": YuNet}
+CLASSIFIERS: dict[str, type] = {"coral-mobilenet-v2-imagenet": Classifier}
+IMAGE_EMBEDDERS: dict[str, type] = {"coral-mobilenet-v1-embedding": ImageEmbedder}
+OCR_ENGINES: dict[str, type] = {"rapidocr-ppocrv4": Ocr}
+
+
+def resolve(manager: ModelManager, role: str, choice: str = "default") -> ModelSpec:
+    """The catalog model of `role` named `choice`, or carrying the tag `choice`."""
+    spec = manager.catalog.by_name(choice)
+    if spec is not None and spec.role != role:
+        raise ModelError(role, choice, f"is a {spec.role} model, not a {role}")
+    spec = spec or manager.catalog.pick(role, choice)
+    if spec is None:
+        models = manager.catalog.for_role(role)
+        options = sorted({t for m in models for t in m.tags} | {m.name for m in models})
+        raise ModelError(role, choice, "no such model or tag in the catalog",
+                         f"choose one of: {', '.join(options)}" if options else "import one: trove models import PATH "
+                         f"--role {role}")
+    return spec
+
+
+def _runtime(registry: dict[str, type], spec: ModelSpec) -> type:
+    key = str(spec.extra.get("runtime", spec.name))
+    if key not in registry:
+        raise ModelError(spec.role, spec.name, "no runtime in Trove knows this model",
+                         f"runtimes exist for: {', '.join(registry)} (a catalog entry may say runtime = \"...\")")
+    return registry[key]
+
+
+def object_detector(manager: ModelManager, choice: str = "default", threads: int = 1,
+                    **thresholds: float) -> ObjectDetector:
+    """A COCO-80 detector: `choice` "default"/"fast" (FastestDet), "better" (Yolo-Fastest-XL) or a name.
+
+    thresholds: score_threshold, nms_iou."""
+    spec = resolve(manager, "detector", choice)
+    return _runtime(DETECTORS, spec).from_manager(manager, spec.name, threads=threads, **thresholds)
+
+
+def face_detector(manager: ModelManager, choice: str = "default", threads: int = 1, **thresholds: float) -> YuNet:
+    """YuNet faces; thresholds: score_threshold, nms_iou."""
+    spec = resolve(manager, "face-detector", choice)
+    return _runtime(FACE_DETECTORS, spec).from_manager(manager, spec.name, threads=threads, **thresholds)
+
+
+def classifier(manager: ModelManager, choice: str = "default", threads: int = 1) -> Classifier:
+    """ImageNet-1000 labels of whole photos."""
+    spec = resolve(manager, "classifier", choice)
+    return _runtime(CLASSIFIERS, spec).from_manager(manager, spec.name, threads=threads)
+
+
+def image_embedder(manager: ModelManager, choice: str = "default", threads: int = 1) -> ImageEmbedder:
+    """1024-d photo vectors for photo-to-photo similarity (not a text-image model)."""
+    spec = resolve(manager, "image-embedder", choice)
+    return _runtime(IMAGE_EMBEDDERS, spec).from_manager(manager, spec.name, threads=threads)
+
+
+def ocr(manager: ModelManager, choice: str = "default", threads: int = 1, **thresholds: float) -> Ocr:
+    """Text lines with their boxes; thresholds: min_score, det_min_side, max_side."""
+    spec = resolve(manager, "ocr", choice)
+    return _runtime(OCR_ENGINES, spec).from_manager(manager, spec.name, threads=threads, **thresholds)
+
+
+__all__ = [
+    "DETECTORS", "FACE", "OBJECT", "TEXT", "Classifier", "FastestDet", "ImageEmbedder", "ObjectDetector", "Ocr",
+    "Region", "YoloFastest", "YuNet", "classifier", "face_detector", "image_embedder", "keep_smaller",
+    "object_detector", "ocr", "resolve",
+]

@@ -1,0 +1,47 @@
+"""PP-OCR text regions: the words of a rendered sign, where they were drawn."""
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from engine.models import ModelManager
+from engine.runtimes.vision import ocr
+from engine.runtimes.vision.regions import TEXT
+from tests.conftest import MODELS_DIR
+
+
+@pytest.fixture(scope="module")
+def reader():  # noqa: ANN201
+    return ocr(ModelManager(MODELS_DIR), threads=2)
+
+
+def sign(lines: list[str], size: tuple[int, int] = (900, 260)) -> np.ndarray:
+    """Large dark text on white, one line every 100 px from y=40, as a BGR image."""
+    image = Image.new("RGB", size, "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=64)
+    for i, line in enumerate(lines):
+        draw.text((30, 40 + 100 * i), line, fill=(20, 20, 20), font=font)
+    return cv2.cvtColor(np.asarray(image), cv2.COLOR_RGB2BGR)
+
+
+def squash(text: str) -> str:
+    return "".join(text.split()).upper()  # PP-OCR's Chinese+English model sometimes drops spaces
+
+
+def test_reads_the_words_of_a_tram_sign_in_place(reader):  # noqa: ANN001
+    regions = reader.read(sign(["TRAM 28", "MARTIM MONIZ"]))
+    assert [squash(r.text) for r in regions] == ["TRAM28", "MARTIMMONIZ"]
+    for r, top in zip(regions, (40, 140), strict=True):
+        assert r.kind == TEXT and r.label == "text" and r.score > 0.8
+        x1, y1, x2, y2 = r.box
+        assert 15 < x1 < 50 and top - 10 < y1 < top + 40 and top + 40 < y2 < top + 90
+        quad = np.array(r.extra["quad"])
+        assert quad.shape == (4, 2)
+        assert np.allclose(quad.min(axis=0), (x1, y1), atol=1) and np.allclose(quad.max(axis=0), (x2, y2), atol=1)
+    assert regions[1].box[2] > regions[0].box[2]  # the longer line is wider
+
+
+def test_a_blank_image_has_no_text(reader):  # noqa: ANN001
+    assert reader.read(np.full((200, 300, 3), 255, np.uint8)) == []
