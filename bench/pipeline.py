@@ -40,7 +40,8 @@ def judge(result: dict, question: dict) -> bool:
     answer = result["answer"].lower()
     if not question["expect"]:
         return not result["answered"]
-    cites_source = any(c["source"].endswith(question["source"]) for c in result["citations"])
+    cites_source = any(c["source"].endswith(question["source"]) and c["kind"] == question.get("kind", c["kind"])
+                       for c in result["citations"])
     return all(e.lower() in answer for e in question["expect"]) and cites_source
 
 

@@ -110,6 +110,10 @@ def status(home: Path | None, as_json: bool) -> None:
             click.echo(f"  warning: {w}")
     for r in info["rdf"]:
         click.echo(f"rdf {r['name']} [oxigraph]: {r['triples']} triples, {r['classes']} classes <- {r['file']}")
+    for p in info["packs"]:
+        click.echo(f"knowledge pack {p['name']}: {', '.join(p['entities'])} <- {p['file']}")
+    for role, effect in sorted(info["vision_missing"].items()):
+        click.echo(f"  no {role} model: {effect}")
     for p in info["problems"]:
         click.echo(f"  {p['state']}: {p['path']}: {p['reason']}")
     for role, name in sorted(info["models"].items()):
@@ -120,8 +124,8 @@ def status(home: Path | None, as_json: bool) -> None:
 @cli.command()
 @click.argument("query")
 @click.option("--k", default=10, show_default=True, help="How many results.")
-@click.option("--granularity", type=click.Choice(["paragraph", "document"]), default="paragraph",
-              show_default=True)
+@click.option("--granularity", type=click.Choice(["paragraph", "document", "image", "region", "clip", "video"]),
+              default="paragraph", show_default=True)
 @HOME_OPTION
 @click.option("--json", "as_json", is_flag=True)
 def search(query: str, k: int, granularity: str, home: Path | None, as_json: bool) -> None:
@@ -138,7 +142,7 @@ def search(query: str, k: int, granularity: str, home: Path | None, as_json: boo
     if not rows:
         click.echo("no results")
     for r in rows:
-        where = Path(r["source"]).name + (f", page {r['locator']['page']}" if "page" in r["locator"] else "")
+        where = citation_place(r["source"], r["locator"])
         snippet = " ".join(r["text"].split())[:160]
         click.echo(f"{r['rank']:2}. {r['score']:.4f}  {where}  [{r['heading'] or r['title']}]\n    {snippet}")
 
@@ -205,6 +209,30 @@ def route(question: str, router: str | None, home: Path | None, as_json: bool) -
     click.echo(click.style(f"  {ms:.0f} ms", dim=True))
 
 
+def seconds(value: float) -> str:
+    """`75.4` -> `1:15.4`: a moment in a video as a player shows it."""
+    minutes, rest = divmod(float(value), 60)
+    return f"{int(minutes)}:{rest:04.1f}"
+
+
+def citation_place(source: str, locator: dict) -> str:
+    """Where a citation points, in words: the page and characters, the box in a photo, the seconds of
+    a video."""
+    where = Path(source).name
+    if "box" in locator:
+        box = ", ".join(str(round(v)) for v in locator["box"])
+        return f"{where}, box ({box}) of {locator.get('width')}x{locator.get('height')}"
+    if "start_s" in locator:
+        return f"{where}, {seconds(locator['start_s'])}-{seconds(locator['end_s'])}"
+    if "width" in locator:
+        return f"{where}, whole photo"
+    if "page" in locator:
+        where += f", page {locator['page']}"
+    if "start" in locator:
+        where += f", chars {locator.get('start')}-{locator.get('end')}"
+    return where
+
+
 def print_answer(result) -> None:  # noqa: ANN001 (AskResult)
     click.echo(result.answer)
     for c in result.citations:
@@ -218,9 +246,8 @@ def print_answer(result) -> None:  # noqa: ANN001 (AskResult)
             click.echo(f"  [{c.n}] {where}\n      {language}: {' '.join(c.locator['query'].split())}\n"
                        f"      result: {shown[:200]}")
             continue
-        where = Path(c.source).name + (f", page {c.locator['page']}" if "page" in c.locator else "")
-        where += f", chars {c.locator.get('start')}-{c.locator.get('end')}"
-        click.echo(f"  [{c.n}] {where}: {snippet[:140]}{'…' if len(snippet) > 140 else ''}")
+        shown = snippet[:140] + ("…" if len(snippet) > 140 else "")
+        click.echo(f"  [{c.n}] {citation_place(c.source, c.locator)}: {shown}")
     if result.unsupported:
         click.echo(f"  (not backed by a citation: {len(result.unsupported)} sentence(s))")
     routes = ", ".join(f"{r['label']} {r['confidence']:.2f}" for r in result.routes)

@@ -5,6 +5,7 @@ The CLI and the desktop app use only this. Models load lazily, on first use.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterable
 from contextlib import contextmanager
@@ -15,9 +16,11 @@ from engine.generation import answer as answering
 from engine.generation.evidence import pack
 from engine.ingest.documents import DOCUMENT, PARAGRAPH
 from engine.ingest.indexer import Indexer, IndexReport, Progress
+from engine.ingest.videos.items import clock
 from engine.models import ModelManager
 from engine.result import AskResult, Citation, QueryRun
 from engine.retrieval.hybrid import Hit, HybridRetriever
+from engine.retrieval.visual import VisualContext, grounded, visual_hits
 from engine.routing import Route, make_router
 from engine.routing.labels import LABELS, NATIVE
 from engine.settings import Settings, load_settings
@@ -26,9 +29,10 @@ from local_stores.graph_store import GraphStore
 from local_stores.rdf_store import RdfStore
 from local_stores.sqlite_db import Database
 from local_stores.table_store import QueryResult, TableStore
-from local_stores.vector_store import VectorStore
+from local_stores.vector_store import Item, VectorStore
 
 NOTHING_RELEVANT = "Nothing in your files matches this question."
+VISUAL_LABELS = {"image", "region", "clip", "video"}  # answered by engine.retrieval.visual
 
 
 class Trove:
@@ -46,8 +50,10 @@ class Trove:
                                   confident=self.settings.router_confident)
         self._embedder = None
         self._llm = None
+        self._vision = None
         self._source_index = None
         self._examples = None
+        self._inventory: tuple[tuple, object, object] | None = None  # (pack versions, Inventory, reference vectors)
 
     # -- models --------------------------------------------------------------------------------
     @property
@@ -68,6 +74,15 @@ class Trove:
                                          threads=self.settings.threads)
         return self._llm
 
+    @property
+    def vision(self):  # noqa: ANN201 (VisionModels: detector, faces, OCR, classifier, image embedder)
+        if self._vision is None:
+            from engine.ingest.photos.analyse import VisionModels
+
+            self._vision = VisionModels.from_manager(self.models, self.settings.detector, self.settings.threads,
+                                                     self.settings.photo_ocr)
+        return self._vision
+
     # -- indexing ------------------------------------------------------------------------------
     def index(self, paths: Iterable[Path | str] = (), progress: Callable[[Progress], None] | None = None
               ) -> IndexReport:
@@ -75,7 +90,7 @@ class Trove:
 
     def _indexer(self) -> Indexer:
         return Indexer(self.settings, self.db, self.catalog, self.store, lambda: self.embedder, self.tables,
-                       self.graphs, self.rdf)
+                       self.graphs, self.rdf, lambda: self.vision)
 
     def remove(self, path: Path | str) -> int:
         """Stop following a folder (or file) added before: its files leave every corpus. Returns how many."""
@@ -119,11 +134,26 @@ class Trove:
             "rdf": [{"name": src["name"], "file": src["location"], "triples": src["descriptor"].get("triples"),
                      "classes": len(src["descriptor"].get("classes", []))}
                     for src in sources if src["kind"] == "rdf"],
+            "packs": [{"name": src["descriptor"].get("name"), "file": src["location"],
+                       "entities": [e["name"] for e in src["descriptor"].get("entities", [])]}
+                      for src in sources if src["kind"] == "pack"],
+            "vision_missing": self._vision_missing(),
             "problems": [{"path": f.path, "state": f.state, "reason": f.reason}
-                         for f in files if f.state != "indexed"],
+                         for f in files if f.state != "indexed" or f.reason],  # indexed with a warning
             "models": {m.role: m.name for m in self.models.catalog.models
                        if "default" in m.tags and self.models.is_installed(m.name)},
         }
+
+    def _vision_missing(self) -> dict[str, str]:
+        """Vision roles with no model, and what that costs (checked without loading any model)."""
+        from engine.ingest.photos.analyse import ROLE_EFFECT
+
+        out = {role: effect for role, effect in ROLE_EFFECT.items() if not self.models.is_installed(role)}
+        if not self.settings.photo_ocr:
+            out["ocr"] = f"{ROLE_EFFECT['ocr']} (setting photo_ocr = false)"
+        if not self.models.is_installed("image-text-embedder"):
+            out["image-text-embedder"] = "photos are searched by their labels, text, dates and captions, not by looks"
+        return out
 
     # -- retrieval -----------------------------------------------------------------------------
     def retriever(self) -> HybridRetriever:
@@ -201,9 +231,6 @@ class Trove:
         question = " ".join(question.split())
         if not question:
             raise ValueError("the question is empty")
-        if image is not None:
-            raise TroveError(f"{image}: asking about a photo needs photo indexing, which this version of Trove "
-                             "does not have yet")
         timings: dict[str, float] = {}
         t_start = time.perf_counter()
         with _timed(timings, "route"):
@@ -219,10 +246,17 @@ class Trove:
             retriever = self.retriever()
             for route in routes:
                 corpus = LABELS.get(route.label)
-                if corpus:
+                if corpus and route.label not in VISUAL_LABELS:
                     kind = route.label
                     hits += [(kind, h) for h in retriever.search(question, corpus, self.settings.evidence_items,
                                                                  vector=vector)]
+        visual = {route.label for route in routes} & VISUAL_LABELS
+        if visual or image is not None:
+            with _timed(timings, "ground"):
+                context = self._visual_context(retriever)
+                if image is not None:
+                    hits = self._about_photo(context, Path(image), question) + hits
+                hits += visual_hits(context, question, vector, visual)
         result = AskResult(question=question, answer="", routes=[r.as_dict() for r in routes], queries=runs)
         relevant = [(kind, h) for kind, h in hits if h.relevance >= self.settings.min_relevance]
         if not relevant:
@@ -232,10 +266,12 @@ class Trove:
             excerpts = self._excerpts(relevant, vector)
             evidence = pack(relevant, self.settings.evidence_items, self.settings.evidence_tokens, excerpts)
         with _timed(timings, "generate"):
-            computed = _computed_answer(evidence)
+            computed = _computed_answer(evidence) or _moment_answer(question, evidence)
             if computed is not None:  # an aggregate, a single row or a short list: the engine's result
                 ev, values = computed
-                if "listing" in ev.locator:
+                if ev.kind == "clip":
+                    draft = answering.state_result(self.llm, question, _moment(ev), values, ev.n)
+                elif "listing" in ev.locator:
                     draft = answering.state_rows(self.llm, question, ev.locator["listing"], Path(ev.source).name, ev.n)
                 else:
                     draft = answering.state_result(self.llm, question, ev.locator["result"], values, ev.n)
@@ -253,6 +289,54 @@ class Trove:
                                      locator=by_n[old].locator, text=by_n[old].text, title=by_n[old].title,
                                      score=round(by_n[old].score, 4)) for old in draft.cited]
         return _finish(result, timings, t_start)
+
+    def _visual_context(self, retriever: HybridRetriever) -> VisualContext:
+        inventory, references = self.inventory()
+        return VisualContext(self.store, retriever, self.embedder, self.vision.embedder, inventory, references,
+                             k=self.settings.evidence_items)
+
+    def inventory(self) -> tuple[object, dict | None]:
+        """The elements of every indexed knowledge pack (GranuRAG's inventory) and their reference
+        vectors; re-read only when a pack changed."""
+        from engine.grounding.inventory import Inventory
+        from engine.grounding.matching import reference_vectors
+        from engine.grounding.pack import load_pack
+
+        packs = sorted((src["location"], src["updated_at"]) for src in self.catalog.sources() if src["kind"] == "pack")
+        if self._inventory is None or self._inventory[0] != tuple(packs):
+            loaded = []
+            for location, _ in packs:
+                try:
+                    loaded.append(load_pack(Path(location)))
+                except TroveError:
+                    continue  # changed into something invalid since indexing; the next run records why
+            inventory = Inventory.from_packs(loaded)
+            embedder = self.vision.embedder
+            references = reference_vectors(inventory, embedder) if embedder is not None and len(inventory) else None
+            self._inventory = (tuple(packs), inventory, references)
+        return self._inventory[1], self._inventory[2]
+
+    def _about_photo(self, context: VisualContext, path: Path, question: str) -> list[tuple[str, Hit]]:
+        """Asking with a photo: its own grounded regions, then the indexed photos most like it."""
+        from engine.ingest.photos.analyse import analyse
+        from engine.ingest.photos.image_io import load_photo
+
+        if not path.is_file():
+            raise TroveError(f"{path}: no such photo")
+        photo = load_photo(path)
+        found = analyse(photo.image, self.vision, self.settings.region_overlap)
+        regions = [dict(r.as_dict(), n=i) for i, r in enumerate(found.regions)]
+        own = Item("image/photo", str(path.resolve()), f"The photo you asked with: {path.name}.",
+                   {"width": photo.width, "height": photo.height, "regions": regions, "query_photo": True},
+                   title=path.name, file_id=0, id=context.synthetic_id())
+        hits = grounded(context, Hit(own, 1.0, {"dense": 1.0}))
+        if found.vector is not None:
+            for item_id, similarity in self.store.dense("image/visual", found.vector, self.settings.evidence_items):
+                twin = self.store.items([item_id]).get(item_id)
+                photos = self.store.file_items(twin.file_id, "image/photo") if twin else []
+                if photos and similarity >= self.settings.similar_photo_min:
+                    hits.append(("image", Hit(photos[0], similarity, {"dense": similarity, "visual": similarity})))
+        return hits
 
     def _excerpts(self, hits: list[tuple[str, Hit]], vector) -> dict[int, str]:  # noqa: ANN001
         """For document hits, the paragraphs that match the question best, in reading order."""
@@ -281,6 +365,25 @@ def _computed_answer(evidence: list) -> tuple | None:  # list[Evidence] -> (Evid
     if values is None and "listing" not in evidence[0].locator:
         return None
     return evidence[0], [str(v) for v in values or []]
+
+
+_WHEN = re.compile(r"^\s*(when|at what (point|time|moment|second|minute)|what (time|minute|second)|how (far|long) "
+                   r"into|which (moment|part|scene|clip))\b", re.IGNORECASE)
+
+
+def _moment_answer(question: str, evidence: list) -> tuple | None:
+    """A "when in the video…" question whose best evidence is a clip: the answer is that clip's time
+    span, stated from its locator (a small model misreads times it is shown)."""
+    if not evidence or evidence[0].kind != "clip" or not _WHEN.search(question):
+        return None
+    ev = evidence[0]
+    return ev, [clock(ev.locator["start_s"]), clock(ev.locator["end_s"])]
+
+
+def _moment(ev) -> str:  # noqa: ANN001 (Evidence of a clip)
+    said = re.search(r"^Said: (.*)$", ev.text, re.MULTILINE)
+    words = f' (said there: "{said.group(1)}")' if said else ""
+    return f"from {clock(ev.locator['start_s'])} to {clock(ev.locator['end_s'])} in {Path(ev.source).name}{words}"
 
 
 @contextmanager

@@ -31,6 +31,7 @@ class Settings:
     models_dir: Path | None = None
     threads: int = 2
     max_file_mb: float = 100.0
+    max_video_mb: float = 8192.0  # videos are big; they are decoded as a stream, never loaded whole
     paragraph_words: int = 100
     document_tokens: int = 4000
     embed_batch: int = 8
@@ -51,6 +52,15 @@ class Settings:
     source_candidates: int = 3  # structured sources the prefilter keeps for the LLM to choose from
     sources_per_question: int = 1
     source_min_similarity: float = 0.30  # below this, no structured source is about the question
+    detector: str = "default"  # the object detector: a catalog tag (default/fast/better) or a model name
+    photo_ocr: bool = True  # read text in photos and video keyframes (the slowest vision step)
+    region_overlap: float = 0.8  # GranuRAG: a box this much inside a larger one of its kind replaces it
+    object_min_score: float = 0.35  # detector scores below these are not regions
+    face_min_score: float = 0.7
+    text_min_score: float = 0.5
+    similar_photo_min: float = 0.6  # image-embedding cosine above which an indexed photo is "like" the one asked with
+    min_clip_s: float = 2.0  # video clips shorter than this merge into a neighbour
+    max_clip_s: float = 30.0  # longer clips are split
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "home", Path(self.home).expanduser())
@@ -74,6 +84,10 @@ class Settings:
         return self.home / "rdf"
 
     @property
+    def thumbs_path(self) -> Path:
+        return self.home / "thumbs"
+
+    @property
     def max_file_bytes(self) -> int:
         return int(self.max_file_mb * 1024 * 1024)
 
@@ -81,7 +95,7 @@ class Settings:
         return replace(self, **changes)
 
 
-_ENV_CASTS = {int: int, float: float, str: str}
+_ENV_CASTS = {int: int, float: float, str: str, bool: lambda v: v.strip().lower() in ("1", "true", "yes", "on")}
 
 
 def load_settings(home: Path | str | None = None, **overrides: object) -> Settings:

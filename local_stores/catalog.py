@@ -21,6 +21,11 @@ CREATE TABLE IF NOT EXISTS sources(
     id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, kind TEXT NOT NULL, engine TEXT NOT NULL,
     location TEXT, descriptor TEXT, updated_at REAL);
 CREATE TABLE IF NOT EXISTS memos(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS media(
+    file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE, kind TEXT NOT NULL, meta TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS image_refs(
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE, image TEXT NOT NULL, alt TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS image_refs_image ON image_refs(image);
 """
 
 STATES = ("indexed", "skipped", "failed")
@@ -86,7 +91,32 @@ class Catalog:
         self.db.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?", (size, mtime_ns, file_id))
 
     def forget_file(self, file_id: int) -> None:
+        self.db.execute("DELETE FROM media WHERE file_id = ?", (file_id,))
+        self.db.execute("DELETE FROM image_refs WHERE file_id = ?", (file_id,))
         self.db.execute("DELETE FROM files WHERE id = ?", (file_id,))
+
+    # photo and video metadata (the rows of the `photos` and `videos` tables)
+    def set_media(self, file_id: int, kind: str, meta: dict | None) -> None:
+        self.db.execute("DELETE FROM media WHERE file_id = ?", (file_id,))
+        if meta is not None:
+            self.db.execute("INSERT INTO media(file_id, kind, meta) VALUES (?,?,?)", (file_id, kind, json.dumps(meta)))
+
+    def media(self, kind: str) -> list[dict]:
+        rows = self.db.query("SELECT meta FROM media WHERE kind = ? ORDER BY file_id", (kind,))
+        return [json.loads(r[0]) for r in rows]
+
+    # photos embedded in markdown notes, with their alt text
+    def set_image_refs(self, file_id: int, refs: list[tuple[str, str]]) -> set[str]:
+        """Replace a note's embedded photos; returns the photos whose alt texts changed."""
+        old = set(self.db.query("SELECT image, alt FROM image_refs WHERE file_id = ?", (file_id,)))
+        self.db.execute("DELETE FROM image_refs WHERE file_id = ?", (file_id,))
+        for image, alt in refs:
+            self.db.execute("INSERT INTO image_refs(file_id, image, alt) VALUES (?,?,?)", (file_id, image, alt))
+        return {image for image, _ in old ^ {tuple(r) for r in refs}}
+
+    def alt_texts(self, image: str) -> list[str]:
+        return [r[0] for r in self.db.query("SELECT DISTINCT alt FROM image_refs WHERE image = ? ORDER BY alt",
+                                            (image,))]
 
     def counts(self) -> dict[str, dict[str, int]]:
         """{kind: {state: n}} over all files."""

@@ -187,6 +187,18 @@ class TableStore:
         info.file, info.warnings = str(path), warnings
         return info
 
+    def replace_rows(self, name: str, columns: dict[str, str], rows: list[dict]) -> TableInfo:
+        """(Re)create table `name` with `columns` ({name: DuckDB type}) holding `rows`, in one transaction."""
+        cols = ", ".join(f'"{c}" {t}' for c, t in columns.items())
+        marks = ", ".join("?" for _ in range(len(columns) + 1))
+        with self._writer() as con:
+            con.execute("BEGIN")
+            con.execute(f'CREATE OR REPLACE TABLE "{name}" (_row INTEGER, {cols})')
+            con.executemany(f'INSERT INTO "{name}" VALUES ({marks})',
+                            [[i, *(row.get(c) for c in columns)] for i, row in enumerate(rows, start=1)])
+            con.execute("COMMIT")
+        return self.describe(name)
+
     def drop(self, name: str) -> None:
         if self.path.exists():
             with self._writer() as con:

@@ -24,6 +24,12 @@ class Evidence:
         if "sql" in self.locator:
             return f"[{self.n}] {self.title}, query: {self.locator['sql']}"
         where = Path(self.source).name
+        if self.kind == "image":
+            return f"[{self.n}] photo {where}"
+        if self.kind == "region":
+            return f"[{self.n}] seen in photo {where}"
+        if "start_s" in self.locator:
+            return f"[{self.n}] video {where}, {self.locator['start_s']:.1f}-{self.locator['end_s']:.1f} s"
         if "page" in self.locator:
             where += f", page {self.locator['page']}"
         return f"[{self.n}] {self.title} ({where})"

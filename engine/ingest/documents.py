@@ -26,6 +26,10 @@ class Prepared:
     file_text: str
     vectors: np.ndarray | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    fixed: list[tuple[Item, np.ndarray]] = field(default_factory=list)  # items with their own vectors (image)
+    media: tuple[str, dict] | None = None  # (photo | video, its row of the media tables)
+    image_refs: list[tuple[str, str]] = field(default_factory=list)  # (photo path, alt text) a note embeds
+    warnings: list[str] = field(default_factory=list)  # indexed, but not all of it (a partly broken video)
 
 
 def embedding_text(item: Item) -> str:

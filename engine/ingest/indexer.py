@@ -7,6 +7,7 @@ old state or fully at its new one. Files that vanished are removed from every co
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import time
 from collections import Counter
@@ -15,10 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import ParseError, SkipFile, TroveError
-from engine.ingest import documents, rdf, tables
+from engine.grounding.pack import is_pack_file, load_pack
+from engine.ingest import documents, media, media_tables, rdf, tables
 from engine.ingest.graphs import load as graphs
 from engine.ingest.graphs import vault
 from engine.ingest.parsers import kind_of as document_kind
+from engine.ingest.photos import sidecars, thumbnails
 from engine.ingest.scanner import Found, scan
 from engine.settings import Settings
 from local_stores.catalog import Catalog
@@ -30,8 +33,14 @@ from local_stores.vector_store import VectorStore
 
 
 def kind_of(path: Path) -> str | None:
-    """The kind of a file Trove indexes (a document, a graph, RDF or a table), or None."""
-    return document_kind(path) or graphs.kind_of(path) or rdf.kind_of(path) or tables.kind_of(path)
+    """The kind of a file Trove indexes (a document, a graph, RDF, a table, a photo, a video, or the
+    sidecar caption of a photo), or None."""
+    if sidecars.media_of(path):
+        return "sidecar"
+    if is_pack_file(path):
+        return "pack"
+    return (document_kind(path) or graphs.kind_of(path) or rdf.kind_of(path) or tables.kind_of(path)
+            or media.kind_of(path))
 
 
 
@@ -87,6 +96,13 @@ class Outcome:
     source: dict | None = None  # descriptor of a database, graph or RDF file (one source per file)
 
 
+def _pack_descriptor(pack) -> dict:  # noqa: ANN001 (KnowledgePack)
+    """A knowledge pack as a source: read again at ask time; its names are kept for `trove status`."""
+    return {"engine": "pack", "name": pack.name, "file": str(pack.path),
+            "entities": [{"name": e.name, "kind": e.kind, "elements": [el.name for el in e.elements],
+                          "reference_photos": [str(p) for p in e.reference_photos]} for e in pack.entities]}
+
+
 def _retry(record) -> bool:  # noqa: ANN001 (FileRecord)
     """A file that failed on a bug (not on its content) is tried again on every run."""
     return record.state == "failed" and (record.reason or "").startswith(UNEXPECTED)
@@ -95,7 +111,8 @@ def _retry(record) -> bool:  # noqa: ANN001 (FileRecord)
 class Indexer:
     def __init__(self, settings: Settings, db: Database, catalog: Catalog, store: VectorStore,
                  embedder_factory: Callable[[], object], table_store: TableStore | None = None,
-                 graph_store: GraphStore | None = None, rdf_store: RdfStore | None = None) -> None:
+                 graph_store: GraphStore | None = None, rdf_store: RdfStore | None = None,
+                 vision_factory: Callable[[], object] | None = None) -> None:
         self.settings, self.db, self.catalog, self.store = settings, db, catalog, store
         self.tables = table_store or TableStore(settings.tables_path)
         self.graphs = graph_store or GraphStore(settings.graphs_path)
@@ -103,6 +120,12 @@ class Indexer:
         self._claimed: dict[str, str] = {}  # table names given in this run, before the catalog has them
         self._embedder_factory = embedder_factory
         self._embedder = None
+        self._vision_factory = vision_factory
+        self._vision = None
+        self._force: set[str] = set()  # photos to re-read although unchanged (their sidecar changed)
+        self._references: dict[str, str] = {}
+        self._recaption: set[str] = set()  # photos whose alt text in a note changed during this run
+        self._media_changed = False
 
     @property
     def embedder(self):  # noqa: ANN201 (a TextEmbedder; loaded on first use)
@@ -112,6 +135,17 @@ class Indexer:
             for corpus, gran in ((documents.PARAGRAPH, "paragraph"), (documents.DOCUMENT, "document")):
                 self.store.ensure_corpus(corpus, "text", gran, self._embedder.dim, name)
         return self._embedder
+
+    @property
+    def vision(self):  # noqa: ANN201 (engine.ingest.photos.analyse.VisionModels; loaded on first photo)
+        if self._vision is None:
+            if self._vision_factory is None:
+                from engine.ingest.photos.analyse import VisionModels
+
+                self._vision = VisionModels()
+            else:
+                self._vision = self._vision_factory()
+        return self._vision
 
     def run(self, paths: Iterable[Path] = (), progress: Callable[[Progress], None] | None = None) -> IndexReport:
         """Add `paths` as roots (when given) and bring every root's index up to date."""
@@ -130,6 +164,8 @@ class Indexer:
         report.seen = len(plan)
         seen_paths = {str(f.path) for _, f in plan}
         stale = [r for r in self.catalog.files() if r.path not in seen_paths]
+        self._force = self._captions_changed(plan, stale)
+        self._references = self._pack_references(plan)
         for record in stale:
             self.forget(record)
             report.removed += 1
@@ -147,25 +183,80 @@ class Indexer:
                     progress(Progress(done, len(plan), str(outcome.found.path), "index"))
             pending.clear()
 
-        for root_id, found in plan:
+        # Notes first, written before any photo is read: the alt text they give a photo is then in the
+        # catalog when the photo's text is made (otherwise the photo would be analysed twice).
+        ordered = sorted(plan, key=lambda pair: pair[1].kind != "markdown")
+        prepared_photos: set[str] = set()
+        for position, (root_id, found) in enumerate(ordered):
+            if found.kind != "markdown" and position and ordered[position - 1][1].kind == "markdown":
+                flush()
             outcome = self._prepare(root_id, found, report)
             if outcome is None:
                 done += 1
                 if progress:
                     progress(Progress(done, len(plan), str(found.path), "unchanged"))
                 continue
+            if found.kind == "photo":
+                prepared_photos.add(str(found.path))
             pending.append(outcome)
             if sum(len(o.prepared.texts) for o in pending if o.prepared) >= BATCH_TEXTS or len(pending) >= BATCH_FILES:
                 flush()
         flush()
+        recaption = [(root_id, found) for root_id, found in plan
+                     if str(found.path) in self._recaption - prepared_photos and found.kind == "photo"]
+        self._force |= self._recaption
+        for root_id, found in recaption:  # a note that embeds the photo changed its alt text
+            outcome = self._prepare(root_id, found, report)
+            if outcome is not None:
+                pending.append(outcome)
+        self._write(pending, report)
+        pending.clear()
         t1 = time.perf_counter()
         self._index_vaults(plan, report)
         report.timings_s["vaults"] += time.perf_counter() - t1
         self._describe_text_corpora()
+        if self._media_changed:
+            t2 = time.perf_counter()
+            for kind in media_tables.TABLE:
+                media_tables.refresh(kind, self.catalog, self.tables)
+            report.timings_s["media tables"] += time.perf_counter() - t2
         self.drop_orphans()
+        thumbnails.drop_unused(self.settings.thumbs_path, {r.sha256 for r in self.catalog.files()
+                                                           if r.kind in media.KINDS and r.sha256})
         if progress:
             progress(Progress(len(plan), len(plan), "", "done"))
         return report
+
+    @staticmethod
+    def _pack_references(plan: list[tuple[int, Found]]) -> dict[str, str]:
+        """Reference photos of the knowledge packs (photo -> pack): they teach grounding what an
+        element looks like and are not photos to answer from."""
+        refs: dict[str, str] = {}
+        for _, found in plan:
+            if found.kind == "pack":
+                try:
+                    pack = load_pack(found.path)
+                except TroveError:
+                    continue  # the pack's own record says why
+                for entity in pack.entities:
+                    refs.update({str(p): found.path.name for p in entity.reference_photos})
+        return refs
+
+    def _captions_changed(self, plan: list[tuple[int, Found]], stale: list) -> set[str]:  # noqa: ANN001
+        """Photos and videos whose sidecar (caption, subtitles) was added, changed or deleted since the
+        last run."""
+        owners = set()
+        for _, found in plan:
+            if found.kind == "sidecar":
+                record = self.catalog.file(str(found.path))
+                if not record or record.size != found.size or record.mtime_ns != found.mtime_ns:
+                    owners.add(str(sidecars.media_of(found.path)))
+        for record in stale:
+            if record.kind == "sidecar":
+                stem = Path(record.path).with_suffix("")
+                for base in (stem, stem.with_suffix("")):
+                    owners |= {str(p) for p in base.parent.glob(glob.escape(base.name) + ".*") if media.kind_of(p)}
+        return owners
 
     def forget(self, record) -> list[str]:  # noqa: ANN001 (FileRecord)
         """Take a file out of every corpus and the catalog, in one transaction; returns the names of
@@ -176,11 +267,13 @@ class Indexer:
             for name in names:
                 self.catalog.delete_source(name)
             self.catalog.forget_file(record.id)
+        if record.kind in media.KINDS:
+            self._media_changed = True
         return names
 
     def _describe_text_corpora(self) -> None:
         """Register the document corpora as a source, with the summary source selection reads."""
-        corpora = self.store.corpora()
+        corpora = {name: n for name, n in self.store.corpora().items() if name.startswith("text/")}
         kinds = self.catalog.counts()
         self.catalog.upsert_source(
             "documents", kind="text", engine="sqlite-vec+fts5", location=str(self.settings.index_path),
@@ -259,7 +352,9 @@ class Indexer:
         """Read and cut a document, or load a table into DuckDB; None when the file has not changed."""
         path_s = str(found.path)
         record = self.catalog.file(path_s)
-        if record and record.size == found.size and record.mtime_ns == found.mtime_ns and not _retry(record):
+        forced = path_s in self._force
+        if (record and record.size == found.size and record.mtime_ns == found.mtime_ns and not _retry(record)
+                and not forced):
             report.unchanged += 1
             return None
         t0 = time.perf_counter()
@@ -269,12 +364,14 @@ class Indexer:
                 raise ParseError("cannot read: the file vanished or is a broken link")
             if found.size == 0:
                 raise SkipFile("empty file")
-            if found.size > self.settings.max_file_bytes:
-                raise SkipFile(f"too large: {found.size / 2**20:.1f} MB is over the {self.settings.max_file_mb:g} MB "
-                               "limit (setting max_file_mb)")
+            limit_mb, setting = ((self.settings.max_video_mb, "max_video_mb") if found.kind == "video"
+                                 else (self.settings.max_file_mb, "max_file_mb"))
+            if found.size > limit_mb * 2**20:
+                raise SkipFile(f"too large: {found.size / 2**20:.1f} MB is over the {limit_mb:g} MB "
+                               f"limit (setting {setting})")
             outcome.sha = sha256_file(found.path)
             report.timings_s["hash"] += time.perf_counter() - t0
-            if record and record.sha256 == outcome.sha and record.state == "indexed":
+            if record and record.sha256 == outcome.sha and record.state == "indexed" and not forced:
                 self.catalog.touch_file(record.id, found.size, found.mtime_ns)
                 report.unchanged += 1
                 return None
@@ -288,6 +385,17 @@ class Indexer:
             elif found.kind == "rdf":
                 outcome.source = rdf.load(self.rdf, self._table_name(path_s), found.path)
                 report.timings_s["rdf"] += time.perf_counter() - t1
+            elif found.kind == "sidecar":
+                pass  # read with its photo (which is re-read when this changes)
+            elif found.kind == "pack":
+                outcome.source = _pack_descriptor(load_pack(found.path))
+            elif found.kind in media.KINDS:
+                if path_s in self._references:
+                    raise SkipFile(f"a reference photo of the knowledge pack {self._references[path_s]}")
+                outcome.prepared = media.prepare(found, outcome.sha, self.vision, self.settings,
+                                                 self.catalog.alt_texts(path_s))
+                for stage, seconds in outcome.prepared.timings.items():
+                    report.timings_s[stage] += seconds
             elif found.kind in tables.KINDS:
                 # DuckDB is written here, before the catalog: a kill in between is repaired next run
                 # (same table name, CREATE OR REPLACE; orphans dropped at the end of a run).
@@ -296,6 +404,10 @@ class Indexer:
             else:
                 outcome.prepared = documents.cut_document(found.path, self.settings.paragraph_words,
                                                           self.settings.document_tokens)
+                if found.kind == "markdown":
+                    markdown = found.path.read_text("utf-8", "replace")  # the parsed text has no image links
+                    outcome.prepared.image_refs = [(str(p), alt) for p, alt in sidecars.image_refs(markdown,
+                                                                                                  found.path)]
                 report.timings_s["parse"] += outcome.prepared.timings["parse"]
         except SkipFile as exc:
             outcome.state, outcome.reason = "skipped", str(exc)
@@ -309,24 +421,48 @@ class Indexer:
             outcome.state, outcome.reason = "failed", f"{UNEXPECTED} while reading: {type(exc).__name__}: {exc}"
         return outcome
 
+    def _ensure_corpora(self, prepared: documents.Prepared) -> None:
+        """The photo and video corpora are made on the first item that needs them."""
+        for corpus in {item.corpus for item in prepared.items} - {documents.PARAGRAPH, documents.DOCUMENT}:
+            modality, granularity = corpus.split("/")
+            self.store.ensure_corpus(corpus, modality, granularity, self.embedder.dim, "all-minilm-l6-v2-int8")
+        for item, vector in prepared.fixed[:1]:
+            modality, granularity = item.corpus.split("/")
+            self.store.ensure_corpus(item.corpus, modality, granularity, len(vector),
+                                     getattr(self.vision.embedder, "name", "image-embedder"))
+
     def _write(self, batch: list[Outcome], report: IndexReport) -> None:
         """Embed the batch's items together, then write each file in a transaction of its own."""
         ready = [o.prepared for o in batch if o.prepared]
         if ready:
             report.timings_s["embed"] += documents.embed_all(ready, self.embedder)  # ModelError stops the run
         t0 = time.perf_counter()
+        for o in batch:  # before any transaction: making a corpus commits (executescript)
+            if o.prepared:
+                self._ensure_corpora(o.prepared)
         for o in batch:
             items = o.prepared.items if o.prepared else []
             with self.db.transaction():
+                reason = o.reason or ("; ".join(o.prepared.warnings) if o.prepared and o.prepared.warnings else None)
                 file_id = self.catalog.record_file(o.root_id, str(o.found.path), o.found.kind, o.found.size,
-                                                   o.found.mtime_ns, o.sha, o.state, o.reason,
+                                                   o.found.mtime_ns, o.sha, o.state, reason,
                                                    len(items) or sum(t.rows for t in o.tables))
                 self.store.delete_file(file_id)
                 if o.prepared:
                     for item in items:
                         item.file_id = file_id
                     self.store.add(items, o.prepared.vectors)
+                    for item, vector in o.prepared.fixed:
+                        item.file_id = file_id
+                        self.store.add([item], vector[None, :])
                     self.store.set_file_text(file_id, o.prepared.file_text)
+                if o.found.kind in media.KINDS:
+                    self.catalog.set_media(file_id, o.found.kind, o.prepared.media[1] if o.prepared else None)
+                    self._media_changed = True
+                if o.found.kind == "markdown":
+                    refs = o.prepared.image_refs if o.prepared else []
+                    changed = self.catalog.set_image_refs(file_id, refs)
+                    self._recaption |= changed
                 source_name = self._table_name(str(o.found.path)) if o.source else None
                 kept = {t.name for t in o.tables} | {source_name}
                 for name in self.catalog.sources_at(str(o.found.path)):

@@ -60,6 +60,8 @@ def schema_text(source: Source) -> str:
 def summary_text(source: Source) -> str:
     """What the source is about, for matching questions to sources (file, names, values)."""
     parts = [Path(source.location).stem.replace("_", " ").replace("-", " ")]
+    if source.descriptor.get("about"):  # Trove's own tables (photos, videos) say what they hold
+        parts = [source.descriptor["about"]]
     if source.language == "sql":
         for table in source.tables:
             parts.append(table["table"].replace("_", " "))

@@ -23,3 +23,18 @@ def test_plain_questions_stay_with_text_and_summaries_with_documents():
     assert labels("Summarise the letter to my landlord") == ["document"]
     assert labels("anything", {"graph"}) == ["graph"]  # no text corpus: the structured one is all there is
     assert labels("anything", set()) == ["none"]
+
+
+VISUAL = ALL | {"image", "region", "clip", "video"}
+
+
+def test_photo_questions_go_to_photos_and_the_elements_inside_them():
+    assert labels("Show me the photos from the beach", VISUAL) == ["image", "region"]
+    assert labels("What does the sign in the tram photo say?", VISUAL) == ["region", "image"]
+    assert labels("How many photos did I take in March 2024?", VISUAL) == ["table", "image", "region"]
+    assert labels("Show me the photos from the beach") == ["paragraph"]  # no photos indexed: text it is
+
+
+def test_video_questions_go_to_clips_or_whole_videos():
+    assert labels("When in the video do we reach the castle?", VISUAL) == ["clip", "video"]
+    assert labels("What is the video about?", VISUAL) == ["video", "clip"]

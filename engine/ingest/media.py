@@ -1,0 +1,36 @@
+"""Photos and videos: which files they are, and how each becomes items (one module per medium)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.ingest.documents import Prepared
+from engine.ingest.photos import EXTENSIONS as PHOTO_EXTENSIONS
+from engine.ingest.scanner import Found
+from engine.settings import Settings
+
+VIDEO_EXTENSIONS = (".mp4", ".m4v", ".mov", ".mkv", ".avi", ".webm")
+KINDS = frozenset({"photo", "video"})
+
+
+def kind_of(path: Path) -> str | None:
+    suffix = path.suffix.lower()
+    if suffix in PHOTO_EXTENSIONS:
+        return "photo"
+    if suffix in VIDEO_EXTENSIONS:
+        return "video"
+    return None
+
+
+def prepare(found: Found, sha256: str, vision, settings: Settings, alt_texts: list[str]) -> Prepared:  # noqa: ANN001
+    """Items, thumbnails and the media-table row of one photo or video (nothing written to the index)."""
+    region_min = {"object": settings.object_min_score, "face": settings.face_min_score,
+                  "text": settings.text_min_score}
+    if found.kind == "photo":
+        from engine.ingest.photos.items import prepare_photo
+
+        return prepare_photo(found.path, sha256, vision, settings.thumbs_path, alt_texts, settings.region_overlap,
+                             region_min)
+    from engine.ingest.videos.items import prepare_video
+
+    return prepare_video(found.path, sha256, vision, settings, region_min)

@@ -1,0 +1,160 @@
+"""One photo -> the items of the `image/photo`, `image/region` and `image/visual` corpora, its
+thumbnails and its row of the `photos` table. The photo's text is what text questions find it by:
+objects and their counts, faces, labels, text read in it, when and where it was taken, its file and
+folder names, and what people wrote about it (sidecars, alt text of notes that embed it)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import time
+from collections import Counter
+from pathlib import Path
+
+from engine.ingest.documents import Prepared
+from engine.ingest.photos import sidecars, thumbnails
+from engine.ingest.photos.analyse import Analysis, VisionModels, analyse
+from engine.ingest.photos.image_io import LoadedPhoto, load_photo
+from engine.runtimes.vision.regions import FACE, TEXT, Region
+from local_stores.vector_store import Item
+
+PHOTO = "image/photo"
+REGION = "image/region"
+VISUAL = "image/visual"
+_SEPARATORS = re.compile(r"[_\-.]+")
+
+
+def prepare_photo(path: Path, sha256: str, models: VisionModels, thumbs: Path, alt_texts: list[str],
+                  overlap: float = 0.8, region_min: dict[str, float] | None = None) -> Prepared:
+    """Read, analyse and describe one photo (nothing written to the index yet)."""
+    t0 = time.perf_counter()
+    photo = load_photo(path)
+    t1 = time.perf_counter()
+    found = analyse(photo.image, models, overlap, region_min=region_min)
+    t2 = time.perf_counter()
+    caption = sidecars.caption(path)
+    folder = thumbnails.folder(thumbs, sha256)
+    thumb = thumbnails.save(photo.image, folder / "photo.jpg")
+    base = _base_locator(photo, thumb)
+    place = _context(path, photo.exif)
+    items = [Item(PHOTO, str(path), photo_text(path, photo, found, caption, alt_texts), dict(
+        base, regions=[dict(r.as_dict(), n=i) for i, r in enumerate(found.regions)],
+        labels=[[label, round(score, 3)] for label, score in found.labels]), title=path.name, heading=place)]
+    for i, region in enumerate(found.regions):
+        crop = thumbnails.save(photo.image, folder / f"region-{i}.jpg", thumbnails.CROP_SIDE, region.box)
+        items.append(Item(REGION, str(path), region_text(region, path, place), dict(
+            base, region=i, crop=str(crop), **region.as_dict()), title=path.name, heading=place, ord=i))
+    prepared = Prepared(items, [_embedding_text(it) for it in items], items[0].text)
+    if found.vector is not None:
+        prepared.fixed.append((Item(VISUAL, str(path), path.name, dict(base), title=path.name, heading=place),
+                               found.vector))
+    prepared.media = ("photo", photo_row(path, photo, found, caption, sha256))
+    prepared.timings = {"parse": t1 - t0, "vision": t2 - t1, **{f"vision_{k}": v for k, v in found.timings.items()},
+                        "thumbnails": time.perf_counter() - t2}
+    return prepared
+
+
+def _base_locator(photo: LoadedPhoto, thumb: Path) -> dict:
+    loc: dict = {"width": photo.width, "height": photo.height, "thumbnail": str(thumb)}
+    for key in ("taken_at", "latitude", "longitude"):
+        if key in photo.exif:
+            loc[key] = photo.exif[key]
+    return loc
+
+
+def _embedding_text(item: Item) -> str:
+    return f"{item.heading}: {item.text}" if item.heading else item.text
+
+
+def words_of(name: str) -> str:
+    """`IMG_2024-03-14_beach-day` -> `IMG 2024 03 14 beach day`: file names read as words."""
+    return " ".join(_SEPARATORS.sub(" ", name).split())
+
+
+def when(taken_at: str | None) -> str:
+    """`2025-05-17T09:12:00` -> `Saturday 17 May 2025, 09:12`."""
+    if not taken_at:
+        return ""
+    moment = dt.datetime.fromisoformat(taken_at)
+    return f"{moment:%A} {moment.day} {moment:%B %Y, %H:%M}"
+
+
+def _context(path: Path, exif: dict) -> str:
+    """The folder and the day: what a person calls a photo by ("the Lisbon photos", "last March")."""
+    day = ""
+    if exif.get("taken_at"):
+        moment = dt.datetime.fromisoformat(exif["taken_at"])
+        day = f"{moment.day} {moment:%B %Y}"
+    return ", ".join(p for p in (words_of(path.parent.name), day) if p)
+
+
+def counted(regions: list[Region]) -> str:
+    """`2 persons, 1 bus`: the detected objects, most frequent first."""
+    counts = Counter(r.label for r in regions if r.kind not in (FACE, TEXT))
+    return ", ".join(f"{n} {label if n == 1 else _plural(label)}" for label, n in counts.most_common())
+
+
+def _plural(label: str) -> str:
+    if label.endswith(("s", "sh", "ch", "x")):
+        return label + "es"
+    if label == "person":
+        return "people"
+    return label + "s"
+
+
+def photo_text(path: Path, photo: LoadedPhoto, found: Analysis, caption: str, alt_texts: list[str]) -> str:
+    lines = [f"Photo {path.name} in the folder {words_of(path.parent.name)} ({words_of(path.stem)})."]
+    exif = photo.exif
+    taken = when(exif.get("taken_at"))
+    camera = " ".join(dict.fromkeys(filter(None, (exif.get("camera_make"), exif.get("camera_model")))))
+    if taken or camera or "latitude" in exif:
+        parts = (f"Taken {taken}" if taken else "Taken", f"with a {camera}" if camera else "", _where(exif))
+        lines.append(" ".join(p for p in parts if p) + ".")
+    objects = counted(found.regions)
+    if objects:
+        lines.append(f"Shows {objects}.")
+    faces = sum(1 for r in found.regions if r.kind == FACE)
+    if faces:
+        lines.append(f"{faces} face{'s' if faces > 1 else ''} visible.")
+    if found.labels:
+        lines.append("Looks like: " + ", ".join(label for label, _ in found.labels[:3]) + ".")
+    texts = [r.text for r in found.regions if r.kind == TEXT and r.text]
+    if texts:
+        lines.append("Text in the photo: " + " | ".join(texts) + ".")
+    if caption:
+        lines.append(f"Caption: {caption}")
+    for alt in alt_texts:
+        lines.append(f"Described in a note as: {alt}.")
+    return "\n".join(lines)
+
+
+def _where(exif: dict) -> str:
+    if "latitude" not in exif:
+        return ""
+    return f"at GPS {exif['latitude']:.4f}, {exif['longitude']:.4f}"
+
+
+def region_text(region: Region, path: Path, place: str) -> str:
+    where = f"in photo {path.name}" + (f" ({place})" if place else "")
+    if region.kind == TEXT:
+        return f'Text "{region.text}" {where}.'
+    if region.kind == FACE:
+        return f"A face {where}."
+    return f"{'An' if region.label[:1] in 'aeiou' else 'A'} {region.label} {where}."
+
+
+def photo_row(path: Path, photo: LoadedPhoto, found: Analysis, caption: str, sha256: str) -> dict:
+    """The photo's row of the DuckDB `photos` table (engine.ingest.media_tables)."""
+    exif = photo.exif
+    return {
+        "file": str(path), "folder": str(path.parent), "name": path.name,
+        "taken_at": exif.get("taken_at"), "camera_make": exif.get("camera_make"),
+        "camera_model": exif.get("camera_model"), "latitude": exif.get("latitude"),
+        "longitude": exif.get("longitude"), "width": photo.width, "height": photo.height,
+        "format": photo.format, "objects": counted(found.regions) or None,
+        "people": sum(1 for r in found.regions if r.label == "person"),
+        "faces": sum(1 for r in found.regions if r.kind == FACE),
+        "text": " | ".join(r.text for r in found.regions if r.kind == TEXT and r.text) or None,
+        "labels": ", ".join(label for label, _ in found.labels[:3]) or None,
+        "caption": caption or None, "sha256": sha256,
+    }

@@ -1,0 +1,197 @@
+"""Photos and videos as evidence (UniversalRAG's visual corpora + GranuRAG's element grounding).
+
+A photo is too coarse to cite: for each retrieved photo, its regions are grounded in the inventory
+(the user's knowledge packs, else generic "a cat", "text 'TRAM 28'") and only the kept regions
+become evidence, each with its box. The photo itself is evidence for what is *about* it (when,
+where, captions), not for what is in it. Clips and whole videos are evidence as retrieved."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from engine.retrieval.hybrid import Hit, HybridRetriever
+from local_stores.vector_store import Item, VectorStore
+
+PHOTO, REGION, VISUAL = "image/photo", "image/region", "image/visual"
+CLIP, VIDEO = "video/clip", "video/video"
+_CONTENT_LINES = ("Shows ", "Looks like:", "Text in the photo:")  # said by the regions instead
+
+
+@dataclass
+class VisualContext:
+    """What grounding needs at ask time; the inventory and reference vectors are cached by the caller."""
+
+    store: VectorStore
+    retriever: HybridRetriever
+    text_embedder: object
+    image_embedder: object | None = None
+    inventory: object | None = None  # engine.grounding.inventory.Inventory
+    references: dict[str, np.ndarray] | None = None
+    grounding: object | None = None  # engine.grounding.matching.GroundingSettings
+    photos: int = 2  # photos grounded per question
+    k: int = 8
+    _next_id: int = field(default=-1, repr=False)
+
+    def synthetic_id(self) -> int:
+        """Ids for evidence that is not a stored item (a grounded region): negative, never clashing."""
+        self._next_id -= 1
+        return self._next_id
+
+
+def visual_hits(ctx: VisualContext, question: str, vector: np.ndarray, labels: set[str]
+                ) -> list[tuple[str, Hit]]:
+    """Evidence for the visual routes among `labels` (image, region, clip, video), best first."""
+    out: list[tuple[str, Hit]] = []
+    if labels & {"image", "region"}:
+        out += photo_hits(ctx, question, vector, "region" in labels)
+    for label, corpus in (("clip", CLIP), ("video", VIDEO)):
+        if label in labels:
+            out += [(label, h) for h in close_to_best(ctx.retriever.search(question, corpus, ctx.k, vector=vector))]
+    return out
+
+
+def close_to_best(hits: list[Hit], share: float = 0.75) -> list[Hit]:
+    """The hits whose relevance is within `share` of the best one: a moment of a video that fits the
+    question well is not to be drowned by the other moments of the same video."""
+    if not hits:
+        return hits
+    top = max(h.relevance for h in hits)
+    return [h for h in hits if h.relevance >= share * top]
+
+
+def photo_hits(ctx: VisualContext, question: str, vector: np.ndarray, regions_too: bool) -> list[tuple[str, Hit]]:
+    """The best photos (found by their own text or by one of their regions), each followed by its
+    grounded regions."""
+    photos = ctx.retriever.search(question, PHOTO, ctx.k, vector=vector)
+    best: dict[int, Hit] = {h.item.file_id: h for h in photos}
+    region_relevance: dict[int, dict[tuple, float]] = {}  # photo -> {box: how well the region fits the question}
+    if regions_too:
+        for region_hit in ctx.retriever.search(question, REGION, 4 * ctx.k, vector=vector):
+            file_id = region_hit.item.file_id
+            boxes = region_relevance.setdefault(file_id, {})
+            boxes[_box_key(region_hit.item.locator.get("box", ()))] = region_hit.relevance
+            photo_hit = best.get(file_id) or _photo_of(ctx, region_hit)
+            if photo_hit is not None and region_hit.relevance > photo_hit.relevance:
+                best[file_id] = Hit(photo_hit.item, max(photo_hit.score, region_hit.score),
+                                    {**photo_hit.signals, "dense": region_hit.relevance})
+    ranked = close_to_best(sorted(best.values(), key=lambda h: -h.relevance))[:ctx.photos]
+    out: list[tuple[str, Hit]] = []
+    for photo_hit in ranked:
+        out += grounded(ctx, photo_hit, region_relevance.get(photo_hit.item.file_id, {}))
+    return out
+
+
+def _box_key(box) -> tuple:  # noqa: ANN001
+    return tuple(round(float(v)) for v in box)
+
+
+def _photo_of(ctx: VisualContext, region_hit: Hit) -> Hit | None:
+    items = ctx.store.file_items(region_hit.item.file_id, PHOTO)
+    return Hit(items[0], region_hit.score, dict(region_hit.signals)) if items else None
+
+
+def grounded(ctx: VisualContext, photo_hit: Hit, relevance: dict[tuple, float] | None = None
+             ) -> list[tuple[str, Hit]]:
+    """One evidence per region grounding keeps (those that fit the question best first), then the
+    photo as evidence about it. The decisions, kept and rejected, go in the photo's locator."""
+    from engine.grounding.matching import ground
+    from engine.ingest.photos.image_io import load_photo
+    from engine.runtimes.vision.regions import Region
+
+    item = photo_hit.item
+    regions = [Region(r["kind"], r["label"], tuple(r["box"]), r["score"], r.get("text", ""))
+               for r in item.locator.get("regions", [])]
+    try:
+        image = load_photo(Path(item.source)).image
+    except Exception as exc:  # the photo moved or broke since it was indexed: cite it, not its regions
+        return [("image", _photo_evidence(photo_hit, note=f"regions not shown: {exc}"))]
+    grounding = ground(image, regions, ctx.inventory or _empty_inventory(), ctx.text_embedder, ctx.image_embedder,
+                       ctx.references, ctx.grounding)
+    fit = relevance or {}
+    units = text_blocks(grounding.kept)
+    units.sort(key=lambda unit: (-max(fit.get(_box_key(d.region.box), 0.0) for d in unit),
+                                 all(d.element.generic for d in unit)))
+    photo = _photo_evidence(photo_hit, decisions=grounding.as_dict()["decisions"])
+    out = [("region", _region_evidence(ctx, photo_hit, unit, rank)) for rank, unit in enumerate(units)]
+    at = min(len(out), FIRST_REGIONS)  # what the photo is about (when, where, captions) after the best regions
+    photo.score = photo_hit.score * (0.99 - 0.01 * at)
+    return out[:at] + [("image", photo)] + out[at:]
+
+
+FIRST_REGIONS = 3
+
+
+def text_blocks(decisions: list) -> list[list]:  # list[Decision] -> list[list[Decision]]
+    """Kept regions as citable units: each object or face alone; lines of text that sit together
+    (one sign, one poster caption) as one block, so a sign is read whole."""
+    texts = sorted((d for d in decisions if d.region.kind == "text"), key=lambda d: d.region.box[1])
+    blocks: list[list] = []
+    for decision in texts:
+        x1, y1, x2, y2 = decision.region.box
+        height = y2 - y1
+        for block in blocks:
+            bx1, _, bx2, by2 = _union(block)
+            last = block[-1].region.box
+            near = y1 - by2 <= 1.5 * max(height, last[3] - last[1])
+            if near and min(x2, bx2) - max(x1, bx1) > 0:
+                block.append(decision)
+                break
+        else:
+            blocks.append([decision])
+    return [[d] for d in decisions if d.region.kind != "text"] + blocks
+
+
+def _union(block: list) -> tuple[float, float, float, float]:
+    boxes = [d.region.box for d in block]
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def _empty_inventory():  # noqa: ANN202
+    from engine.grounding.inventory import Inventory
+
+    return Inventory()
+
+
+def _photo_evidence(hit: Hit, decisions: list[dict] | None = None, note: str = "") -> Hit:
+    """The photo's own item, its text cut to what is about the photo (not what is in it)."""
+    about = [line for line in hit.item.text.splitlines()
+             if not line.startswith(_CONTENT_LINES) and not line.endswith(" visible.")]
+    locator = {k: v for k, v in hit.item.locator.items() if k != "regions"}
+    if decisions is not None:
+        locator["grounding"] = decisions
+    if note:
+        locator["note"] = note
+    item = Item(hit.item.corpus, hit.item.source, "\n".join(about), locator, hit.item.title, hit.item.heading,
+                hit.item.ord, hit.item.file_id, hit.item.id)
+    return Hit(item, hit.score, dict(hit.signals))
+
+
+def _region_evidence(ctx: VisualContext, photo_hit: Hit, unit: list, rank: int) -> Hit:  # list[Decision]
+    """One citable unit: a region, or a block of text lines, with the box to draw."""
+    named = [d for d in unit if not d.element.generic] or unit
+    decision = named[0]
+    element, region = decision.element, decision.region
+    box_value = _union(unit)
+    lines = [d.region.text for d in unit if d.region.text]
+    if element.generic:  # "A person.", "Text: "EILEEN COLLINS / FIRST WOMAN TO PILOT"."
+        text = (f'Text: "{" / ".join(lines)}"' if lines else element.name[:1].upper() + element.name[1:]) + "."
+    else:  # the boxes are for the viewer; the model reads what is there
+        said = region.label if region.kind != "text" else "text"
+        text = f"{element.title} ({said})" + (f": {element.description}" if element.description else "") + "."
+        if lines:
+            text += f' The text reads "{" / ".join(lines)}".'
+    base = {k: photo_hit.item.locator[k] for k in ("width", "height", "thumbnail", "taken_at")
+            if k in photo_hit.item.locator}
+    locator = dict(base, box=[round(float(v), 1) for v in box_value], kind=region.kind, label=region.label,
+                   detector_score=round(float(region.score), 4), match_score=round(float(decision.score), 4),
+                   element=element.id, entity=element.entity, name=element.name, reason=decision.reason)
+    if lines:
+        locator["text"] = " / ".join(lines)
+    if len(unit) > 1:
+        locator["lines"] = [{"text": d.region.text, "box": [round(float(v), 1) for v in d.region.box]} for d in unit]
+    item = Item(REGION, photo_hit.item.source, text, locator, photo_hit.item.title, photo_hit.item.heading,
+                rank, photo_hit.item.file_id, ctx.synthetic_id())
+    return Hit(item, photo_hit.score * (0.99 - 0.01 * rank), dict(photo_hit.signals))
