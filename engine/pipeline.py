@@ -225,14 +225,12 @@ class Trove:
         return hits, runs
 
     # -- asking --------------------------------------------------------------------------------
-    def ask(self, question: str, image: Path | str | None = None,
-            on_token: Callable[[str], None] | None = None) -> AskResult:
-        """Route, retrieve, pack evidence, generate a cited answer; timings per stage."""
-        question = " ".join(question.split())
-        if not question:
-            raise ValueError("the question is empty")
-        timings: dict[str, float] = {}
-        t_start = time.perf_counter()
+    def gather(self, question: str, image: Path | str | None = None, timings: dict[str, float] | None = None
+               ) -> tuple[list[Route], list[tuple[str, Hit]], list[QueryRun], object]:
+        """Everything `ask` would give the model, before it is packed: the routes, the hits of every
+        route ((kind, hit), native query results first; with `image`, that photo's own grounded regions
+        and the indexed photos like it first of all), the native queries run and the question vector."""
+        timings = {} if timings is None else timings
         with _timed(timings, "route"):
             routes = self.route(question)
         hits: list[tuple[str, Hit]] = []
@@ -247,9 +245,8 @@ class Trove:
             for route in routes:
                 corpus = LABELS.get(route.label)
                 if corpus and route.label not in VISUAL_LABELS:
-                    kind = route.label
-                    hits += [(kind, h) for h in retriever.search(question, corpus, self.settings.evidence_items,
-                                                                 vector=vector)]
+                    hits += [(route.label, h) for h in retriever.search(question, corpus, self.settings.evidence_items,
+                                                                        vector=vector)]
         visual = {route.label for route in routes} & VISUAL_LABELS
         if visual or image is not None:
             with _timed(timings, "ground"):
@@ -257,6 +254,17 @@ class Trove:
                 if image is not None:
                     hits = self._about_photo(context, Path(image), question) + hits
                 hits += visual_hits(context, question, vector, visual)
+        return routes, hits, runs, vector
+
+    def ask(self, question: str, image: Path | str | None = None,
+            on_token: Callable[[str], None] | None = None) -> AskResult:
+        """Route, retrieve, pack evidence, generate a cited answer; timings per stage."""
+        question = " ".join(question.split())
+        if not question:
+            raise ValueError("the question is empty")
+        timings: dict[str, float] = {}
+        t_start = time.perf_counter()
+        routes, hits, runs, vector = self.gather(question, image, timings)
         result = AskResult(question=question, answer="", routes=[r.as_dict() for r in routes], queries=runs)
         relevant = [(kind, h) for kind, h in hits if h.relevance >= self.settings.min_relevance]
         if not relevant:

@@ -53,13 +53,18 @@ def visual_hits(ctx: VisualContext, question: str, vector: np.ndarray, labels: s
     return out
 
 
-def close_to_best(hits: list[Hit], share: float = 0.75) -> list[Hit]:
-    """The hits whose relevance is within `share` of the best one: a moment of a video that fits the
-    question well is not to be drowned by the other moments of the same video."""
+def close_to_best(hits: list[Hit], share: float = 0.75, by_score: bool = True) -> list[Hit]:
+    """The hits that score at least `share` of the best one (the fused score, comparable within one
+    result list; else the dense relevance): a moment of a video that fits the question well is not
+    to be drowned by the other moments of the same video."""
     if not hits:
         return hits
-    top = max(h.relevance for h in hits)
-    return [h for h in hits if h.relevance >= share * top]
+
+    def value(hit: Hit) -> float:
+        return hit.score if by_score else hit.relevance
+
+    top = max(value(h) for h in hits)
+    return [h for h in hits if value(h) >= share * top]
 
 
 def photo_hits(ctx: VisualContext, question: str, vector: np.ndarray, regions_too: bool) -> list[tuple[str, Hit]]:
@@ -77,7 +82,7 @@ def photo_hits(ctx: VisualContext, question: str, vector: np.ndarray, regions_to
             if photo_hit is not None and region_hit.relevance > photo_hit.relevance:
                 best[file_id] = Hit(photo_hit.item, max(photo_hit.score, region_hit.score),
                                     {**photo_hit.signals, "dense": region_hit.relevance})
-    ranked = close_to_best(sorted(best.values(), key=lambda h: -h.relevance))[:ctx.photos]
+    ranked = close_to_best(sorted(best.values(), key=lambda h: -h.relevance), by_score=False)[:ctx.photos]
     out: list[tuple[str, Hit]] = []
     for photo_hit in ranked:
         out += grounded(ctx, photo_hit, region_relevance.get(photo_hit.item.file_id, {}))
@@ -141,6 +146,18 @@ def text_blocks(decisions: list) -> list[list]:  # list[Decision] -> list[list[D
                 break
         else:
             blocks.append([decision])
+    merged = True
+    while merged:  # lines placed side by side on one sign end up in blocks that overlap: one block
+        merged = False
+        for i in range(len(blocks)):
+            for j in range(i + 1, len(blocks)):
+                a, b = _union(blocks[i]), _union(blocks[j])
+                if min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1]):
+                    blocks[i] = sorted(blocks[i] + blocks.pop(j), key=lambda d: (d.region.box[1], d.region.box[0]))
+                    merged = True
+                    break
+            if merged:
+                break
     return [[d] for d in decisions if d.region.kind != "text"] + blocks
 
 

@@ -1,0 +1,84 @@
+"""Photos and videos as evidence: grounded regions with boxes, clips with seconds, asking with a photo."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import cv2
+import pytest
+
+from engine.ingest.photos.image_io import load_photo
+from tests.conftest import EXAMPLES
+
+
+@pytest.fixture
+def media(trove, tmp_path: Path):  # noqa: ANN001, ANN201
+    """The example photos, video and knowledge pack, indexed."""
+    root = tmp_path / "media"
+    for part in ("photos", "videos", "knowledge-pack"):
+        shutil.copytree(EXAMPLES / part, root / part)
+    trove.index([root])
+    return trove, root
+
+
+def _evidence(trove, question: str, image: Path | None = None) -> list:  # noqa: ANN001
+    _, hits, _, _ = trove.gather(question, image)
+    return hits
+
+
+def test_a_photo_question_cites_the_element_box_the_knowledge_pack_names(media):  # noqa: ANN001
+    trove, root = media
+    hits = _evidence(trove, "Is Chelsea in the window photo?")
+    kind, first = hits[0]
+    assert kind == "region" and first.item.source.endswith("chelsea-window.jpg")
+    assert first.item.locator["entity"] == "Chelsea" and first.item.text.startswith("Chelsea")
+    x1, y1, x2, y2 = first.item.locator["box"]
+    assert 150 < x1 < 300 and 100 < y1 < 250 and 550 < x2 <= 800 and 380 < y2 <= 600  # the cat, upright
+    photo = next(h for k, h in hits if k == "image" and h.item.source == first.item.source)
+    decisions = photo.item.locator["grounding"]
+    assert any(d["status"] == "matched" and d["element"]["entity"] == "Chelsea" for d in decisions)
+    assert all(d["reason"] for d in decisions)  # kept or not, each region says why
+    assert "Shows" not in photo.item.text  # what is in the photo is said by the regions, not the photo
+
+
+def test_lines_of_one_sign_are_read_as_one_block(media):  # noqa: ANN001
+    trove, _ = media
+    hits = _evidence(trove, "What does the sign in my tram stop photo say?")
+    texts = [h for k, h in hits if k == "region" and h.item.locator["kind"] == "text"]
+    sign = next(h for h in texts if "28" in h.item.locator["text"])
+    assert "MARTIM MONIZ" in sign.item.locator["text"] and len(sign.item.locator["lines"]) >= 2
+    x1, y1, x2, y2 = sign.item.locator["box"]
+    assert all(x1 <= line["box"][0] and line["box"][2] <= x2 for line in sign.item.locator["lines"])
+
+
+def test_a_when_question_finds_the_clip_with_its_seconds(media):  # noqa: ANN001
+    trove, _ = media
+    hits = _evidence(trove, "When in the Lisbon video do we ride up to the castle?")
+    kind, clip = hits[0]
+    assert kind == "clip" and (clip.item.locator["start_s"], clip.item.locator["end_s"]) == (6.0, 12.0)
+    assert "tram 28" in clip.item.text and Path(clip.item.locator["thumbnail"]).is_file()
+    assert all(h.item.locator["start_s"] != 12.0 for k, h in hits if k == "clip")  # far weaker moments dropped
+
+
+def test_asking_with_a_photo_grounds_its_own_regions_and_finds_the_indexed_one(media, tmp_path: Path):  # noqa: ANN001
+    trove, root = media
+    mine = load_photo(root / "photos" / "home" / "chelsea-window.jpg").image
+    query = tmp_path / "phone-snap.jpg"
+    cv2.imwrite(str(query), cv2.flip(mine, 1)[40:-40, 60:-60])
+    hits = _evidence(trove, "Who is this?", query)
+    own = [h for k, h in hits if k == "region" and h.item.source == str(query.resolve())]
+    assert own and own[0].item.locator["entity"] == "Chelsea"
+    similar = [h for k, h in hits if k == "image" and "visual" in h.signals]
+    assert similar[0].item.source.endswith("chelsea-window.jpg") and similar[0].signals["visual"] > 0.8
+
+
+def test_asking_with_a_missing_or_broken_photo_says_which_file(trove, tmp_path: Path):  # noqa: ANN001
+    from engine.errors import ParseError, TroveError
+
+    with pytest.raises(TroveError, match="no such photo"):
+        trove.ask("what is this?", image=tmp_path / "nope.jpg")
+    broken = tmp_path / "broken.jpg"
+    broken.write_text("not a photo")
+    with pytest.raises(ParseError, match="not a readable image"):
+        trove.ask("what is this?", image=broken)
