@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from pathlib import Path
 
-from engine.errors import TroveError
+from engine.errors import ModelError, TroveError
 from engine.generation import answer as answering
 from engine.generation.evidence import pack
 from engine.ingest.documents import DOCUMENT, PARAGRAPH
@@ -51,6 +51,7 @@ class Trove:
         self._embedder = None
         self._llm = None
         self._vision = None
+        self._vlm: object | bool | None = None  # False: looked, none installed
         self._source_index = None
         self._examples = None
         self._inventory: tuple[tuple, object, object] | None = None  # (pack versions, Inventory, reference vectors)
@@ -82,6 +83,18 @@ class Trove:
             self._vision = VisionModels.from_manager(self.models, self.settings.detector, self.settings.threads,
                                                      self.settings.photo_ocr)
         return self._vision
+
+    @property
+    def vlm(self):  # noqa: ANN201 (VisionLanguageModel | None: a role only users fill)
+        if self._vlm is None:
+            from engine.runtimes.vlm import VisionLanguageModel
+
+            try:
+                self._vlm = VisionLanguageModel.from_manager(self.models, n_ctx=self.settings.llm_context,
+                                                             threads=self.settings.threads)
+            except ModelError:
+                self._vlm = False
+        return self._vlm or None
 
     # -- indexing ------------------------------------------------------------------------------
     def index(self, paths: Iterable[Path | str] = (), progress: Callable[[Progress], None] | None = None
@@ -151,6 +164,9 @@ class Trove:
         out = {role: effect for role, effect in ROLE_EFFECT.items() if not self.models.is_installed(role)}
         if not self.settings.photo_ocr:
             out["ocr"] = f"{ROLE_EFFECT['ocr']} (setting photo_ocr = false)"
+        if not self.models.is_installed("vlm"):
+            out["vlm"] = ("photo regions are matched by words and image similarity, and answers are written from "
+                          "text; import a vision-language model (a .gguf and its mmproj) to have them looked at")
         if not self.models.is_installed("image-text-embedder"):
             out["image-text-embedder"] = "photos are searched by their labels, text, dates and captions, not by looks"
         return out
@@ -285,9 +301,12 @@ class Trove:
                     draft = answering.state_result(self.llm, question, ev.locator["result"], values, ev.n)
                 if on_token:
                     on_token(draft.text)
+            elif self.vlm is not None and evidence[0].kind in ("region", "image"):
+                draft = self._look(question, evidence)
             else:
                 draft = answering.generate(self.llm, question, evidence, self.settings.answer_max_tokens, on_token)
-        result.model = self.llm.name
+        looked = self.vlm is not None and computed is None and evidence[0].kind in ("region", "image")
+        result.model = self.vlm.name if looked else self.llm.name
         mapping = {old: new for new, old in enumerate(draft.cited, start=1)}
         result.answer = answering.renumber(draft.text, mapping)
         result.answered = draft.answered
@@ -300,8 +319,9 @@ class Trove:
 
     def _visual_context(self, retriever: HybridRetriever) -> VisualContext:
         inventory, references = self.inventory()
+        vlm = self.vlm
         return VisualContext(self.store, retriever, self.embedder, self.vision.embedder, inventory, references,
-                             k=self.settings.evidence_items)
+                             k=self.settings.evidence_items, vlm_check=vlm.shows if vlm else None)
 
     def inventory(self) -> tuple[object, dict | None]:
         """The elements of every indexed knowledge pack (GranuRAG's inventory) and their reference
@@ -323,6 +343,22 @@ class Trove:
             references = reference_vectors(inventory, embedder) if embedder is not None and len(inventory) else None
             self._inventory = (tuple(packs), inventory, references)
         return self._inventory[1], self._inventory[2]
+
+    def _look(self, question: str, evidence: list):  # noqa: ANN202 (answering.Draft)
+        """With a vision-language model: it sees the first photo of the evidence with the cited regions
+        drawn and numbered as in the evidence, and the evidence text (GranuRAG's annotated image)."""
+        from engine.grounding.annotate import annotate
+        from engine.ingest.photos.image_io import load_photo
+
+        photo = evidence[0].source
+        boxed = [(tuple(e.locator["box"]), e.locator.get("name") or e.locator.get("label", ""), e.n)
+                 for e in evidence if e.kind == "region" and e.source == photo]
+        image = annotate(load_photo(Path(photo)).image, [(b, label) for b, label, _ in boxed],
+                         numbers=[n for _, _, n in boxed])
+        messages = answering.build_messages(question, evidence)
+        raw = self.vlm.look(image, messages[1]["content"], self.settings.answer_max_tokens,
+                            system=messages[0]["content"])
+        return answering.finalise(raw, evidence, question)
 
     def _about_photo(self, context: VisualContext, path: Path, question: str) -> list[tuple[str, Hit]]:
         """Asking with a photo: its own grounded regions, then the indexed photos most like it."""

@@ -31,6 +31,7 @@ class VisualContext:
     inventory: object | None = None  # engine.grounding.inventory.Inventory
     references: dict[str, np.ndarray] | None = None
     grounding: object | None = None  # engine.grounding.matching.GroundingSettings
+    vlm_check: object | None = None  # (crop, element) -> bool, when a vision-language model is installed
     photos: int = 2  # photos grounded per question
     k: int = 8
     _next_id: int = field(default=-1, repr=False)
@@ -114,7 +115,7 @@ def grounded(ctx: VisualContext, photo_hit: Hit, relevance: dict[tuple, float] |
     except Exception as exc:  # the photo moved or broke since it was indexed: cite it, not its regions
         return [("image", _photo_evidence(photo_hit, note=f"regions not shown: {exc}"))]
     grounding = ground(image, regions, ctx.inventory or _empty_inventory(), ctx.text_embedder, ctx.image_embedder,
-                       ctx.references, ctx.grounding)
+                       ctx.references, ctx.grounding, ctx.vlm_check)
     fit = relevance or {}
     units = text_blocks(grounding.kept)
     units.sort(key=lambda unit: (-max(fit.get(_box_key(d.region.box), 0.0) for d in unit),

@@ -1,0 +1,97 @@
+"""A vision-language model the user imports (a GGUF and its `mmproj` projector), run by
+llama-cpp-python's multimodal chat handlers. None is obtainable on this machine; Trove works
+without one, and with one it (a) confirms each grounded region with a yes/no look at its crop and
+(b) lets the answer see the photo with the cited boxes drawn and numbered (GranuRAG).
+
+    trove models import ~/models/qwen2.5-vl-3b/ --role vlm   # the .gguf and the mmproj-*.gguf
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import ModelError
+from engine.models import ModelManager
+
+# model family (a word in the file name) -> llama_cpp.llama_chat_format handler class; the generic
+# MTMD handler reads any projector llama.cpp's mtmd library knows
+HANDLERS = {"qwen2.5-vl": "Qwen25VLChatHandler", "qwen2_5_vl": "Qwen25VLChatHandler",
+            "qwen25vl": "Qwen25VLChatHandler", "moondream": "MoondreamChatHandler",
+            "minicpm": "MiniCPMv26ChatHandler", "llava-v1.6": "Llava16ChatHandler",
+            "llava-1.6": "Llava16ChatHandler", "nanollava": "NanoLlavaChatHandler", "llava": "Llava15ChatHandler"}
+GENERIC_HANDLER = "MTMDChatHandler"
+
+
+def pair(files: dict[str, Path]) -> tuple[Path, Path]:
+    """(language model, projector) among a VLM's files: the projector's name says mmproj (or clip)."""
+    ggufs = {name: path for name, path in files.items() if name.lower().endswith(".gguf")}
+    projectors = [p for n, p in ggufs.items() if "mmproj" in n.lower() or "clip" in n.lower()]
+    models = [p for n, p in ggufs.items() if p not in projectors]
+    if len(projectors) != 1 or len(models) != 1:
+        found = ", ".join(sorted(ggufs)) or "no .gguf file"
+        raise ModelError("vlm", found, "a vision-language model is one language-model .gguf and one projector "
+                         "whose name contains 'mmproj'", "trove models import FOLDER --role vlm with both files")
+    return models[0], projectors[0]
+
+
+def handler_name(model: Path) -> str:
+    name = model.name.lower()
+    return next((handler for family, handler in HANDLERS.items() if family in name), GENERIC_HANDLER)
+
+
+def data_uri(image: np.ndarray, max_side: int = 896) -> str:
+    """A BGR picture as a JPEG data URI, scaled down to what VLM encoders take anyway."""
+    import cv2
+
+    scale = min(1.0, max_side / max(image.shape[:2]))
+    if scale < 1:
+        image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 88])
+    if not ok:
+        raise ValueError("JPEG encoding failed")
+    return "data:image/jpeg;base64," + base64.b64encode(data.tobytes()).decode("ascii")
+
+
+class VisionLanguageModel:
+    """A multimodal GGUF: `look(image, prompt)` answers about one picture; calls are serialised."""
+
+    role = "vlm"
+
+    def __init__(self, model: Path, projector: Path, n_ctx: int = 4096, threads: int = 2, name: str = "") -> None:
+        from llama_cpp import Llama, llama_chat_format
+
+        handler_cls = getattr(llama_chat_format, handler_name(model), None) or getattr(
+            llama_chat_format, GENERIC_HANDLER)
+        try:
+            handler = handler_cls(clip_model_path=str(projector), verbose=False)
+            self.llama = Llama(model_path=str(model), chat_handler=handler, n_ctx=n_ctx, n_threads=threads,
+                               n_threads_batch=threads, verbose=False)
+        except (ValueError, RuntimeError) as exc:
+            raise ModelError("vlm", model.name, f"llama.cpp cannot load it with {projector.name}: {exc}",
+                             "import a model and its matching mmproj file") from exc
+        self.name = name or model.stem
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_manager(cls, manager: ModelManager, choice: str = "vlm", n_ctx: int = 4096,
+                     threads: int = 2) -> VisionLanguageModel:
+        model, projector = pair(manager.paths(choice))
+        return cls(model, projector, n_ctx=n_ctx, threads=threads, name=manager.spec(choice).name)
+
+    def look(self, image: np.ndarray, prompt: str, max_tokens: int = 256, system: str = "") -> str:
+        messages = [{"role": "system", "content": system}] if system else []
+        messages.append({"role": "user", "content": [{"type": "image_url", "image_url": {"url": data_uri(image)}},
+                                                     {"type": "text", "text": prompt}]})
+        with self._lock:
+            out = self.llama.create_chat_completion(messages=messages, max_tokens=max_tokens, temperature=0.0)
+        return (out["choices"][0]["message"]["content"] or "").strip()
+
+    def shows(self, crop: np.ndarray, element) -> bool:  # noqa: ANN001 (engine.grounding.inventory.Element)
+        """GranuRAG's yes/no check: does this crop show the element?"""
+        what = element.title + (f" ({element.description})" if element.description else "")
+        reply = self.look(crop, f"Does this picture show {what}? Answer yes or no.", max_tokens=4)
+        return reply.lower().lstrip(" .\"'").startswith("yes")
