@@ -22,6 +22,7 @@ from engine.runtimes.vision.fastestdet import FastestDet
 from engine.runtimes.vision.ppocr import Ocr
 from engine.runtimes.vision.regions import FACE, OBJECT, TEXT, Region, keep_smaller
 from engine.runtimes.vision.yolo_fastest import YoloFastest
+from engine.runtimes.vision.yolo_world import UltralyticsDetector
 from engine.runtimes.vision.yunet import YuNet
 
 
@@ -37,7 +38,8 @@ class ObjectDetector(Protocol):
     def run(self, image: np.ndarray) -> list[Region]: ...  # = detect; every runtime has `run`
 
 
-DETECTORS: dict[str, type] = {"fastestdet": FastestDet, "yolo-fastest-1.1-xl": YoloFastest}
+DETECTORS: dict[str, type] = {"fastestdet": FastestDet, "yolo-fastest-1.1-xl": YoloFastest,
+                              "ultralytics": UltralyticsDetector}  # YOLO / YOLO-World .pt weights a user imports
 FACE_DETECTORS: dict[str, type] = {"yunet-s-640": YuNet}
 CLASSIFIERS: dict[str, type] = {"coral-mobilenet-v2-imagenet": Classifier}
 IMAGE_EMBEDDERS: dict[str, type] = {"coral-mobilenet-v1-embedding": ImageEmbedder}
@@ -61,6 +63,8 @@ def resolve(manager: ModelManager, role: str, choice: str = "default") -> ModelS
 
 def _runtime(registry: dict[str, type], spec: ModelSpec) -> type:
     key = str(spec.extra.get("runtime", spec.name))
+    if key not in registry and any(f.name.endswith(".pt") for f in spec.files) and "ultralytics" in registry:
+        key = "ultralytics"  # an imported PyTorch detector: YOLO or YOLO-World weights
     if key not in registry:
         raise ModelError(spec.role, spec.name, "no runtime in Trove knows this model",
                          f"runtimes exist for: {', '.join(registry)} (a catalog entry may say runtime = \"...\")")

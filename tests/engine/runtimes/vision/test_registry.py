@@ -81,3 +81,22 @@ def test_every_runtime_answers_to_run():
     assert vision.classifier(manager).run(image)[0][1] > 0
     assert vision.image_embedder(manager).run(image).shape == (1024,)
     assert vision.ocr(manager).run(np.full((64, 64, 3), 255, np.uint8)) == []
+
+
+def test_an_imported_yolo_world_detector_says_how_to_install_its_runtime(tmp_path):  # noqa: ANN001
+    import importlib.util
+
+    import pytest
+
+    from engine.errors import ModelError
+    from engine.models import ModelManager
+    from engine.runtimes import vision
+
+    if importlib.util.find_spec("ultralytics") is not None:
+        pytest.skip("ultralytics is installed here: this test is about its absence")
+    weights = tmp_path / "yolov8s-worldv2.pt"
+    weights.write_bytes(b"\x80\x02 not really torch" * 10)
+    manager = ModelManager(tmp_path / "models")
+    name = manager.import_path(weights, role="detector")[0]
+    with pytest.raises(ModelError, match=r"yolov8s-worldv2\.pt.*pip install ultralytics"):
+        vision.object_detector(manager, name)
