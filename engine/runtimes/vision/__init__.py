@@ -17,6 +17,7 @@ import numpy as np
 
 from engine.errors import ModelError
 from engine.models import ModelManager, ModelSpec
+from engine.runtimes.vision.clip import IMAGE_TEXT_EMBEDDERS, ImageTextEmbedder, image_text_runtime
 from engine.runtimes.vision.coral import Classifier, ImageEmbedder
 from engine.runtimes.vision.fastestdet import FastestDet
 from engine.runtimes.vision.ppocr import Ocr
@@ -104,8 +105,14 @@ def ocr(manager: ModelManager, choice: str = "default", threads: int = 1, **thre
     return _runtime(OCR_ENGINES, spec).from_manager(manager, spec.name, threads=threads, **thresholds)
 
 
+def image_text_embedder(manager: ModelManager, choice: str = "default", threads: int = 1) -> ImageTextEmbedder:
+    """Photos and texts in one vector space: CLIP/SigLIP ONNX towers the user imports (docs/image-text-models.md)."""
+    spec = resolve(manager, "image-text-embedder", choice)
+    return image_text_runtime(IMAGE_TEXT_EMBEDDERS, spec).from_manager(manager, spec.name, threads=threads)
+
+
 __all__ = [
     "DETECTORS", "FACE", "OBJECT", "TEXT", "Classifier", "FastestDet", "ImageEmbedder", "ObjectDetector", "Ocr",
     "Region", "YoloFastest", "YuNet", "classifier", "face_detector", "image_embedder", "keep_smaller",
-    "object_detector", "ocr", "resolve",
+    "object_detector", "ocr", "resolve", "image_text_embedder", "ImageTextEmbedder",
 ]

@@ -11,7 +11,7 @@ from engine.runtimes.vision.regions import OBJECT
 from tests.conftest import MODELS_DIR, shared_path
 
 
-@pytest.fixture(scope="module", params=sorted(DETECTORS))
+@pytest.fixture(scope="module", params=sorted(name for name in DETECTORS if name != "ultralytics"))  # see test_registry
 def detector(request):  # noqa: ANN001, ANN201
     return object_detector(ModelManager(MODELS_DIR), request.param, threads=2)
 
