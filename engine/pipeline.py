@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -33,6 +33,7 @@ from local_stores.vector_store import Item, VectorStore
 
 NOTHING_RELEVANT = "Nothing in your files matches this question."
 VISUAL_LABELS = {"image", "region", "clip", "video"}  # answered by engine.retrieval.visual
+FALLBACK_LABELS = ("paragraph",)  # searched when the routes found nothing relevant
 
 
 class Trove:
@@ -167,8 +168,6 @@ class Trove:
         if not self.models.is_installed("vlm"):
             out["vlm"] = ("photo regions are matched by words and image similarity, and answers are written from "
                           "text; import a vision-language model (a .gguf and its mmproj) to have them looked at")
-        if not self.models.is_installed("image-text-embedder"):
-            out["image-text-embedder"] = "photos are searched by their labels, text, dates and captions, not by looks"
         return out
 
     # -- retrieval -----------------------------------------------------------------------------
@@ -176,8 +175,16 @@ class Trove:
         return HybridRetriever(self.store, self.embedder)
 
     def search(self, query: str, k: int | None = None, corpus: str = PARAGRAPH, mode: str = "hybrid") -> list[Hit]:
-        """Ranked items with scores and locators, no LLM."""
-        return self.retriever().search(query, corpus, k or self.settings.search_k, mode=mode)
+        """Ranked items with scores and locators, no LLM. Photos are also found by their looks when a
+        text-image model is installed."""
+        k = k or self.settings.search_k
+        hits = self.retriever().search(query, corpus, k, mode=mode)
+        if corpus == "image/photo" and mode == "hybrid" and self.vision.image_text is not None:
+            from engine.retrieval.visual import fuse_looks, looks_hits
+
+            context = VisualContext(self.store, self.retriever(), self.embedder, image_text=self.vision.image_text, k=k)
+            hits = fuse_looks(hits, looks_hits(context, query, self.embedder.embed_one(query)))[:k]
+        return hits
 
     def sql(self, query: str, source: str | None = None) -> QueryResult:
         """Run one read-only SELECT (time- and row-limited) over the indexed tables, or over a
@@ -241,14 +248,16 @@ class Trove:
         return hits, runs
 
     # -- asking --------------------------------------------------------------------------------
-    def gather(self, question: str, image: Path | str | None = None, timings: dict[str, float] | None = None
+    def gather(self, question: str, image: Path | str | None = None, timings: dict[str, float] | None = None,
+               labels: Sequence[str] | None = None
                ) -> tuple[list[Route], list[tuple[str, Hit]], list[QueryRun], object]:
         """Everything `ask` would give the model, before it is packed: the routes, the hits of every
         route ((kind, hit), native query results first; with `image`, that photo's own grounded regions
-        and the indexed photos like it first of all), the native queries run and the question vector."""
+        and the indexed photos like it first of all), the native queries run and the question vector.
+        `labels` skips the router and follows those routes (benchmarks: oracle, unified, random routing)."""
         timings = {} if timings is None else timings
         with _timed(timings, "route"):
-            routes = self.route(question)
+            routes = self.route(question) if labels is None else [Route(label, 1.0, "given") for label in labels]
         hits: list[tuple[str, Hit]] = []
         runs: list[QueryRun] = []
         vector = self.embedder.embed_one(question)
@@ -270,19 +279,43 @@ class Trove:
                 if image is not None:
                     hits = self._about_photo(context, Path(image), question) + hits
                 hits += visual_hits(context, question, vector, visual)
+        if image is None and not any(h.relevance >= self.settings.min_relevance for _, h in hits):
+            with _timed(timings, "fallback"):
+                routes, hits = self._fallback(question, vector, routes, hits, retriever)
         return routes, hits, runs, vector
 
+    def _fallback(self, question: str, vector, routes: list[Route], hits: list[tuple[str, Hit]],  # noqa: ANN001
+                  retriever: HybridRetriever) -> tuple[list[Route], list[tuple[str, Hit]]]:
+        """A route that found nothing relevant (or `none`) may be a misroute: the passages of the files
+        are searched before the answer says the files hold nothing (or answers from the model alone)."""
+        searched = {route.label for route in routes}
+        corpora = self.store.corpora()
+        for label in FALLBACK_LABELS:
+            if label in searched or LABELS[label] not in corpora:
+                continue
+            found = [(label, h) for h in retriever.search(question, LABELS[label], self.settings.evidence_items,
+                                                          vector=vector)]
+            if any(h.relevance >= self.settings.min_relevance for _, h in found):
+                return [*routes, Route(label, 0.0, "fallback")], hits + found
+        return routes, hits
+
     def ask(self, question: str, image: Path | str | None = None,
-            on_token: Callable[[str], None] | None = None) -> AskResult:
-        """Route, retrieve, pack evidence, generate a cited answer; timings per stage."""
+            on_token: Callable[[str], None] | None = None, labels: Sequence[str] | None = None) -> AskResult:
+        """Route (or follow the given route `labels`), retrieve, pack evidence, generate a cited answer;
+        timings per stage."""
         question = " ".join(question.split())
         if not question:
             raise ValueError("the question is empty")
         timings: dict[str, float] = {}
         t_start = time.perf_counter()
-        routes, hits, runs, vector = self.gather(question, image, timings)
+        routes, hits, runs, vector = self.gather(question, image, timings, labels)
         result = AskResult(question=question, answer="", routes=[r.as_dict() for r in routes], queries=runs)
         relevant = [(kind, h) for kind, h in hits if h.relevance >= self.settings.min_relevance]
+        if not relevant and {route.label for route in routes} == {"none"}:
+            with _timed(timings, "generate"):
+                draft = answering.general(self.llm, question, on_token=on_token)
+            result.answer, result.answered, result.general, result.model = draft.text, False, True, self.llm.name
+            return _finish(result, timings, t_start)
         if not relevant:
             result.answer, result.answered = (NOTHING_RELEVANT if hits else answering.NOT_FOUND), False
             return _finish(result, timings, t_start)
@@ -321,7 +354,8 @@ class Trove:
         inventory, references = self.inventory()
         vlm = self.vlm
         return VisualContext(self.store, retriever, self.embedder, self.vision.embedder, inventory, references,
-                             k=self.settings.evidence_items, vlm_check=vlm.shows if vlm else None)
+                             k=self.settings.evidence_items, vlm_check=vlm.shows if vlm else None,
+                             image_text=self.vision.image_text)
 
     def inventory(self) -> tuple[object, dict | None]:
         """The elements of every indexed knowledge pack (GranuRAG's inventory) and their reference

@@ -35,6 +35,7 @@ class AskResult:
     queries: list[QueryRun] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     answered: bool = True  # False when the files hold nothing that answers the question
+    general: bool = False  # answered from the model alone (route `none`), not from the files
     unsupported: list[str] = field(default_factory=list)  # answer sentences their citations do not back
     model: str = ""
 
@@ -46,6 +47,7 @@ class AskResult:
             "queries": [asdict(q) for q in self.queries],
             "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
             "answered": self.answered,
+            "general": self.general,
             "unsupported": self.unsupported,
             "model": self.model,
         }

@@ -88,6 +88,21 @@ def state_rows(llm, question: str, items: list[str], where: str, n: int = 1) -> 
     return Draft(_append_citation(sentence.rstrip(), n), [n], True, [])
 
 
+GENERAL_NOTE = "Not from your files (general knowledge of the model): "
+GENERAL_PROMPT = """Answer the question briefly from general knowledge, in one to three sentences. If you do not \
+know, say so. Do not invent personal details about the user."""
+
+
+def general(llm, question: str, max_tokens: int = 160,  # noqa: ANN001
+            on_token: Callable[[str], None] | None = None) -> Draft:
+    """An answer from the model alone (the route `none`): nothing is cited, and the answer says so."""
+    if on_token:
+        on_token(GENERAL_NOTE)
+    raw = llm.chat([{"role": "system", "content": GENERAL_PROMPT}, {"role": "user", "content": question}],
+                   max_tokens=max_tokens, on_token=on_token)
+    return Draft(GENERAL_NOTE + strip_citations(raw).strip(), [], False, [])
+
+
 def generate(llm, question: str, evidence: list[Evidence], max_tokens: int = 320,  # noqa: ANN001
              on_token: Callable[[str], None] | None = None) -> Draft:
     raw = llm.chat(build_messages(question, evidence), max_tokens=max_tokens, on_token=on_token)

@@ -426,10 +426,13 @@ class Indexer:
         for corpus in {item.corpus for item in prepared.items} - {documents.PARAGRAPH, documents.DOCUMENT}:
             modality, granularity = corpus.split("/")
             self.store.ensure_corpus(corpus, modality, granularity, self.embedder.dim, "all-minilm-l6-v2-int8")
-        for item, vector in prepared.fixed[:1]:
-            modality, granularity = item.corpus.split("/")
-            self.store.ensure_corpus(item.corpus, modality, granularity, len(vector),
-                                     getattr(self.vision.embedder, "name", "image-embedder"))
+        made: set[str] = set()
+        for item, vector in prepared.fixed:  # one vector space per corpus: the image embedder's, a CLIP's
+            if item.corpus not in made:
+                made.add(item.corpus)
+                modality, granularity = item.corpus.split("/")
+                self.store.ensure_corpus(item.corpus, modality, granularity, len(vector),
+                                         item.extra.get("embedder", "image-embedder"))
 
     def _write(self, batch: list[Outcome], report: IndexReport) -> None:
         """Embed the batch's items together, then write each file in a transaction of its own."""

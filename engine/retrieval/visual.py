@@ -15,7 +15,7 @@ import numpy as np
 from engine.retrieval.hybrid import Hit, HybridRetriever
 from local_stores.vector_store import Item, VectorStore
 
-PHOTO, REGION, VISUAL = "image/photo", "image/region", "image/visual"
+PHOTO, REGION, VISUAL, LOOKS = "image/photo", "image/region", "image/visual", "image/looks"
 CLIP, VIDEO = "video/clip", "video/video"
 _CONTENT_LINES = ("Shows ", "Looks like:", "Text in the photo:")  # said by the regions instead
 
@@ -32,6 +32,7 @@ class VisualContext:
     references: dict[str, np.ndarray] | None = None
     grounding: object | None = None  # engine.grounding.matching.GroundingSettings
     vlm_check: object | None = None  # (crop, element) -> bool, when a vision-language model is installed
+    image_text: object | None = None  # an imported CLIP/SigLIP: the question meets the photos' looks
     photos: int = 2  # photos grounded per question
     k: int = 8
     _next_id: int = field(default=-1, repr=False)
@@ -83,11 +84,46 @@ def photo_hits(ctx: VisualContext, question: str, vector: np.ndarray, regions_to
             if photo_hit is not None and region_hit.relevance > photo_hit.relevance:
                 best[file_id] = Hit(photo_hit.item, max(photo_hit.score, region_hit.score),
                                     {**photo_hit.signals, "dense": region_hit.relevance})
-    ranked = close_to_best(sorted(best.values(), key=lambda h: -h.relevance), by_score=False)[:ctx.photos]
+    ranked = close_to_best(sorted(best.values(), key=lambda h: -h.relevance), by_score=False)
+    looks = looks_hits(ctx, question, vector)
+    if looks:
+        ranked = fuse_looks(ranked, looks)
+    ranked = ranked[:ctx.photos]
     out: list[tuple[str, Hit]] = []
     for photo_hit in ranked:
         out += grounded(ctx, photo_hit, region_relevance.get(photo_hit.item.file_id, {}))
     return out
+
+
+def looks_hits(ctx: VisualContext, question: str, vector: np.ndarray) -> list[Hit]:
+    """Photos whose looks fit the question (an imported text-image model), best first. A hit's relevance
+    stays the question's similarity to the photo's own text (the scale every threshold is set on); how
+    well it looks the part is the `looks` signal."""
+    if ctx.image_text is None or not ctx.store.corpora().get(LOOKS):
+        return []
+    looks = dict(ctx.store.dense(LOOKS, ctx.image_text.embed_text(question), ctx.k))
+    out: list[Hit] = []
+    for item in ctx.store.items(list(looks)).values():
+        photo = ctx.store.file_items(item.file_id, PHOTO)
+        if photo:
+            text_vector = ctx.store.vectors(PHOTO, [photo[0].id]).get(photo[0].id)
+            relevance = float(text_vector @ vector) if text_vector is not None else 0.0
+            out.append(Hit(photo[0], relevance, {"dense": relevance, "looks": looks[item.id]}))
+    return sorted(out, key=lambda h: -h.signals["looks"])
+
+
+def fuse_looks(by_text: list[Hit], by_looks: list[Hit], k: int = 60) -> list[Hit]:
+    """Photos ranked by reciprocal-rank fusion of the text ranking and the looks ranking: the two
+    similarities live on different scales, their ranks do not."""
+    fused: dict[int, float] = {}
+    hits: dict[int, Hit] = {}
+    for ranking in (by_text, by_looks):
+        for rank, hit in enumerate(ranking):
+            fused[hit.item.file_id] = fused.get(hit.item.file_id, 0.0) + 1 / (k + rank + 1)
+            known = hits.get(hit.item.file_id)
+            hits[hit.item.file_id] = hit if known is None else Hit(known.item, known.score,
+                                                                    {**hit.signals, **known.signals})
+    return [hits[f] for f in sorted(fused, key=lambda f: -fused[f])]
 
 
 def _box_key(box) -> tuple:  # noqa: ANN001

@@ -60,3 +60,31 @@ def test_question_far_from_everything_is_answered_without_the_llm(trove: Trove):
 def test_empty_index_says_nothing_is_there(trove: Trove):
     result = trove.ask("What is my rent?")
     assert not result.answered and result.routes == [{"label": "none", "confidence": 1.0, "router": "rule"}]
+
+
+def _boiler_note(tmp_path):  # noqa: ANN001, ANN202
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "boiler.md").write_text("# Boiler\n\nThe boiler was last serviced on 14 March 2025 by Dan Okafor, "
+                                      "who replaced the pressure relief valve.\n")
+    return folder
+
+
+def test_a_misrouted_question_falls_back_to_the_passages(trove: Trove, tmp_path):  # noqa: ANN001
+    trove.index([_boiler_note(tmp_path)])
+    routes, hits, _, _ = trove.gather("When was the boiler last serviced?", labels=["clip"])  # no videos here
+    assert [r.label for r in routes] == ["clip", "paragraph"] and routes[-1].router == "fallback"
+    kind, top = hits[0]
+    assert kind == "paragraph" and top.item.source.endswith("boiler.md")
+    assert top.relevance >= trove.settings.min_relevance
+
+
+def test_a_question_for_the_model_alone_is_answered_and_says_so(trove: Trove, tmp_path):  # noqa: ANN001
+    from engine.generation.answer import GENERAL_NOTE
+
+    trove.index([_boiler_note(tmp_path)])
+    result = trove.ask("What is the capital of Portugal?", labels=["none"])
+    assert result.general and not result.answered and result.citations == []
+    assert result.answer.startswith(GENERAL_NOTE) and len(result.answer) > len(GENERAL_NOTE)
+    assert [r["label"] for r in result.routes] == ["none"]  # the boiler note was searched, and is not relevant
+    assert result.to_dict()["general"] is True

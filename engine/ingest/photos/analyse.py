@@ -20,6 +20,7 @@ ROLE_EFFECT = {
     "ocr": "text in photos is not read",
     "classifier": "photos get no ImageNet labels",
     "image-embedder": "asking with a photo (similar photos) is not possible",
+    "image-text-embedder": "photos are searched by their labels, text, dates and captions, not by looks",
 }
 
 
@@ -32,6 +33,7 @@ class VisionModels:
     ocr: object | None = None
     classifier: object | None = None
     embedder: object | None = None
+    image_text: object | None = None  # a CLIP/SigLIP the user imported: photos found by how they look
     missing: dict[str, str] = field(default_factory=dict)  # role -> what is lost, and why
 
     @classmethod
@@ -45,6 +47,7 @@ class VisionModels:
             "face-detector": ("faces", lambda: vision.face_detector(manager, threads=threads)),
             "classifier": ("classifier", lambda: vision.classifier(manager, threads=threads)),
             "image-embedder": ("embedder", lambda: vision.image_embedder(manager, threads=threads)),
+            "image-text-embedder": ("image_text", lambda: vision.image_text_embedder(manager, threads=threads)),
         }
         if use_ocr:
             loaders["ocr"] = ("ocr", lambda: vision.ocr(manager, threads=threads))
@@ -61,7 +64,8 @@ class VisionModels:
     def name(self) -> str:
         """Which models made an analysis: kept with each photo so a model change can re-index."""
         parts = [getattr(getattr(self, attr), "name", type(getattr(self, attr)).__name__)
-                 for attr in ("detector", "faces", "ocr", "classifier", "embedder") if getattr(self, attr)]
+                 for attr in ("detector", "faces", "ocr", "classifier", "embedder", "image_text")
+                 if getattr(self, attr)]
         return "+".join(parts) or "none"
 
 

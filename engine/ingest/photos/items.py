@@ -21,6 +21,7 @@ from local_stores.vector_store import Item
 PHOTO = "image/photo"
 REGION = "image/region"
 VISUAL = "image/visual"
+LOOKS = "image/looks"  # photo vectors of an imported text-image model (CLIP/SigLIP): text questions meet looks
 _SEPARATORS = re.compile(r"[_\-.]+")
 
 
@@ -46,8 +47,15 @@ def prepare_photo(path: Path, sha256: str, models: VisionModels, thumbs: Path, a
             base, region=i, crop=str(crop), **region.as_dict()), title=path.name, heading=place, ord=i))
     prepared = Prepared(items, [_embedding_text(it) for it in items], items[0].text)
     if found.vector is not None:
-        prepared.fixed.append((Item(VISUAL, str(path), path.name, dict(base), title=path.name, heading=place),
+        prepared.fixed.append((Item(VISUAL, str(path), path.name, dict(base), title=path.name, heading=place,
+                                    extra={"embedder": getattr(models.embedder, "name", "image-embedder")}),
                                found.vector))
+    if models.image_text is not None:
+        t3 = time.perf_counter()
+        looks = models.image_text.photo_vectors([photo.image], [items[0].text])[0]
+        found.timings["image_text"] = time.perf_counter() - t3
+        prepared.fixed.append((Item(LOOKS, str(path), path.name, dict(base), title=path.name, heading=place,
+                                    extra={"embedder": models.image_text.name}), looks))
     prepared.media = ("photo", photo_row(path, photo, found, caption, sha256))
     prepared.timings = {"parse": t1 - t0, "vision": t2 - t1, **{f"vision_{k}": v for k, v in found.timings.items()},
                         "thumbnails": time.perf_counter() - t2}

@@ -82,3 +82,31 @@ def test_asking_with_a_missing_or_broken_photo_says_which_file(trove, tmp_path: 
     broken.write_text("not a photo")
     with pytest.raises(ParseError, match="not a readable image"):
         trove.ask("what is this?", image=broken)
+
+
+def test_an_imported_text_image_model_indexes_looks_and_finds_photos_by_them(trove, tmp_path: Path):  # noqa: ANN001
+    from engine.ingest.photos.analyse import VisionModels
+    from engine.retrieval.visual import LOOKS, PHOTO
+    from engine.runtimes.vision.clip import ImageTextEmbedder
+    from tests.engine.runtimes.vision.test_clip import hf_export
+
+    clip = ImageTextEmbedder(hf_export(tmp_path / "clip"), name="tiny-clip")
+    trove._vision = VisionModels(image_text=clip)  # only the text-image role: the others are tested elsewhere
+    photos = tmp_path / "photos"
+    shutil.copytree(EXAMPLES / "photos", photos)
+    trove.index([photos])
+    n_photos = trove.store.corpora()[PHOTO]
+    assert trove.store.corpora()[LOOKS] == n_photos >= 5
+
+    hits = trove.search("the yellow tram stop sign", k=3, corpus=PHOTO)
+    assert len(hits) == 3 and any("looks" in h.signals for h in hits)
+    question = trove.embedder.embed_one("the yellow tram stop sign")
+    for hit in hits:  # relevance stays on the text scale every threshold is set on
+        own = trove.store.vectors(PHOTO, [hit.item.id])[hit.item.id]
+        assert hit.relevance == pytest.approx(float(own @ question), abs=1e-5)
+
+    photo = next(h.item for h in hits if "looks" in h.signals)
+    looks_item = next(it for it in trove.store.file_items(photo.file_id, LOOKS))
+    stored = trove.store.vectors(LOOKS, [looks_item.id])[looks_item.id]
+    expected = clip.photo_vectors([load_photo(Path(photo.source)).image], [photo.text])[0]
+    assert stored == pytest.approx(expected, abs=1e-5)  # 0.8 looks + 0.2 the photo's own text
