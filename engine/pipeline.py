@@ -32,6 +32,7 @@ from local_stores.table_store import QueryResult, TableStore
 from local_stores.vector_store import Item, VectorStore
 
 NOTHING_RELEVANT = "Nothing in your files matches this question."
+NOTHING_INDEXED = "Nothing is indexed yet: add a folder first (trove index PATH)."
 VISUAL_LABELS = {"image", "region", "clip", "video"}  # answered by engine.retrieval.visual
 FALLBACK_LABELS = ("paragraph",)  # searched when the routes found nothing relevant
 
@@ -104,7 +105,16 @@ class Trove:
 
     def _indexer(self) -> Indexer:
         return Indexer(self.settings, self.db, self.catalog, self.store, lambda: self.embedder, self.tables,
-                       self.graphs, self.rdf, lambda: self.vision)
+                       self.graphs, self.rdf, lambda: self.vision,
+                       looks_model=self._looks_model)
+
+    def _looks_model(self) -> str | None:
+        """The installed text-image model's name (checked without loading it), else None."""
+        from engine.runtimes.vision import resolve
+
+        if not self.models.is_installed("image-text-embedder"):
+            return None
+        return resolve(self.models, "image-text-embedder", "default").name
 
     def remove(self, path: Path | str) -> int:
         """Stop following a folder (or file) added before: its files leave every corpus. Returns how many."""
@@ -215,6 +225,8 @@ class Trove:
         kinds = {src["kind"] for src in self.catalog.sources()}
         available = {label for label, corpus in LABELS.items() if corpus and corpus in corpora}
         available |= {label for label, source_kinds in NATIVE.items() if kinds & set(source_kinds)}
+        if not available:  # nothing indexed: no router (nor its LLM) has anything to choose from
+            return [Route("none", 1.0, "empty index")]
         return self.router.route(question, available)
 
     def _native(self, question: str, vector, kinds: set[str]  # noqa: ANN001
@@ -311,6 +323,9 @@ class Trove:
         routes, hits, runs, vector = self.gather(question, image, timings, labels)
         result = AskResult(question=question, answer="", routes=[r.as_dict() for r in routes], queries=runs)
         relevant = [(kind, h) for kind, h in hits if h.relevance >= self.settings.min_relevance]
+        if routes and routes[0].router == "empty index":
+            result.answer, result.answered = NOTHING_INDEXED, False
+            return _finish(result, timings, t_start)
         if not relevant and {route.label for route in routes} == {"none"}:
             with _timed(timings, "generate"):
                 draft = answering.general(self.llm, question, on_token=on_token)

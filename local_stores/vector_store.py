@@ -80,6 +80,24 @@ class VectorStore:
             CREATE VIRTUAL TABLE IF NOT EXISTS vec_{t} USING vec0(embedding float[{dim}] distance_metric=cosine);
         """)
 
+    def embedder_of(self, corpus: str) -> str | None:
+        """The model a corpus's vectors were made by (None: no such corpus)."""
+        row = self.db.query("SELECT embedder FROM corpora WHERE name = ?", (corpus,))
+        return row[0][0] if row else None
+
+    def drop_corpus(self, corpus: str) -> None:
+        """Forget a corpus and its items (its vectors came from a model that is gone), in one transaction."""
+        t = _table(corpus)
+        with self.db.transaction():
+            self.db.execute("DELETE FROM items WHERE corpus = ?", (corpus,))
+            self.db.execute("DELETE FROM corpora WHERE name = ?", (corpus,))
+            self.db.execute(f"DROP TABLE IF EXISTS fts_{t}")
+            self.db.execute(f"DROP TABLE IF EXISTS vec_{t}")
+
+    def sources(self, corpus: str) -> set[str]:
+        """The files that have items in `corpus`."""
+        return {r[0] for r in self.db.query("SELECT DISTINCT source FROM items WHERE corpus = ?", (corpus,))}
+
     def corpora(self) -> dict[str, int]:
         """{corpus: number of items} for the corpora that hold anything."""
         return dict(self.db.query("SELECT corpus, count(*) FROM items GROUP BY corpus"))

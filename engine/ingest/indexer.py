@@ -22,6 +22,8 @@ from engine.ingest.graphs import load as graphs
 from engine.ingest.graphs import vault
 from engine.ingest.parsers import kind_of as document_kind
 from engine.ingest.photos import sidecars, thumbnails
+from engine.ingest.photos.items import LOOKS as LOOKS_CORPUS
+from engine.ingest.photos.items import PHOTO as PHOTO_CORPUS
 from engine.ingest.scanner import Found, scan
 from engine.settings import Settings
 from local_stores.catalog import Catalog
@@ -112,8 +114,10 @@ class Indexer:
     def __init__(self, settings: Settings, db: Database, catalog: Catalog, store: VectorStore,
                  embedder_factory: Callable[[], object], table_store: TableStore | None = None,
                  graph_store: GraphStore | None = None, rdf_store: RdfStore | None = None,
-                 vision_factory: Callable[[], object] | None = None) -> None:
+                 vision_factory: Callable[[], object] | None = None,
+                 looks_model: Callable[[], str | None] | None = None) -> None:
         self.settings, self.db, self.catalog, self.store = settings, db, catalog, store
+        self._looks_model = looks_model  # the installed text-image model's name, if any (photos' looks vectors)
         self.tables = table_store or TableStore(settings.tables_path)
         self.graphs = graph_store or GraphStore(settings.graphs_path)
         self.rdf = rdf_store or RdfStore(settings.rdf_path)
@@ -164,7 +168,7 @@ class Indexer:
         report.seen = len(plan)
         seen_paths = {str(f.path) for _, f in plan}
         stale = [r for r in self.catalog.files() if r.path not in seen_paths]
-        self._force = self._captions_changed(plan, stale)
+        self._force = self._captions_changed(plan, stale) | self._photos_without_looks(plan)
         self._references = self._pack_references(plan)
         for record in stale:
             self.forget(record)
@@ -347,6 +351,17 @@ class Indexer:
             stem = Path(path).stem + (f" {sheet}" if sheet else "")
             self._claimed[key] = table_name(stem, taken)
         return self._claimed[key]
+
+    def _photos_without_looks(self, plan: list[tuple[int, Found]]) -> set[str]:
+        """Photos indexed before a text-image model was imported: read again, so that they too are
+        found by their looks."""
+        model = self._looks_model() if self._looks_model else None
+        if model is None:
+            return set()
+        if self.store.embedder_of(LOOKS_CORPUS) not in (None, model):  # another model's vectors: start again
+            self.store.drop_corpus(LOOKS_CORPUS)
+        indexed = self.store.sources(PHOTO_CORPUS) - self.store.sources(LOOKS_CORPUS)
+        return {str(found.path) for _, found in plan if found.kind == "photo" and str(found.path) in indexed}
 
     def _prepare(self, root_id: int, found: Found, report: IndexReport) -> Outcome | None:
         """Read and cut a document, or load a table into DuckDB; None when the file has not changed."""

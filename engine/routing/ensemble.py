@@ -15,7 +15,7 @@ class EnsembleRouter:
     name = "ensemble"
 
     def __init__(self, embedder: Callable[[], object] | None = None, llm: Callable[[], object] | None = None,
-                 confident: float = 0.9, threshold: float = 0.8, **_: object) -> None:
+                 confident: float = 0.8, threshold: float = 0.8, **_: object) -> None:
         self.trained = TrainedRouter(embedder=embedder, threshold=threshold)
         self.llm = LLMRouter(llm=llm)
         self.confident = confident

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from engine.generation.answer import NOT_FOUND
-from engine.pipeline import NOTHING_RELEVANT, Trove
+from engine.pipeline import NOTHING_INDEXED, NOTHING_RELEVANT, Trove
 from tests.conftest import EXAMPLES
 
 
@@ -58,8 +58,11 @@ def test_question_far_from_everything_is_answered_without_the_llm(trove: Trove):
 
 
 def test_empty_index_says_nothing_is_there(trove: Trove):
+    trove._llm = None  # no router, no model: there is nothing to ask about
+    trove.settings = trove.settings.with_(llm="no-such-model")
     result = trove.ask("What is my rent?")
-    assert not result.answered and result.routes == [{"label": "none", "confidence": 1.0, "router": "rule"}]
+    assert not result.answered and result.answer == NOTHING_INDEXED
+    assert result.routes == [{"label": "none", "confidence": 1.0, "router": "empty index"}]
 
 
 def _boiler_note(tmp_path):  # noqa: ANN001, ANN202

@@ -110,3 +110,25 @@ def test_an_imported_text_image_model_indexes_looks_and_finds_photos_by_them(tro
     stored = trove.store.vectors(LOOKS, [looks_item.id])[looks_item.id]
     expected = clip.photo_vectors([load_photo(Path(photo.source)).image], [photo.text])[0]
     assert stored == pytest.approx(expected, abs=1e-5)  # 0.8 looks + 0.2 the photo's own text
+
+
+def test_photos_indexed_before_a_text_image_model_is_imported_get_their_looks(trove, tmp_path: Path):  # noqa: ANN001
+    from engine.ingest.photos.analyse import VisionModels
+    from engine.models import ModelManager
+    from engine.retrieval.visual import LOOKS, PHOTO
+    from engine.runtimes.vision import image_text_embedder
+    from tests.engine.runtimes.vision.test_clip import hf_export
+
+    photos = tmp_path / "photos"
+    shutil.copytree(EXAMPLES / "photos", photos)
+    trove.models = ModelManager(tmp_path / "models")  # the user's own models folder: nothing imported yet
+    trove._vision = VisionModels()
+    trove.index([photos])
+    assert LOOKS not in trove.store.corpora()
+
+    trove.models.import_path(hf_export(tmp_path / "clip-a"), role="image-text-embedder", name="clip-a")
+    trove._vision = VisionModels(image_text=image_text_embedder(trove.models))
+    report = trove.index()  # no photo changed, yet each is read again for its looks vector
+    assert trove.store.corpora()[LOOKS] == trove.store.corpora()[PHOTO] >= 5 and report.unchanged < 5
+    assert trove.store.embedder_of(LOOKS) == "clip-a"
+    assert trove.index().unchanged >= 5  # and only once

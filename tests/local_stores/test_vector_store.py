@@ -1,0 +1,33 @@
+"""The vector store's corpora: one vector space each, dropped whole when its model is replaced."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from local_stores.sqlite_db import Database
+from local_stores.vector_store import Item, VectorStore
+
+
+def _unit(rows: int, dim: int, seed: int) -> np.ndarray:
+    v = np.random.default_rng(seed).normal(size=(rows, dim)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def test_a_corpus_of_a_replaced_model_is_dropped_and_made_again_with_the_new_size(tmp_path: Path):
+    store = VectorStore(Database(tmp_path / "index.db"))
+    store.ensure_corpus("image/looks", "image", "looks", 4, "clip-a")
+    store.ensure_corpus("text/paragraph", "text", "paragraph", 3, "minilm")
+    items = [Item("image/looks", f"/p/{i}.jpg", f"photo {i}", {}, file_id=i + 1) for i in range(3)]
+    store.add(items, _unit(3, 4, 0))
+    store.add([Item("text/paragraph", "/p/a.md", "a note about photos", {}, file_id=9)], _unit(1, 3, 1))
+    assert store.sources("image/looks") == {"/p/0.jpg", "/p/1.jpg", "/p/2.jpg"}
+    assert store.embedder_of("image/looks") == "clip-a" and store.embedder_of("image/other") is None
+
+    store.drop_corpus("image/looks")
+    assert store.corpora() == {"text/paragraph": 1} and store.embedder_of("image/looks") is None
+    store.ensure_corpus("image/looks", "image", "looks", 8, "clip-b")
+    store.add(items[:1], _unit(1, 8, 2))
+    assert store.corpora()["image/looks"] == 1 and store.embedder_of("image/looks") == "clip-b"
+    assert [i for i, _ in store.dense("image/looks", _unit(1, 8, 2)[0], 5)] and store.bm25("text/paragraph", "note", 5)
