@@ -4,6 +4,8 @@ the real-time factor of that pass (seconds of processing per second of video), i
 
     .venv/bin/python -m bench.scenes [--out bench/out]
 
+Writes `scenes.md` and `scenes.json` (totals over the goldens per detector, each agreement row, speed).
+
 References (../shared/eval/videos/pyscenedetect): testvideo.mp4's scene list (testvideo_scenes.csv,
 made by PySceneDetect's fade/threshold detection: scenes start mid-fade) and PySceneDetect's own
 golden outputs per detector (goldens/*.default.json). Golden frame numbers count frames at the
@@ -91,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
                                            "clips": len(video.clips), "duration_s": video.duration_s,
                                            "frames": video.decoded_frames, "size": f"{video.width}x{video.height}"}
     agreement = ["| video | reference | detector | ref cuts | detected | precision | recall |", "|---" * 7 + "|"]
+    agreement_rows: list[dict] = []
     totals = {d: [0, 0, 0] for d in DETECTORS}
     for name, fps in GOLDEN.items():
         for ref_name, frames in references(name).items():
@@ -107,17 +110,24 @@ def main(argv: list[str] | None = None) -> int:
                 detected = ", ".join(str(round(c * fps)) for c in run["cuts_s"]) or "none"
                 agreement.append(f"| {name} | {ref_name} | {detector} | {', '.join(map(str, frames)) or 'none'} "
                                  f"| {detected} | {precision} | {recall} |")
+                agreement_rows.append({"video": name, "reference": ref_name, "detector": detector, "tp": tp,
+                                       "fp": fp, "fn": fn})
     for detector, (tp, fp, fn) in totals.items():
         agreement.append(f"| **all goldens** | golden | {detector} | {tp + fn} | {tp + fp} | "
                          f"{tp / max(tp + fp, 1):.2f} | {tp / max(tp + fn, 1):.2f} |")
     speed = ["| video | frames | size | video s | decode only s | adaptive s | RTF adaptive | content s | "
              "RTF content | clips (adaptive) |", "|---" * 10 + "|"]
+    speed_rows: list[dict] = []
     for path in SPEED:
         a, c = runs[(path.name, "adaptive")], runs[(path.name, "content")]
         floor = min(decode_only(path) for _ in range(max(args.repeat, 1)))
         speed.append(f"| {path.name} | {a['frames']} | {a['size']} | {a['duration_s']:.1f} | {floor:.2f} | "
                      f"{a['wall_s']:.2f} | {a['wall_s'] / a['duration_s']:.3f} | {c['wall_s']:.2f} | "
                      f"{c['wall_s'] / c['duration_s']:.3f} | {a['clips']} |")
+        speed_rows.append({"video": path.name, "frames": a["frames"], "size": a["size"], "duration_s": a["duration_s"],
+                           "decode_s": floor, "wall_s": {"adaptive": a["wall_s"], "content": c["wall_s"]},
+                           "rtf": {"adaptive": a["wall_s"] / a["duration_s"], "content": c["wall_s"] / c["duration_s"]},
+                           "clips": a["clips"]})
     text = (f"# Scene cuts and video reading, {datetime.now().isoformat(timespec='seconds')}\n\n"
             f"command: `python -m bench.scenes --repeat {args.repeat}` (times: the fastest of the passes)  \n"
             "cuts as frame numbers at the reference's nominal rate; a cut agrees within +-2 frames\n\n"
@@ -125,6 +135,11 @@ def main(argv: list[str] | None = None) -> int:
             "RTF = seconds of processing per second of video (lower is faster)\n\n" + "\n".join(speed) + "\n")
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "scenes.md").write_text(text)
+    totals_out = {d: {"tp": tp, "fp": fp, "fn": fn, "precision": tp / max(tp + fp, 1), "recall": tp / max(tp + fn, 1)}
+                  for d, (tp, fp, fn) in totals.items()}
+    (args.out / "scenes.json").write_text(json.dumps({"command": f"python -m bench.scenes --repeat {args.repeat}",
+                                                      "totals": totals_out, "agreement": agreement_rows,
+                                                      "speed": speed_rows}, indent=1))
     print(text)
     return 0
 
