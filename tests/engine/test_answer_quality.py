@@ -15,6 +15,7 @@ from tests.conftest import EXAMPLES
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # ~5 minutes alone on 2 cores; several times that when the cores are shared
 def test_default_model_answers_the_example_questions_with_citations(settings: Settings, embedder):  # noqa: ANN001
     trove = Trove(settings.with_(llm="default"))
     trove._embedder = embedder
