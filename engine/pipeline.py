@@ -272,7 +272,8 @@ class Trove:
             routes = self.route(question) if labels is None else [Route(label, 1.0, "given") for label in labels]
         hits: list[tuple[str, Hit]] = []
         runs: list[QueryRun] = []
-        vector = self.embedder.embed_one(question)
+        with _timed(timings, "embed"):
+            vector = self.embedder.embed_one(question)
         kinds = {kind for route in routes for kind in NATIVE.get(route.label, ())}
         if kinds:
             with _timed(timings, "query"):
@@ -349,6 +350,7 @@ class Trove:
                     draft = answering.state_result(self.llm, question, ev.locator["result"], values, ev.n)
                 if on_token:
                     on_token(draft.text)
+                draft = self._and_the_rest(question, routes, evidence, ev, draft, on_token)
             elif self.vlm is not None and evidence[0].kind in ("region", "image"):
                 draft = self._look(question, evidence)
             else:
@@ -364,6 +366,21 @@ class Trove:
                                      locator=by_n[old].locator, text=by_n[old].text, title=by_n[old].title,
                                      score=round(by_n[old].score, 4)) for old in draft.cited]
         return _finish(result, timings, t_start)
+
+    def _and_the_rest(self, question: str, routes: list[Route], evidence: list, stated,  # noqa: ANN001
+                      draft: answering.Draft, on_token: Callable[[str], None] | None) -> answering.Draft:
+        """A cross-modal question (a query result and the passages or photos that explain it): the
+        result is stated as computed, and what the other kinds of evidence say is written after it."""
+        labels = {route.label for route in routes if route.router != "fallback"}
+        if not (labels & set(NATIVE) and labels - set(NATIVE)):
+            return draft
+        others = [e for e in evidence if e.kind not in NATIVE and e.n != stated.n]
+        if not others:
+            return draft
+        if on_token:
+            on_token(" ")
+        rest = answering.generate(self.llm, question, others, self.settings.answer_max_tokens, on_token)
+        return answering.combine(draft, rest) if rest.answered and rest.cited else draft
 
     def _visual_context(self, retriever: HybridRetriever) -> VisualContext:
         inventory, references = self.inventory()
@@ -457,7 +474,9 @@ def _computed_answer(evidence: list) -> tuple | None:  # list[Evidence] -> (Evid
     values = evidence[0].locator.get("values")
     if values is None and "listing" not in evidence[0].locator:
         return None
-    return evidence[0], [str(v) for v in values or []]
+    from engine.native.evidence import cell
+
+    return evidence[0], [cell(v) for v in values or []]
 
 
 _WHEN = re.compile(r"^\s*(when|at what (point|time|moment|second|minute)|what (time|minute|second)|how (far|long) "

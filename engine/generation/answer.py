@@ -109,6 +109,13 @@ def generate(llm, question: str, evidence: list[Evidence], max_tokens: int = 320
     return finalise(raw, evidence, question)
 
 
+def combine(first: Draft, second: Draft) -> Draft:
+    """Two answers to parts of one question, one after the other, their citations in order of use."""
+    cited = first.cited + [n for n in second.cited if n not in first.cited]
+    return Draft(f"{first.text.rstrip()} {second.text.lstrip()}", cited, first.answered or second.answered,
+                 first.unsupported + second.unsupported)
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of an answer; a split after an initial or abbreviation ("Robert A. Caro") is undone."""
     pieces = [s.strip() for s in _SENTENCE.split(text) if s.strip()]

@@ -32,8 +32,8 @@ def cell(value: object) -> str:
         return f"{value.get('_label', '')}({props})"
     if isinstance(value, list):
         return "[" + ", ".join(cell(v) for v in value) + "]"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return str(value)
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:.12g}"  # a sum of cents is 463.6, not 463.59999999999997
     return str(value)
 
 

@@ -91,3 +91,21 @@ def test_a_question_for_the_model_alone_is_answered_and_says_so(trove: Trove, tm
     assert result.answer.startswith(GENERAL_NOTE) and len(result.answer) > len(GENERAL_NOTE)
     assert [r["label"] for r in result.routes] == ["none"]  # the boiler note was searched, and is not relevant
     assert result.to_dict()["general"] is True
+
+
+def test_a_cross_modal_answer_states_the_query_result_then_what_the_passage_says(trove: Trove):
+    from engine.generation.answer import Draft
+    from engine.generation.evidence import Evidence
+    from engine.routing import Route
+
+    total = Evidence(1, "table", "/f/trips.csv", "trips.csv", {"sql": "SELECT sum(cost) FROM trips",
+                                                                "values": [420]}, "total cost is 420.", 1.0)
+    note = Evidence(2, "paragraph", "/f/rome.md", "Rome", {"start": 0, "end": 60},
+                    "The room at Hotel Roma had a small balcony over the Piazza Navona.", 0.8)
+    stated = Draft("The hotel in Rome cost 420 [1].", [1], True, [])
+    question = "How much was the hotel in Rome and what was the room like?"
+    alone = trove._and_the_rest(question, [Route("table", 0.95)], [total, note], total, stated, None)
+    assert alone is stated  # one kind of source: the result is the answer
+    both = trove._and_the_rest(question, [Route("table", 0.9), Route("paragraph", 0.85)], [total, note], total,
+                               stated, None)
+    assert both.text.startswith(stated.text) and both.cited == [1, 2] and "[2]" in both.text
