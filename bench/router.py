@@ -30,11 +30,36 @@ def f1(pairs: list[tuple[set[str], set[str]]], label: str) -> float:
     return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
 
 
+def ensemble_sweep(results: dict[str, dict], levels: list[float]) -> dict[str, dict]:
+    """The ensemble at several confidence levels, from the trained and LLM routers' own answers to the
+    same questions (the ensemble asks the LLM exactly when the trained router's top probability is below
+    the level): its accuracy, the share of questions sent to the LLM and the latency that follows."""
+    if "trained" not in results or "llm" not in results:
+        return {}
+    out: dict[str, dict] = {}
+    for level in levels:
+        per_set = {}
+        for set_name, trained in results["trained"].items():
+            llm = results["llm"][set_name]
+            use_llm = [p < level for p in trained["top"]]
+            pairs = [llm["pairs"][i] if asked else trained["pairs"][i] for i, asked in enumerate(use_llm)]
+            times = [t + (llm["times"][i] if asked else 0.0) for i, (t, asked) in enumerate(zip(trained["times"],
+                                                                                             use_llm, strict=True))]
+            per_set[set_name] = {"n": len(pairs), "exact": sum(g == p for g, p in pairs) / max(len(pairs), 1),
+                                 "f1": {}, "ms": statistics.median(times), "mean_ms": statistics.mean(times),
+                                 "llm_share": sum(use_llm) / max(len(use_llm), 1), "times": times, "top": [],
+                                 "pairs": pairs}
+        out[f"ensemble@{level:g}"] = per_set
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--routers", default="rule,trained,llm,ensemble")
     parser.add_argument("--llm", default="default")
     parser.add_argument("--limit", type=int, default=0, help="held-out questions per set (0 = all)")
+    parser.add_argument("--confident", default="0.5,0.6,0.7,0.8,0.9",
+                        help="ensemble levels simulated from the trained and LLM answers (needs both routers)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
     args = parser.parse_args(argv)
     from engine.routing.training import dataset
@@ -69,21 +94,28 @@ def main(argv: list[str] | None = None) -> int:
         router = make_router(name, embedder=lambda: embedder, llm=llm)
         results[name] = {}
         for set_name, examples in sets.items():
-            pairs, times = [], []
+            pairs, times, top = [], [], []
             for e in tqdm(examples, file=sys.stderr, desc=f"{name} / {set_name}"):
                 t0 = time.perf_counter()
                 routes = router.route(e.question, available)
                 times.append((time.perf_counter() - t0) * 1000)
                 pairs.append((set(e.labels), {r.label for r in routes}))
+                if name == "trained":
+                    top.append(max(router.probabilities(e.question).values()))
             results[name][set_name] = {"n": len(pairs), "exact": sum(g == p for g, p in pairs) / max(len(pairs), 1),
                                        "f1": {label: f1(pairs, label) for label in ORDER
                                               if any(label in g for g, _ in pairs)},
-                                       "ms": statistics.median(times), "pairs": [[sorted(g), sorted(p)]
-                                                                                  for g, p in pairs]}
-    lines = ["| router | " + " | ".join(sets) + " | median ms (mix) |", "|---" * (len(sets) + 2) + "|"]
+                                       "ms": statistics.median(times), "times": times, "top": top,
+                                       "pairs": [[sorted(g), sorted(p)] for g, p in pairs]}
+    results.update(ensemble_sweep(results, [float(c) for c in args.confident.split(",") if c]))
+    lines = ["| router | " + " | ".join(sets) + " | median ms (mix) | mean ms (mix) | LLM asked (mix) |",
+             "|---" * (len(sets) + 4) + "|"]
     for name, per_set in results.items():
+        mix_row = per_set["router_mix"]
+        asked = {"llm": 1.0, "trained": 0.0, "rule": 0.0}.get(name, mix_row.get("llm_share"))
         lines.append(f"| {name} | " + " | ".join(f"{r['exact']:.1%}" for r in per_set.values())
-                     + f" | {per_set['router_mix']['ms']:.1f} |")
+                     + f" | {mix_row['ms']:.1f} | {statistics.mean(mix_row['times']):.1f} | "
+                     + (f"{asked:.0%}" if asked is not None else "–") + " |")
     f1_lines = ["| router | " + " | ".join(ORDER) + " |", "|---" * (len(ORDER) + 1) + "|"]
     for name, per_set in results.items():
         pairs = [(set(g), set(p)) for r in per_set.values() for g, p in r["pairs"]]

@@ -47,7 +47,7 @@ class Settings:
     query_tries: int = 3  # writes of a query: the first and up to two repairs from the engine's error
     router: str = "ensemble"  # rule | trained | llm | ensemble (engine.routing.ROUTERS)
     router_threshold: float = 0.8  # a label passes when its probability clears this (UniversalRAG)
-    router_confident: float = 0.8  # the ensemble trusts the trained router above this, asks the LLM below
+    router_confident: float = 0.5  # the ensemble trusts the trained router above this, asks the LLM below
     query_examples: int = 3  # few-shot examples per query, the nearest in meaning to the question
     source_candidates: int = 3  # structured sources the prefilter keeps for the LLM to choose from
     sources_per_question: int = 1

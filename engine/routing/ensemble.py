@@ -1,5 +1,7 @@
 """The ensemble: the trained router decides when it is confident (its top probability clears
-`confident`), the LLM router otherwise. Milliseconds for most questions, the LLM for the doubtful."""
+`confident`), the LLM router otherwise, choosing among the trained router's `shortlist` likeliest
+labels (a small LLM alone misreads benchmark-style questions; between a few plausible kinds it
+judges well). Milliseconds for most questions, the LLM for the doubtful."""
 
 from __future__ import annotations
 
@@ -15,14 +17,16 @@ class EnsembleRouter:
     name = "ensemble"
 
     def __init__(self, embedder: Callable[[], object] | None = None, llm: Callable[[], object] | None = None,
-                 confident: float = 0.8, threshold: float = 0.8, **_: object) -> None:
+                 confident: float = 0.5, threshold: float = 0.8, shortlist: int = 3, **_: object) -> None:
         self.trained = TrainedRouter(embedder=embedder, threshold=threshold)
         self.llm = LLMRouter(llm=llm)
         self.confident = confident
+        self.shortlist = shortlist
 
     def route(self, question: str, available: set[str]) -> list[Route]:
         probabilities = self.trained.probabilities(question)
         usable = {label: p for label, p in probabilities.items() if label in available or label == "none"}
         if usable and max(usable.values()) >= self.confident:
             return decide(probabilities, available, self.trained.threshold, self.trained.name)
-        return self.llm.route(question, available)
+        likeliest = sorted(usable, key=lambda label: -usable[label])[: self.shortlist] if self.shortlist else available
+        return self.llm.route(question, set(likeliest))
