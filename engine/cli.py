@@ -381,6 +381,20 @@ def demo(folder: Path, home: Path | None, llm: str | None) -> None:
         click.echo()
 
 
+@cli.command()
+@HOME_OPTION
+def app(home: Path | None) -> None:
+    """Open the desktop app: sources, questions with clickable citations, models."""
+    try:
+        from desktop.app import main as app_main
+    except ImportError as exc:
+        if not (exc.name or "").startswith(("PySide6", "shiboken6")):
+            raise
+        raise click.ClickException("the desktop app needs PySide6: pip install PySide6-Essentials==6.12.0 "
+                                   "(and PySide6-Addons==6.12.0 to play videos)") from exc
+    sys.exit(app_main(home, sys.argv[:1]))
+
+
 def main() -> None:
     try:
         cli(standalone_mode=True)

@@ -1,0 +1,425 @@
+"""The Ask screen: a question box (Enter to ask, ↑/↓ through earlier questions), a photo to ask
+about (dropped or picked), the answer as it is written, route chips, the citations, and the viewer
+of the citation clicked."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QSize, Qt, QUrl, Signal
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QStackedWidget,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.viewers import viewer_for
+from desktop.viewers.common import Viewer
+
+PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff", ".gif", ".heic", ".heif"}
+STAGE_NAMES = {"route": "routing", "query": "native queries", "retrieve": "retrieval", "ground": "photo grounding",
+               "select": "evidence selection", "generate": "writing the answer", "total": "total"}
+
+
+def citation_place(source: str, locator: dict) -> str:
+    """Where a citation points, in words (as `trove ask` prints it)."""
+    name = Path(source).name
+    if "query" in locator:
+        language = {"sql": "SQL", "cypher": "Cypher", "sparql": "SPARQL"}.get(locator.get("language"), "query")
+        rows = locator.get("rows")
+        sheet = f", sheet {locator['sheet']}" if locator.get("sheet") else ""
+        shown = f", rows {', '.join(map(str, rows[:8]))}{'…' if len(rows) > 8 else ''}" if rows else ""
+        return f"{name}{sheet}{shown} ({language})"
+    if "box" in locator:
+        what = locator.get("name") or locator.get("label") or "region"
+        return f"{name}, {what} (box {', '.join(str(round(v)) for v in locator['box'])})"
+    if "start_s" in locator:
+        return f"{name}, {_clock(locator['start_s'])}–{_clock(locator['end_s'])}"
+    if "width" in locator:
+        return f"{name}, whole photo"
+    if "page" in locator:
+        return f"{name}, page {locator['page']}"
+    return name
+
+
+def _clock(seconds: float) -> str:
+    minutes, rest = divmod(int(round(seconds)), 60)
+    return f"{minutes}:{rest:02d}"
+
+
+def answer_html(answer: str, numbers: set[int]) -> str:
+    """The answer with each [n] a link to its citation."""
+    text = html.escape(answer).replace("\n", "<br>")
+    return re.sub(r"\[(\d+)\]", lambda m: f'<a href="cite:{m.group(1)}">[{m.group(1)}]</a>'
+                  if int(m.group(1)) in numbers else m.group(0), text)
+
+
+class QuestionBox(QLineEdit):
+    """Enter asks; ↑ and ↓ walk through the questions asked before."""
+
+    asked = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.history: list[str] = []
+        self._at = 0
+        self.setPlaceholderText("Ask about your files…  (Enter to ask, ↑ for earlier questions)")
+        self.setAccessibleName("question")
+        self.returnPressed.connect(self._submit)
+
+    def _submit(self) -> None:
+        question = self.text().strip()
+        if not question:
+            return
+        if not self.history or self.history[-1] != question:
+            self.history.append(question)
+        self._at = len(self.history)
+        self.asked.emit(question)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt's name)
+        if event.key() == Qt.Key.Key_Up and self.history:
+            self._at = max(0, self._at - 1)
+            self.setText(self.history[self._at])
+        elif event.key() == Qt.Key.Key_Down and self.history:
+            self._at = min(len(self.history), self._at + 1)
+            self.setText(self.history[self._at] if self._at < len(self.history) else "")
+        else:
+            super().keyPressEvent(event)
+
+
+class Chip(QLabel):
+    """A small rounded label: a route and its confidence."""
+
+    def __init__(self, text: str, tooltip: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setToolTip(tooltip)
+        self.setObjectName("chip")
+        self.setStyleSheet("QLabel#chip { border: 1px solid palette(mid); border-radius: 9px; padding: 1px 8px; "
+                           "background: palette(alternate-base); }")
+
+
+class AskView(QWidget):
+    """Ask, read the answer, click a citation."""
+
+    answered = Signal(object)  # AskResult
+    viewer_shown = Signal(object)  # the Viewer
+
+    def __init__(self, engine, parent: QWidget | None = None) -> None:  # noqa: ANN001 (desktop.workers.Engine)
+        super().__init__(parent)
+        self.engine = engine
+        self.result = None
+        self.photo: Path | None = None
+        self.viewer: Viewer | None = None
+        self.task = None
+        self._streamed = ""
+        self.setAcceptDrops(True)
+        self._build()
+
+    # -- layout ------------------------------------------------------------------------------------
+    def _build(self) -> None:
+        outer = QVBoxLayout(self)
+        outer.addLayout(self._question_row())
+        outer.addLayout(self._status_row())
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.setObjectName("ask-split")
+        split.addWidget(self._answer_column())
+        split.addWidget(self._viewer_column())
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)
+        self.split = split
+        outer.addWidget(split, 1)
+        QShortcut(QKeySequence("Ctrl+L"), self, activated=self.question.setFocus)
+        QShortcut(QKeySequence("Ctrl+T"), self, activated=self.timings_button.toggle)
+
+    def _question_row(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        self.question = QuestionBox()
+        self.question.asked.connect(self.ask)
+        self.photo_button = QPushButton("Photo…")
+        self.photo_button.setToolTip("Ask about a photo: pick one, or drop it on this window")
+        self.photo_button.clicked.connect(self.pick_photo)
+        self.photo_chip = QToolButton()
+        self.photo_chip.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.photo_chip.setToolTip("The photo asked about; click to remove it")
+        self.photo_chip.clicked.connect(lambda: self.set_photo(None))
+        self.photo_chip.hide()
+        self.ask_button = QPushButton("Ask")
+        self.ask_button.setDefault(True)
+        self.ask_button.clicked.connect(lambda: self.question._submit())
+        for w in (self.question, self.photo_chip, self.photo_button, self.ask_button):
+            row.addWidget(w, 1 if w is self.question else 0)
+        return row
+
+    def _status_row(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        self.chips = QHBoxLayout()
+        self.chips.setSpacing(4)
+        self.busy = QProgressBar()
+        self.busy.setRange(0, 0)
+        self.busy.setMaximumWidth(120)
+        self.busy.setMaximumHeight(12)
+        self.busy.setTextVisible(False)
+        self.busy.hide()
+        self.stage = QLabel()
+        self.timings_button = QToolButton()
+        self.timings_button.setText("Timings")
+        self.timings_button.setCheckable(True)
+        self.timings_button.setToolTip("Show how long each stage took (Ctrl+T)")
+        self.timings_button.toggled.connect(lambda on: self.details.setVisible(on and bool(self.details.text())))
+        row.addLayout(self.chips)
+        row.addWidget(self.busy)
+        row.addWidget(self.stage)
+        row.addStretch(1)
+        row.addWidget(self.timings_button)
+        return row
+
+    def _answer_column(self) -> QWidget:
+        column = QWidget()
+        layout = QVBoxLayout(column)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.not_found = QLabel()
+        self.not_found.setObjectName("not-found")
+        self.not_found.setWordWrap(True)
+        self.not_found.setStyleSheet("QLabel#not-found { border: 1px solid palette(mid); border-radius: 6px; "
+                                     "padding: 8px; background: palette(alternate-base); }")
+        self.not_found.hide()
+        self.answer = QTextBrowser()
+        self.answer.setOpenLinks(False)
+        self.answer.setAccessibleName("answer")
+        self.answer.anchorClicked.connect(self._anchor)
+        self.details = QLabel()
+        self.details.setWordWrap(True)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details.hide()
+        self.citations = QListWidget()
+        self.citations.setAccessibleName("citations")
+        self.citations.setWordWrap(True)
+        self.citations.setIconSize(QSize(0, 0))
+        self.citations.itemActivated.connect(self._open_item)
+        self.citations.itemClicked.connect(self._open_item)
+        layout.addWidget(self.not_found)
+        layout.addWidget(self.answer, 2)
+        self.not_found.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        layout.addWidget(self.details)
+        self.citations_label = QLabel("Citations (click one to see it in its file):")
+        layout.addWidget(self.citations_label)
+        layout.addWidget(self.citations, 1)
+        layout.addStretch(0)  # takes the room when there is no answer text or citation to show
+        for label in (self.not_found, self.details):
+            label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        return column
+
+    def _viewer_column(self) -> QWidget:
+        self.viewer_host = QStackedWidget()
+        self.placeholder = QLabel("Click a citation [n] to see where the answer comes from: the page, the rows "
+                                  "and their SQL, the graph, the triples, the box in the photo or the moment "
+                                  "in the video.")
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setFrameShape(QFrame.Shape.StyledPanel)
+        self.viewer_host.addWidget(self.placeholder)
+        return self.viewer_host
+
+    # -- photo ------------------------------------------------------------------------------------
+    def pick_photo(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "A photo to ask about", str(Path.home()),
+                                              "Photos (" + " ".join(f"*{s}" for s in sorted(PHOTO_SUFFIXES)) + ")")
+        if path:
+            self.set_photo(Path(path))
+
+    def set_photo(self, path: Path | None) -> None:
+        self.photo = path
+        self.photo_chip.setVisible(path is not None)
+        if path is not None:
+            self.photo_chip.setText(f"📷 {path.name}  ✕")
+            if not self.question.text():
+                self.question.setPlaceholderText(f"Ask about {path.name}…")
+        else:
+            self.question.setPlaceholderText("Ask about your files…  (Enter to ask, ↑ for earlier questions)")
+
+    def dragEnterEvent(self, event) -> None:  # noqa: ANN001, N802 (Qt's name)
+        if self._dropped_photo(event.mimeData()) is not None:
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: ANN001, N802
+        photo = self._dropped_photo(event.mimeData())
+        if photo is not None:
+            self.set_photo(photo)
+            event.acceptProposedAction()
+            self.question.setFocus()
+
+    @staticmethod
+    def _dropped_photo(mime) -> Path | None:  # noqa: ANN001 (QMimeData)
+        for url in mime.urls() if mime.hasUrls() else []:
+            path = Path(url.toLocalFile())
+            if path.suffix.lower() in PHOTO_SUFFIXES and path.is_file():
+                return path
+        return None
+
+    # -- asking -----------------------------------------------------------------------------------
+    def ask(self, question: str) -> None:
+        if self.task is not None:
+            return
+        self._clear()
+        self.busy.show()
+        self.stage.setText("Waiting for the index…" if self.engine.busy() else "Routing…")
+        self.ask_button.setEnabled(False)
+        self.task = self.engine.ask(question, self.photo, connect=self._listen)
+
+    def _listen(self, signals) -> None:  # noqa: ANN001 (desktop.workers.TaskSignals)
+        signals.stage.connect(self._stage)
+        signals.token.connect(self._token)
+        signals.done.connect(self.show_result)
+        signals.failed.connect(self._failed)
+
+    def _clear(self) -> None:
+        self.result = None
+        self._streamed = ""
+        self.answer.clear()
+        self.answer.show()
+        self.citations.show()
+        self.citations_label.show()
+        self.citations.clear()
+        self.not_found.hide()
+        self.details.setText("")
+        self.details.hide()
+        self._set_chips([])
+        self.viewer_host.setCurrentWidget(self.placeholder)
+
+    def _stage(self, name: str, value: object) -> None:
+        if name == "routes":
+            self._set_chips(value)
+            self.stage.setText("Searching your files…")
+        elif name == "searching" and not self.stage.text().startswith("Searching"):
+            self.stage.setText("Searching your files…")
+
+    def _token(self, piece: str) -> None:
+        if not self._streamed:
+            self.stage.setText("Writing the answer…")
+        self._streamed += piece
+        self.answer.setPlainText(self._streamed)
+
+    def show_result(self, result) -> None:  # noqa: ANN001 (AskResult)
+        """Show an answer (from the worker): text with linked [n], chips, citations, details."""
+        self.task = None
+        self.result = result
+        self.busy.hide()
+        self.ask_button.setEnabled(True)
+        self.stage.setText("")
+        self._set_chips(result.routes)
+        self.answer.setVisible(result.answered)
+        self.not_found.setVisible(not result.answered)
+        self.viewer_host.setCurrentWidget(self.placeholder)  # a new answer: its citations are not open yet
+        if result.answered:
+            self.answer.setHtml(answer_html(result.answer, {c.n for c in result.citations}))
+        else:
+            self.not_found.setText(f"<b>No answer in your files.</b> {html.escape(result.answer)}<br><br>Trove "
+                                   "says so rather than guess. Other words may find it, or the file that holds the "
+                                   "answer may be in a folder Trove does not follow yet (Sources, Ctrl+2).")
+            self.not_found.show()
+            self.answer.clear()
+        for c in result.citations:
+            snippet = " ".join(c.text.split())
+            item = QListWidgetItem(f"[{c.n}] {c.kind} · {citation_place(c.source, c.locator)}\n"
+                                   f"    {snippet[:160]}{'…' if len(snippet) > 160 else ''}")
+            item.setData(Qt.ItemDataRole.UserRole, c.n)
+            item.setToolTip(c.source)
+            self.citations.addItem(item)
+        self.citations.setVisible(bool(result.citations))
+        self.citations_label.setVisible(bool(result.citations))
+        self.details.setText(self._details(result))
+        self.details.setVisible(self.timings_button.isChecked())
+        self.answered.emit(result)
+
+    def changeEvent(self, event) -> None:  # noqa: ANN001, N802 (Qt's name)
+        """Light/dark switched: draw the answer's links in the new link colour."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self.result is not None:
+            self._set_chips(self.result.routes)  # their style sheet took the old palette's colours
+            if self.result.answered:
+                self.answer.setHtml(answer_html(self.result.answer, {c.n for c in self.result.citations}))
+
+    def _failed(self, message: str) -> None:
+        self.task = None
+        self.busy.hide()
+        self.ask_button.setEnabled(True)
+        self.stage.setText("")
+        self.not_found.setText(f"<b>Could not answer.</b> {html.escape(message)}")
+        self.not_found.show()
+
+    @staticmethod
+    def _details(result) -> str:  # noqa: ANN001
+        stages = ", ".join(f"{STAGE_NAMES.get(k, k)} {v / 1000:.2f} s" for k, v in result.timings_ms.items())
+        lines = [f"<b>Timings:</b> {stages}"]
+        if result.model:
+            lines.append(f"<b>Model:</b> {html.escape(result.model)}")
+        for q in result.queries:
+            state = f"{q.rows} rows" if q.ok else f"failed: {html.escape(q.error or '')}"
+            lines.append(f"<b>{q.language.upper()}</b> on {html.escape(q.source)} ({state}): "
+                         f"<code>{html.escape(' '.join(q.query.split()))}</code>")
+        if result.unsupported:
+            lines.append(f"<b>Not backed by a citation:</b> {len(result.unsupported)} sentence(s)")
+        return "<br>".join(lines)
+
+    def _set_chips(self, routes: list[dict]) -> None:
+        while self.chips.count():
+            widget = self.chips.takeAt(0).widget()
+            if widget is not None:  # gone now, not only when the event loop deletes it
+                widget.hide()
+                widget.setParent(None)
+                widget.deleteLater()
+        for r in routes:
+            chip = Chip(f"{r['label']} {r['confidence']:.2f}", f"routed by the {r.get('router', '')} router")
+            self.chips.addWidget(chip)
+            chip.show()
+
+    def chip_texts(self) -> list[str]:
+        return [self.chips.itemAt(i).widget().text() for i in range(self.chips.count())]
+
+    # -- citations --------------------------------------------------------------------------------
+    def _anchor(self, url: QUrl) -> None:
+        if url.scheme() == "cite":
+            self.show_citation(int(url.path()))
+
+    def _open_item(self, item: QListWidgetItem) -> None:
+        self.show_citation(item.data(Qt.ItemDataRole.UserRole))
+
+    def show_citation(self, n: int) -> Viewer | None:
+        """Open citation [n] of the current answer in the viewer of its kind."""
+        if self.result is None:
+            return None
+        citation = next((c for c in self.result.citations if c.n == n), None)
+        if citation is None:
+            return None
+        if self.viewer is not None and self.viewer.citation is citation:  # a click that also activated
+            return self.viewer
+        if self.viewer is not None:
+            self.viewer_host.removeWidget(self.viewer)
+            self.viewer.hide()
+            self.viewer.setParent(None)
+            self.viewer.deleteLater()
+        self.viewer = viewer_for(citation.kind)(self.engine)
+        self.viewer_host.addWidget(self.viewer)
+        self.viewer_host.setCurrentWidget(self.viewer)
+        self.viewer.show_citation(citation, self.result)
+        for i in range(self.citations.count()):
+            if self.citations.item(i).data(Qt.ItemDataRole.UserRole) == n:
+                self.citations.setCurrentRow(i)
+        self.viewer_shown.emit(self.viewer)
+        return self.viewer

@@ -1,0 +1,98 @@
+"""What the screens read from the engine beyond `Trove`'s methods, in one place, read-only.
+
+`Trove.status()` has no per-folder breakdown, and a citation carries its file and locator but not
+the page around it or the other clips of its video; these come from the engine's catalog and
+vector store (`trove.catalog`, `trove.store`), only ever read. Each function runs in a worker with
+the engine gate held (see desktop.workers).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+PARAGRAPH = "text/paragraph"
+CLIP = "video/clip"
+
+
+@dataclass
+class RootSummary:
+    """One folder (or file) the user added: what is in it and how indexing went."""
+
+    path: str
+    kinds: Counter = field(default_factory=Counter)  # kind -> files indexed
+    states: Counter = field(default_factory=Counter)  # indexed / skipped / failed -> files
+    last_indexed: float | None = None
+    problems: list[tuple[str, str, str]] = field(default_factory=list)  # (path, state, reason)
+
+    @property
+    def files(self) -> int:
+        return sum(self.states.values())
+
+
+def roots(trove) -> list[RootSummary]:  # noqa: ANN001 (engine.pipeline.Trove)
+    """Every added folder or file with its counts by kind and state, last indexing time and problems."""
+    out = []
+    for root_id, path in trove.catalog.roots():
+        summary = RootSummary(path)
+        for record in trove.catalog.files(root_id):
+            summary.states[record.state] += 1
+            if record.state == "indexed":
+                summary.kinds[record.kind] += 1
+            if record.state != "indexed" or record.reason:
+                summary.problems.append((record.path, record.state, record.reason or ""))
+            if record.indexed_at and (summary.last_indexed is None or record.indexed_at > summary.last_indexed):
+                summary.last_indexed = record.indexed_at
+        out.append(summary)
+    return out
+
+
+@dataclass
+class PageText:
+    """The text around a cited passage: its page(s) when the file has pages, else the whole file."""
+
+    text: str
+    start: int  # the cited passage, as offsets into `text`
+    end: int
+    pages: tuple[int, int] | None = None  # first and last page shown
+
+
+def page_text(trove, source: str, locator: dict, cited: str) -> PageText:  # noqa: ANN001
+    """The page(s) of `source` that hold the cited characters `locator[start:end]`."""
+    record = trove.catalog.file(source)
+    full = trove.store.file_text(record.id) if record else None
+    start, end = int(locator.get("start", 0)), int(locator.get("end", 0))
+    if not full or end > len(full) or end <= start:  # changed or gone since: show what was cited
+        return PageText(cited, 0, len(cited))
+    if "page" not in locator:
+        return PageText(full, start, end)
+    first, last = int(locator["page"]), int(locator.get("last_page", locator["page"]))
+    spans = [(p.locator["start"], p.locator["end"]) for p in trove.store.file_items(record.id, PARAGRAPH)
+             if first <= p.locator.get("page", -1) <= last]
+    lo = min([s for s, _ in spans] + [start])
+    hi = max([e for _, e in spans] + [end])
+    lo = full.rfind("\n", 0, lo) + 1
+    return PageText(full[lo:hi], start - lo, end - lo, (first, last))
+
+
+@dataclass
+class ClipThumb:
+    """One clip of a video as the keyframe strip shows it."""
+
+    index: int
+    start_s: float
+    end_s: float
+    thumbnail: str | None
+
+
+def clips(trove, source: str, locator: dict) -> list[ClipThumb]:  # noqa: ANN001
+    """Every clip of the video `source` with its keyframe thumbnail (made by the engine at indexing,
+    engine.ingest.videos.items); the cited clip alone when the video is no longer indexed."""
+    record = trove.catalog.file(source)
+    items = trove.store.file_items(record.id, CLIP) if record else []
+    found = [ClipThumb(int(it.locator.get("clip", i)), float(it.locator["start_s"]), float(it.locator["end_s"]),
+                       it.locator.get("thumbnail")) for i, it in enumerate(items)]
+    if not found and "start_s" in locator:
+        found = [ClipThumb(int(locator.get("clip", 0)), float(locator["start_s"]), float(locator["end_s"]),
+                           locator.get("thumbnail"))]
+    return found

@@ -1,0 +1,122 @@
+"""Screenshots of the app for the README: `python -m desktop.screenshots [--out docs/screenshots]`.
+
+Offscreen, on a fresh temporary home: adds examples/ on the Sources screen (one picture while it
+indexes, one after), asks one question of each kind and clicks its citation (one picture per viewer),
+then the Models screen. Uses the default LLM unless `--llm` says otherwise."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+QUESTIONS = [  # (file name, question, the citation kind to click)
+    ("viewer-document", "How much is the excess on a theft claim under my bike insurance?", "paragraph"),
+    ("viewer-table", "How much did I spend on groceries in March 2024?", "table"),
+    ("viewer-graph", "Who are the grandchildren of Astrid Lindqvist?", "graph"),
+    ("viewer-rdf", "Which books in my library were written by Ursula K. Le Guin?", "rdf"),
+    ("no-answer", "What is the Wi-Fi password at the Lisbon hotel?", ""),
+    ("viewer-video", "When in the Lisbon video do we ride up to the castle?", "clip"),
+    ("viewer-photo", "Is Chelsea in the window photo?", "region"),  # last: shown again in the dark theme
+]
+
+
+def wait_until(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"gave up waiting for {what}")
+        QApplication.processEvents()
+        time.sleep(0.01)
+
+
+def ask(window, question: str, timeout_s: float = 900) -> object:  # noqa: ANN001
+    got: list = []
+    window.ask.answered.connect(got.append)
+    window.ask.question.setText(question)
+    window.ask.question.returnPressed.emit()
+    wait_until(lambda: bool(got), timeout_s, f"an answer to {question!r}")
+    window.ask.answered.disconnect(got.append)
+    return got[0]
+
+
+def save(widget, out: Path, name: str) -> None:  # noqa: ANN001 (a QWidget or a QPixmap already grabbed)
+    from PySide6.QtGui import QPixmap
+
+    path = out / f"{name}.png"
+    (widget if isinstance(widget, QPixmap) else widget.grab()).save(str(path))
+    print(f"wrote {path}")
+
+
+def run(out: Path, llm: str, examples: Path) -> None:
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from desktop import theme
+    from desktop.app import MainWindow
+    from desktop.workers import Engine
+    from engine.settings import load_settings
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    theme.apply(app, dark=False)
+    tmp = Path(tempfile.mkdtemp(prefix="trove-shots-"))
+    engine = Engine(load_settings(tmp / "home", llm=llm))
+    window = MainWindow(engine, QSettings(str(tmp / "app.ini"), QSettings.Format.IniFormat), watch=False,
+                        index_on_start=False)
+    window.resize(1280, 800)
+    window.show()
+    out.mkdir(parents=True, exist_ok=True)
+    window.tabs.setCurrentWidget(window.sources)
+    shot: dict = {}
+    window.sources.refreshed.connect(lambda summaries: shot.setdefault("indexing", window.grab())
+                                     if summaries and window.sources.is_indexing() else None)
+    window.sources.index([examples])
+    wait_until(lambda: window.sources.last_report is not None and not window.sources.is_indexing(), 600, "indexing")
+    wait_until(lambda: bool(window.sources.summaries), 60, "the sources list")
+    if "indexing" in shot:
+        save(shot["indexing"], out, "sources-indexing")
+    window.sources.tree.expandAll()
+    save(window, out, "sources")
+    window.tabs.setCurrentWidget(window.ask)
+    window.ask.timings_button.setChecked(True)
+    for name, question, kind in QUESTIONS:
+        result = ask(window, question)
+        cited = [c for c in result.citations if c.kind == kind]
+        if cited:
+            viewer = window.ask.show_citation(cited[0].n)
+            wait_until(lambda v=viewer: v.ready, 120, f"the {kind} viewer")
+        elif kind:
+            print(f"warning: no {kind} citation for {question!r}: {result.answer!r}")
+        save(window, out, name)
+    window.tabs.setCurrentWidget(window.models)
+    wait_until(lambda: window.models.info is not None, 60, "the models")
+    save(window, out, "models")
+    theme.apply(app, dark=True)
+    window.tabs.setCurrentWidget(window.ask)
+    if window.ask.result is not None and window.ask.result.citations:
+        window.ask.viewer = None  # draw the viewer again, in the dark palette
+        viewer = window.ask.show_citation(window.ask.result.citations[0].n)
+        wait_until(lambda: viewer.ready, 120, "the viewer, dark")
+    save(window, out, "dark")
+    window.close()
+
+
+def main() -> None:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    parser.add_argument("--llm", default="default")
+    parser.add_argument("--examples", type=Path, default=ROOT / "examples")
+    args = parser.parse_args()
+    run(args.out, args.llm, args.examples)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""A paragraph or document citation: the page text with the cited passage highlighted, and a
+button that opens the file itself (at that page, for a PDF)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDesktopServices, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QHBoxLayout, QPlainTextEdit, QPushButton, QTextEdit
+
+from desktop import engine_reads
+from desktop.viewers.common import Viewer, highlight_color
+
+
+def file_url(source: str, page: int | None) -> QUrl:
+    """The file as a URL; PDF viewers open `#page=N` at that page."""
+    url = QUrl.fromLocalFile(source)
+    if page and Path(source).suffix.lower() == ".pdf":
+        url.setFragment(f"page={page}")
+    return url
+
+
+class DocumentViewer(Viewer):
+    def __init__(self, engine, parent=None) -> None:  # noqa: ANN001
+        super().__init__(engine, parent)
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        self.text.setAccessibleName("page text")
+        self.layout_.addWidget(self.text, 1)
+        row = QHBoxLayout()
+        self.open_button = QPushButton("Open file")
+        self.open_button.clicked.connect(self.open_file)
+        row.addStretch(1)
+        row.addWidget(self.open_button)
+        self.layout_.addLayout(row)
+        self.page: PageText | None = None
+
+    def show_citation(self, citation, result) -> None:  # noqa: ANN001
+        self.citation = citation
+        loc = citation.locator
+        self.header.set(citation.n, citation.kind, citation.source, _place(loc))
+        page = loc.get("page")
+        self.open_button.setText(f"Open file at page {page}" if page else "Open file")
+        self.load(lambda trove: engine_reads.page_text(trove, citation.source, loc, citation.text), self._fill)
+
+    def _fill(self, page: engine_reads.PageText) -> None:
+        self.page = page
+        self.text.setPlainText(page.text)
+        cursor = QTextCursor(self.text.document())
+        cursor.setPosition(page.start)
+        cursor.setPosition(page.end, QTextCursor.MoveMode.KeepAnchor)
+        mark = QTextEdit.ExtraSelection()
+        fmt = QTextCharFormat()
+        fmt.setBackground(highlight_color(self))
+        mark.format, mark.cursor = fmt, cursor
+        self.text.setExtraSelections([mark])
+        view = QTextCursor(cursor)
+        view.setPosition(page.end)
+        self.text.setTextCursor(view)
+        self.text.ensureCursorVisible()
+        view.setPosition(page.start)
+        self.text.setTextCursor(view)
+        self.text.ensureCursorVisible()
+        self.mark_ready()
+
+    def highlighted_text(self) -> str:
+        """The highlighted characters, as shown (paragraph breaks as newlines)."""
+        marks = self.text.extraSelections()
+        return marks[0].cursor.selectedText().replace("\u2029", "\n") if marks else ""
+
+    def shown_pages(self) -> tuple[int, int] | None:
+        return self.page.pages if self.page else None
+
+    def open_file(self) -> None:
+        if self.citation is not None:
+            QDesktopServices.openUrl(file_url(self.citation.source, self.citation.locator.get("page")))
+
+
+PageText = engine_reads.PageText
+
+
+def _place(loc: dict) -> str:
+    where = []
+    if "page" in loc:
+        last = loc.get("last_page")
+        where.append(f"pages {loc['page']}–{last}" if last and last != loc["page"] else f"page {loc['page']}")
+    if "start" in loc:
+        where.append(f"characters {loc['start']}–{loc.get('end')}")
+    return ", ".join(where) or "whole file"
