@@ -54,6 +54,16 @@ def progress_text(p: IndexProgress) -> tuple[str, str]:
     return f"{stage}{where}", f"{p.done}/{p.total} files · {rate}{left} · {duration(p.elapsed_s)} so far"
 
 
+def problems_text(problems: list[tuple[str, str, str]]) -> str:
+    """`1 failed, 3 skipped, 2 with warnings`: a source's files that are not simply indexed."""
+    counts = {"failed": 0, "skipped": 0, "indexed": 0}
+    for _, state, _ in problems:
+        counts[state] = counts.get(state, 0) + 1
+    parts = [f"{counts['failed']} failed" if counts["failed"] else "", f"{counts['skipped']} skipped"
+             if counts["skipped"] else "", f"{counts['indexed']} with warnings" if counts["indexed"] else ""]
+    return ", ".join(p for p in parts if p)
+
+
 def when(ts: float | None) -> str:
     return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else "never"
 
@@ -251,6 +261,10 @@ class SourcesView(QWidget):
     def is_indexing(self) -> bool:
         return self.job is not None
 
+    def is_refreshing(self) -> bool:
+        """Whether the list of sources is being read again (it is, after every index run)."""
+        return self._refreshing
+
     # -- what is indexed --------------------------------------------------------------------------
     def refresh(self) -> None:
         """Reload the sources and the paths to watch (in a worker)."""
@@ -298,11 +312,10 @@ class SourcesView(QWidget):
         for state in ("skipped", "failed"):
             if s.states.get(state):
                 states += f", {s.states[state]} {state}"
-        failed = [p for p in s.problems if p[1] == "failed"]
-        item = QTreeWidgetItem([s.path, states, kinds, when(s.last_indexed),
-                                f"{len(failed)} failed, {len(s.problems) - len(failed)} notes" if s.problems else ""])
+        item = QTreeWidgetItem([s.path, states, kinds, when(s.last_indexed), problems_text(s.problems)])
         item.setData(0, Qt.ItemDataRole.UserRole, s.path)
         item.setToolTip(0, s.path)
+        item.setToolTip(2, kinds)
         for path, state, reason in s.problems:
             rel = Path(path).relative_to(s.path) if Path(path).is_relative_to(s.path) else Path(path).name
             child = QTreeWidgetItem([str(rel), state, "", "", reason])

@@ -131,7 +131,8 @@ def indexed(qapp, tmp_path_factory: pytest.TempPathFactory, qsettings_file: Path
         wait_until(lambda: not window.sources.is_indexing() and window.sources.last_report is not None,
                    INDEX_TIMEOUT_MS, "indexing examples/")
         meter.stop()
-        wait_until(lambda: bool(window.sources.summaries), 30_000, "the sources list")
+        wait_until(lambda: bool(window.sources.summaries) and not window.sources.is_refreshing(), 30_000,
+                   "the sources list")
         yield {"window": window, "engine": engine, "meter": meter, "progress": progress,
                "seconds": time.monotonic() - started}
         window.close()

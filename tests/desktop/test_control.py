@@ -131,7 +131,7 @@ def test_the_watcher_reindexes_changed_added_and_deleted_files(qtbot, view, tmp_
             raise AssertionError(f"watcher events {events} -> {view.watcher.events}, running {view.job}, "
                                  f"stage {view.stage_label.text()!r}, watched {view.watcher.watched()}") from exc
         assert view.watcher.events > events
-        qtbot.waitUntil(lambda: view.job is None and not view._refreshing and not view.watcher.timer.isActive(),
+        qtbot.waitUntil(lambda: view.job is None and not view.is_refreshing() and not view.watcher.timer.isActive(),
                         timeout=30_000)
         return done.args[0]
 
