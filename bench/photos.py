@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import resource
 import shlex
@@ -33,11 +32,11 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 from tqdm import tqdm
 
+from bench.retrieval import machine
 from engine.ingest.indexer import IndexReport, Progress
 from engine.ingest.photos.analyse import VisionModels
 from engine.ingest.photos.items import PHOTO
@@ -271,18 +270,6 @@ def bench_videos(work: Path, shared: Trove | None) -> list[dict]:
 
 
 # -- reporting ---------------------------------------------------------------------------------
-def machine() -> dict:
-    model = "unknown"
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.is_file():
-        for line in cpuinfo.read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    nproc = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return {"nproc": nproc, "cpu": model, "date": datetime.now().astimezone().isoformat(timespec="seconds")}
-
-
 def fmt_s(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}"
 
