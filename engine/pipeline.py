@@ -245,6 +245,8 @@ class Trove:
         self._source_index.refresh(sources.from_catalog(self.catalog.sources()))
         candidates = [(s, sim) for s, sim in self._source_index.nearest(vector, self.settings.source_candidates, kinds)
                       if sim >= self.settings.source_min_similarity]
+        if not candidates:  # no source near the question: nothing to write a query for, no LLM needed
+            return [], []
         chosen = selection.choose(self.llm, question, candidates, self.settings.sources_per_question)
         hits, runs = [], []
         for i, source in enumerate(chosen, start=1):

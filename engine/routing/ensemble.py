@@ -1,12 +1,14 @@
 """The ensemble: the trained router decides when it is confident (its top probability clears
 `confident`), the LLM router otherwise, choosing among the trained router's `shortlist` likeliest
 labels (a small LLM alone misreads benchmark-style questions; between a few plausible kinds it
-judges well). Milliseconds for most questions, the LLM for the doubtful."""
+judges well). Milliseconds for most questions, the LLM for the doubtful. Without a usable LLM
+(missing, or failing to load) the trained router's own decision stands: routing never stops an answer."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from engine.errors import ModelError
 from engine.routing.base import Route
 from engine.routing.decision import decide
 from engine.routing.llm_router import LLMRouter
@@ -29,4 +31,7 @@ class EnsembleRouter:
         if usable and max(usable.values()) >= self.confident:
             return decide(probabilities, available, self.trained.threshold, self.trained.name)
         likeliest = sorted(usable, key=lambda label: -usable[label])[: self.shortlist] if self.shortlist else available
-        return self.llm.route(question, set(likeliest))
+        try:
+            return self.llm.route(question, set(likeliest))
+        except ModelError:
+            return decide(probabilities, available, self.trained.threshold, self.trained.name)

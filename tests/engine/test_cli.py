@@ -113,5 +113,8 @@ def test_route_prints_labels_confidences_and_the_router_without_answering(home: 
     photos = json.loads(run("route", "show me photos of the beach", "--router", "trained", "--json",
                             home=home).stdout)
     assert photos["routes"][0]["label"] == "image"  # the examples have photos
-    text = run("route", "Who lent me The Power Broker?", home=home).stdout
-    assert "(rule)" in text and "paragraph" in text
+    default = json.loads(run("route", "How much did I spend on groceries in March 2024?", "--json",
+                             home=home).stdout)  # the ensemble: the trained router is sure of this one
+    assert default["routes"][0] == {**default["routes"][0], "label": "table", "router": "trained"}
+    text = run("route", "What is the deposit in my rental contract?", "--router", "trained", home=home).stdout
+    assert "(trained)" in text and "paragraph" in text and " ms" in text

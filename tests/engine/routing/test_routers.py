@@ -53,3 +53,12 @@ def test_llm_and_ensemble_routers_with_the_smoke_model(embedder, smoke_llm):  # 
     assert ensemble.route("How much did I spend on groceries in March 2024?", ALL)[0].router == "trained"
     doubtful = make_router("ensemble", embedder=lambda: embedder, llm=lambda: smoke_llm, confident=1.01)
     assert doubtful.route("How much did I spend on groceries in March 2024?", ALL)[0].router == "llm"
+
+
+def test_ensemble_without_a_usable_llm_keeps_the_trained_decision(embedder):  # noqa: ANN001
+    def missing_llm():  # noqa: ANN202
+        raise ModelError("llm", "-", "no such role or model in the catalog")
+
+    doubtful = make_router("ensemble", embedder=lambda: embedder, llm=missing_llm, confident=1.01)
+    routes = doubtful.route("How much did I spend on groceries in March 2024?", ALL)
+    assert routes[0].label == "table" and all(r.router == "trained" for r in routes)
