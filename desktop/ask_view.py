@@ -31,36 +31,11 @@ from PySide6.QtWidgets import (
 
 from desktop.viewers import viewer_for
 from desktop.viewers.common import Viewer
+from engine.result import citation_place
 
 PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff", ".gif", ".heic", ".heif"}
 STAGE_NAMES = {"route": "routing", "query": "native queries", "retrieve": "retrieval", "ground": "photo grounding",
                "select": "evidence selection", "generate": "writing the answer", "total": "total"}
-
-
-def citation_place(source: str, locator: dict) -> str:
-    """Where a citation points, in words (as `trove ask` prints it)."""
-    name = Path(source).name
-    if "query" in locator:
-        language = {"sql": "SQL", "cypher": "Cypher", "sparql": "SPARQL"}.get(locator.get("language"), "query")
-        rows = locator.get("rows")
-        sheet = f", sheet {locator['sheet']}" if locator.get("sheet") else ""
-        shown = f", rows {', '.join(map(str, rows[:8]))}{'…' if len(rows) > 8 else ''}" if rows else ""
-        return f"{name}{sheet}{shown} ({language})"
-    if "box" in locator:
-        what = locator.get("name") or locator.get("label") or "region"
-        return f"{name}, {what} (box {', '.join(str(round(v)) for v in locator['box'])})"
-    if "start_s" in locator:
-        return f"{name}, {_clock(locator['start_s'])}–{_clock(locator['end_s'])}"
-    if "width" in locator:
-        return f"{name}, whole photo"
-    if "page" in locator:
-        return f"{name}, page {locator['page']}"
-    return name
-
-
-def _clock(seconds: float) -> str:
-    minutes, rest = divmod(int(round(seconds)), 60)
-    return f"{minutes}:{rest:02d}"
 
 
 def answer_html(answer: str, numbers: set[int]) -> str:
@@ -336,7 +311,7 @@ class AskView(QWidget):
             self.answer.clear()
         for c in result.citations:
             snippet = " ".join(c.text.split())
-            item = QListWidgetItem(f"[{c.n}] {c.kind} · {citation_place(c.source, c.locator)}\n"
+            item = QListWidgetItem(f"[{c.n}] {c.kind} · {citation_place(c.source, c.locator, rows_shown=8)}\n"
                                    f"    {snippet[:160]}{'…' if len(snippet) > 160 else ''}")
             item.setData(Qt.ItemDataRole.UserRole, c.n)
             item.setToolTip(c.source)

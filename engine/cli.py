@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from engine.errors import TroveError
+from engine.result import LANGUAGES, citation_place
 
 HOME_OPTION = click.option("--home", type=click.Path(path_type=Path), default=None,
                            help="Trove home folder (default: $TROVE_HOME or the XDG data folder).")
@@ -209,40 +210,14 @@ def route(question: str, router: str | None, home: Path | None, as_json: bool) -
     click.echo(click.style(f"  {ms:.0f} ms", dim=True))
 
 
-def seconds(value: float) -> str:
-    """`75.4` -> `1:15.4`: a moment in a video as a player shows it."""
-    minutes, rest = divmod(float(value), 60)
-    return f"{int(minutes)}:{rest:04.1f}"
-
-
-def citation_place(source: str, locator: dict) -> str:
-    """Where a citation points, in words: the page and characters, the box in a photo, the seconds of
-    a video."""
-    where = Path(source).name
-    if "box" in locator:
-        box = ", ".join(str(round(v)) for v in locator["box"])
-        return f"{where}, box ({box}) of {locator.get('width')}x{locator.get('height')}"
-    if "start_s" in locator:
-        return f"{where}, {seconds(locator['start_s'])}-{seconds(locator['end_s'])}"
-    if "width" in locator:
-        return f"{where}, whole photo"
-    if "page" in locator:
-        where += f", page {locator['page']}"
-    if "start" in locator:
-        where += f", chars {locator.get('start')}-{locator.get('end')}"
-    return where
-
-
 def print_answer(result) -> None:  # noqa: ANN001 (AskResult)
     click.echo(result.answer)
     for c in result.citations:
         snippet = " ".join(c.text.split())
         if "query" in c.locator:
-            rows = c.locator.get("rows")
-            where = Path(c.source).name + (f", sheet {c.locator['sheet']}" if c.locator.get("sheet") else "")
-            where += f", rows {', '.join(map(str, rows[:12]))}{'…' if len(rows) > 12 else ''}" if rows else ""
+            where = citation_place(c.source, c.locator)
             shown = c.locator.get("result") or snippet.split(":", 1)[-1].strip()
-            language = {"sql": "SQL", "cypher": "Cypher", "sparql": "SPARQL"}[c.locator["language"]]
+            language = LANGUAGES[c.locator["language"]]
             click.echo(f"  [{c.n}] {where}\n      {language}: {' '.join(c.locator['query'].split())}\n"
                        f"      result: {shown[:200]}")
             continue

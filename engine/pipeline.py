@@ -16,9 +16,8 @@ from engine.generation import answer as answering
 from engine.generation.evidence import pack
 from engine.ingest.documents import DOCUMENT, PARAGRAPH
 from engine.ingest.indexer import Indexer, IndexReport, Progress
-from engine.ingest.videos.items import clock
 from engine.models import ModelManager
-from engine.result import AskResult, Citation, QueryRun
+from engine.result import AskResult, Citation, QueryRun, clock
 from engine.retrieval.hybrid import Hit, HybridRetriever
 from engine.retrieval.visual import VisualContext, grounded, visual_hits
 from engine.routing import Route, make_router

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+LANGUAGES = {"sql": "SQL", "cypher": "Cypher", "sparql": "SPARQL"}
 
 
 @dataclass
@@ -51,3 +54,35 @@ class AskResult:
             "unsupported": self.unsupported,
             "model": self.model,
         }
+
+
+def clock(seconds: float) -> str:
+    """`75.4` -> `1:15`: a moment in a video as a player shows it."""
+    minutes, rest = divmod(int(round(seconds)), 60)
+    return f"{minutes}:{rest:02d}"
+
+
+def citation_place(source: str, locator: dict, rows_shown: int = 12) -> str:
+    """Where a citation points, in words (the CLI and the app both show it): the file with its sheet,
+    rows and query language, the named box in a photo, the seconds of a video, the page and characters."""
+    where = Path(source).name
+    if "query" in locator:
+        rows = locator.get("rows")
+        where += f", sheet {locator['sheet']}" if locator.get("sheet") else ""
+        if rows:
+            where += f", rows {', '.join(map(str, rows[:rows_shown]))}{'…' if len(rows) > rows_shown else ''}"
+        return f"{where} ({LANGUAGES.get(locator.get('language', ''), 'query')})"
+    if "box" in locator:
+        what = locator.get("name") or locator.get("label") or "region"
+        box = ", ".join(str(round(v)) for v in locator["box"])
+        size = f" of {locator['width']}x{locator['height']}" if "width" in locator else ""
+        return f"{where}, {what} (box {box}{size})"
+    if "start_s" in locator:
+        return f"{where}, {clock(locator['start_s'])}–{clock(locator['end_s'])}"
+    if "width" in locator:
+        return f"{where}, whole photo"
+    if "page" in locator:
+        where += f", page {locator['page']}"
+    if "start" in locator:
+        where += f", chars {locator.get('start')}-{locator.get('end')}"
+    return where

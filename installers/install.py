@@ -27,7 +27,6 @@ from pathlib import Path
 MANIFEST = "bundle.json"
 ICON = "trove.svg"
 APP_ID = "trove"
-CHUNK = 1 << 20
 DEFAULT_PREFIX = Path("~/.local/share")
 
 
@@ -58,11 +57,8 @@ class Stages:
 
 
 def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as fh:
-        while block := fh.read(CHUNK):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def run_streaming(cmd: Sequence[str], env: dict[str, str] | None = None, cwd: Path | None = None,

@@ -12,12 +12,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QListView, QListWidget, QList
 
 from desktop import engine_reads
 from desktop.viewers.common import Viewer
-
-
-def clock(seconds: float) -> str:
-    """`75.4` -> `1:15`."""
-    minutes, rest = divmod(int(round(seconds)), 60)
-    return f"{minutes}:{rest:02d}"
+from engine.result import clock
 
 
 def multimedia_available() -> bool:

@@ -32,11 +32,8 @@ class FetchError(Exception):
 
 
 def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as fh:
-        while block := fh.read(CHUNK):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def finish(part: Path, dest: Path, spec: ModelFile) -> Path:

@@ -17,17 +17,12 @@ from engine.ingest.photos.analyse import VisionModels, analyse
 from engine.ingest.photos.items import counted, words_of
 from engine.ingest.videos.reader import Clip, Video, read_video
 from engine.ingest.videos.subtitles import Cue, cues_between, read_sidecars, transcript
+from engine.result import clock
 from engine.runtimes.vision.regions import FACE, TEXT, Region
 from local_stores.vector_store import Item
 
 CLIP = "video/clip"
 VIDEO = "video/video"
-
-
-def clock(seconds: float) -> str:
-    """`75.4` -> `1:15`."""
-    minutes, rest = divmod(int(round(seconds)), 60)
-    return f"{minutes}:{rest:02d}"
 
 
 def prepare_video(path: Path, sha256: str, vision: VisionModels, settings, region_min: dict[str, float]  # noqa: ANN001
