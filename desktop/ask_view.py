@@ -281,8 +281,6 @@ class AskView(QWidget):
         if name == "routes":
             self._set_chips(value)
             self.stage.setText("Searching your files…")
-        elif name == "searching" and not self.stage.text().startswith("Searching"):
-            self.stage.setText("Searching your files…")
 
     def _token(self, piece: str) -> None:
         if not self._streamed:

@@ -265,11 +265,10 @@ class Engine(QObject):
         `connect(signals)` is called before it starts."""
 
         def run(task: Task) -> object:
-            trove = self.trove()
-            if trove.settings.router in ("rule", "trained"):  # cheap: show where the question goes at once
-                task.signals.stage.emit("routes", [r.as_dict() for r in trove.route(question)])
-            task.signals.stage.emit("searching", None)
-            return trove.ask(question, image=image, on_token=task.signals.token.emit)
+            def routed(routes: list) -> None:
+                task.signals.stage.emit("routes", [r.as_dict() for r in routes])
+
+            return self.trove().ask(question, image=image, on_token=task.signals.token.emit, on_routes=routed)
 
         return self.submit(run, name="ask", connect=connect)
 

@@ -262,15 +262,18 @@ class Trove:
 
     # -- asking --------------------------------------------------------------------------------
     def gather(self, question: str, image: Path | str | None = None, timings: dict[str, float] | None = None,
-               labels: Sequence[str] | None = None
+               labels: Sequence[str] | None = None, on_routes: Callable[[list[Route]], None] | None = None
                ) -> tuple[list[Route], list[tuple[str, Hit]], list[QueryRun], object]:
         """Everything `ask` would give the model, before it is packed: the routes, the hits of every
         route ((kind, hit), native query results first; with `image`, that photo's own grounded regions
         and the indexed photos like it first of all), the native queries run and the question vector.
-        `labels` skips the router and follows those routes (benchmarks: oracle, unified, random routing)."""
+        `labels` skips the router and follows those routes (benchmarks: oracle, unified, random routing);
+        `on_routes` hears the routes as soon as they are chosen (the app shows them while it searches)."""
         timings = {} if timings is None else timings
         with _timed(timings, "route"):
             routes = self.route(question) if labels is None else [Route(label, 1.0, "given") for label in labels]
+        if on_routes is not None:
+            on_routes(routes)
         hits: list[tuple[str, Hit]] = []
         runs: list[QueryRun] = []
         with _timed(timings, "embed"):
@@ -314,15 +317,16 @@ class Trove:
         return routes, hits
 
     def ask(self, question: str, image: Path | str | None = None,
-            on_token: Callable[[str], None] | None = None, labels: Sequence[str] | None = None) -> AskResult:
+            on_token: Callable[[str], None] | None = None, labels: Sequence[str] | None = None,
+            on_routes: Callable[[list[Route]], None] | None = None) -> AskResult:
         """Route (or follow the given route `labels`), retrieve, pack evidence, generate a cited answer;
-        timings per stage."""
+        timings per stage. `on_routes` hears the chosen routes, `on_token` the answer as it is written."""
         question = " ".join(question.split())
         if not question:
             raise ValueError("the question is empty")
         timings: dict[str, float] = {}
         t_start = time.perf_counter()
-        routes, hits, runs, vector = self.gather(question, image, timings, labels)
+        routes, hits, runs, vector = self.gather(question, image, timings, labels, on_routes)
         result = AskResult(question=question, answer="", routes=[r.as_dict() for r in routes], queries=runs)
         relevant = [(kind, h) for kind, h in hits if h.relevance >= self.settings.min_relevance]
         if routes and routes[0].router == "empty index":

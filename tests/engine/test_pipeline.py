@@ -30,8 +30,12 @@ def test_document_search_ranks_the_whole_letter(trove: Trove):
 def test_ask_result_follows_the_json_contract(trove: Trove):
     trove.index([EXAMPLES])
     streamed: list[str] = []
-    result = trove.ask("What is the booking reference for my hotel in Lisbon?", on_token=streamed.append)
+    heard: list = []
+    result = trove.ask("What is the booking reference for my hotel in Lisbon?", on_token=streamed.append,
+                       on_routes=lambda routes: heard.append((routes, list(streamed))))
     data = json.loads(json.dumps(result.to_dict()))
+    assert len(heard) == 1 and heard[0][1] == []  # the routes were heard before any of the answer
+    assert [r.as_dict() for r in heard[0][0]] == data["routes"][: len(heard[0][0])]
     assert set(data) >= {"answer", "citations", "routes", "queries", "timings_ms"}
     assert data["routes"] and data["routes"][0]["label"] in ("paragraph", "document")
     assert 0 < data["routes"][0]["confidence"] <= 1
