@@ -18,8 +18,6 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop import _compat  # noqa: F401  (before any Qt call: a PySide6 6.12.0 bug on Python 3.11)
-
 RETIRE_S = 10.0  # how long a finished task (and its signals object) is kept before Python may free it
 
 

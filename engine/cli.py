@@ -365,8 +365,8 @@ def app(home: Path | None) -> None:
     except ImportError as exc:
         if not (exc.name or "").startswith(("PySide6", "shiboken6")):
             raise
-        raise click.ClickException("the desktop app needs PySide6: pip install PySide6-Essentials==6.12.0 "
-                                   "(and PySide6-Addons==6.12.0 to play videos)") from exc
+        raise click.ClickException("the desktop app needs PySide6: pip install PySide6-Essentials==6.11.3 "
+                                   "(and PySide6-Addons==6.11.3 to play videos)") from exc
     sys.exit(app_main(home, sys.argv[:1]))
 
 

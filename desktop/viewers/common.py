@@ -18,8 +18,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop import _compat  # noqa: F401  (before any Qt call: a PySide6 6.12.0 bug on Python 3.11)
-
 
 def is_dark(widget: QWidget | None = None) -> bool:
     palette = widget.palette() if widget is not None else QGuiApplication.palette()

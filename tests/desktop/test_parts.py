@@ -102,7 +102,7 @@ def test_trove_app_explains_how_to_install_pyside6_when_it_is_missing(monkeypatc
     monkeypatch.setitem(sys.modules, "PySide6", None)
     result = CliRunner().invoke(cli, ["app"])
     assert result.exit_code != 0
-    assert "pip install PySide6-Essentials==6.12.0" in result.output
+    assert "pip install PySide6-Essentials==6.11.3" in result.output
 
 
 def test_trove_app_is_a_command():
