@@ -12,7 +12,9 @@ is asked four ways with `Trove.ask(question, labels=...)`:
 - unified: every label whose corpus or source exists in the index, all at once;
 - random: one available label drawn at random (fixed `--seed`, the same draw for every run);
 - oracle: the question's gold label(s).
-Correct = `bench.pipeline.judge` (the expected strings and a citation of the expected file); for a
+A mode that follows the same labels as an earlier mode for the same question reuses that answer
+(greedy decoding: the same prompt gives the same answer), so routed costs an ask only where it differs
+from oracle. Correct = `bench.pipeline.judge` (the expected strings and a citation of the expected file); for a
 gold route `none` only the expected strings count (a general answer cites nothing). Attribution =
 share of the sentences of answers that carry a citation that supports them, i.e. 1 - unsupported
 sentences (`AskResult.unsupported`) / sentences (`split_sentences`); an answer from the model alone
@@ -203,6 +205,31 @@ def stage_line(timings: dict[str, float]) -> str:
 
 
 # -- part e2e ----------------------------------------------------------------------------------
+def ask_once(trove, question: str, labels: list[str] | None, mode: str,  # noqa: ANN001
+             asked: dict[frozenset, tuple[str, dict]]) -> tuple[dict, str | None]:
+    """The answer of `mode`, and the mode whose answer it reuses. Following the same route labels gives
+    the same answer (greedy decoding of the same prompt), so a mode whose labels were already followed
+    for this question reuses that answer; routed mode routes first (timed as its `route` stage) and its
+    routes, with their confidences and router, replace the given ones."""
+    routes, route_ms = None, 0.0
+    if labels is None:
+        t0 = time.perf_counter()
+        routes = [r.as_dict() for r in trove.route(question)]
+        route_ms = (time.perf_counter() - t0) * 1000
+        labels = [r["label"] for r in routes]
+    key = frozenset(labels)
+    reused = asked[key][0] if key in asked else None
+    if not reused:
+        asked[key] = (mode, safe_ask(trove, question, labels))
+    result = json.loads(json.dumps(asked[key][1]))  # a copy: the stored answer keeps the given routes
+    if routes is not None:
+        result["routes"] = routes + [r for r in result["routes"] if r.get("router") == "fallback"]
+        timings = result["timings_ms"]
+        timings["total"] = timings.get("total", 0.0) - timings.get("route", 0.0) + route_ms
+        timings["route"] = route_ms
+    return result, reused
+
+
 def run_e2e(trove, questions: list[dict], modes: list[str], seed: int) -> dict:  # noqa: ANN001
     available = available_labels(trove)
     rng = random.Random(seed)
@@ -210,9 +237,10 @@ def run_e2e(trove, questions: list[dict], modes: list[str], seed: int) -> dict: 
     runs = []
     bar = progress_bar(total=len(questions) * len(modes), desc="ask", unit="ask")
     for q, drawn in zip(questions, draws, strict=True):
+        asked: dict[frozenset, tuple[str, dict]] = {}  # this question's answers by the route labels followed
         for mode in modes:
             labels = {"routed": None, "unified": available, "random": [drawn], "oracle": q["gold"]}[mode]
-            result = safe_ask(trove, q["text"], labels)
+            result, reused = ask_once(trove, q["text"], labels, mode, asked)
             correct = score(result, q) and not result.get("error")
             sentences, unsupported = attribution(result)
             routes = [r["label"] for r in result["routes"] if r.get("router") != "fallback"]
@@ -223,7 +251,8 @@ def run_e2e(trove, questions: list[dict], modes: list[str], seed: int) -> dict: 
                          "unsupported_sentences": result["unsupported"], "timings_ms": result["timings_ms"],
                          "citations": [{"kind": c["kind"], "source": c["source"]} for c in result["citations"]],
                          "queries": [{"language": x["language"], "source": x["source"], "ok": x["ok"]}
-                                     for x in result["queries"]], "error": result.get("error")})
+                                     for x in result["queries"]], "error": result.get("error"),
+                         "reused_from": reused})
             bar.update(1)
             mark = "ok" if correct else "XX"
             bar.write(f"{mark} {mode:8} [{'+'.join(routes) or '-'}] {stage_line(result['timings_ms'])}  "
