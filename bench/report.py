@@ -74,7 +74,7 @@ BENCHES: tuple[Bench, ...] = (
     Bench("grounding", "Element grounding (GranuRAG): setting A vs C", ("grounding.json",),
           ("bench.grounding", "--settings", "A,C", "--llm", "default"), "20-30 min"),
     Bench("routing_e2e", "Routing end to end, and latency against corpus size", ("routing_e2e.json",),
-          ("bench.routing_e2e", "--llm", "default"), "2-3 h (part e2e ~1.5-2 h, part scale ~40 min)"),
+          ("bench.routing_e2e", "--llm", "default"), "45-60 min (part e2e ~40 min, part scale ~10 min)"),
 )
 
 
