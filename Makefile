@@ -18,7 +18,7 @@ TEST_MODELS := text-embedder llm:smoke llm detector detector:better face-detecto
 NODEPS_PACKAGES := rapidocr-onnxruntime==1.4.4 scenedetect==0.7.2
 LINT_PATHS := $(wildcard engine local_stores models desktop installers tests bench)
 
-.PHONY: demo test setup models lint bench clean-venv
+.PHONY: demo test setup models lint bench report clean-venv
 
 demo: $(VENV)/.installed
 	$(BIN)/trove models install $(DEMO_MODELS)
@@ -49,14 +49,16 @@ models: $(VENV)/.installed
 lint: $(VENV)/.installed
 	$(BIN)/ruff check $(LINT_PATHS)
 
+# every benchmark (about 6-8 h on 2 cores), then bench/REPORT.md; `make report` runs only the missing ones
 bench: $(VENV)/.installed
 	$(BIN)/trove models install $(TEST_MODELS) llm:fast
-	$(BIN)/python -m bench.retrieval
-	$(BIN)/python -m bench.pipeline
-	$(BIN)/python -m bench.sql --split dev --llm default
-	$(BIN)/python -m bench.native --llm default --limit 15
-	$(BIN)/python -m bench.native --llm fast --limit 15
-	$(BIN)/python -m bench.selection --llm default --per-dataset 12
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[bench]'
+	$(BIN)/python -m bench.report --run all
+
+report: $(VENV)/.installed
+	$(BIN)/trove models install $(TEST_MODELS) llm:fast
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[bench]'
+	$(BIN)/python -m bench.report --run missing
 
 clean-venv:
 	rm -rf $(VENV)

@@ -10,7 +10,7 @@ plots in `bench/report/`, assembled from the results the bench scripts write und
   longest are bench.router with the LLM and ensemble routers, bench.native with the default LLM, and
   bench.routing_e2e); each command's rough duration is in BENCHES below and in the report.
 
-The commands are those of bench/RESULTS.md (and the Makefile's `bench` target), plus the benchmarks
+The commands are those of bench/RESULTS.md, plus the benchmarks
 added since. Plots need matplotlib, a bench-only dependency (`pip install matplotlib`).
 """
 
