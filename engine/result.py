@@ -63,20 +63,18 @@ def clock(seconds: float) -> str:
 
 
 def citation_place(source: str, locator: dict, rows_shown: int = 12) -> str:
-    """Where a citation points, in words (the CLI and the app both show it): the file with its sheet,
-    rows and query language, the named box in a photo, the seconds of a video, the page and characters."""
+    """Where a citation points, in words (the CLI and the app both show it): the file with its sheet and
+    rows, the box in a photo, the seconds of a video, the page and characters."""
     where = Path(source).name
     if "query" in locator:
         rows = locator.get("rows")
         where += f", sheet {locator['sheet']}" if locator.get("sheet") else ""
         if rows:
             where += f", rows {', '.join(map(str, rows[:rows_shown]))}{'…' if len(rows) > rows_shown else ''}"
-        return f"{where} ({LANGUAGES.get(locator.get('language', ''), 'query')})"
+        return where
     if "box" in locator:
-        what = locator.get("name") or locator.get("label") or "region"
         box = ", ".join(str(round(v)) for v in locator["box"])
-        size = f" of {locator['width']}x{locator['height']}" if "width" in locator else ""
-        return f"{where}, {what} (box {box}{size})"
+        return f"{where}, box ({box}) of {locator.get('width')}x{locator.get('height')}"
     if "start_s" in locator:
         return f"{where}, {clock(locator['start_s'])}–{clock(locator['end_s'])}"
     if "width" in locator:
