@@ -28,10 +28,11 @@ class EnsembleRouter:
     def route(self, question: str, available: set[str]) -> list[Route]:
         probabilities = self.trained.probabilities(question)
         usable = {label: p for label, p in probabilities.items() if label in available or label == "none"}
-        if usable and max(usable.values()) >= self.confident:
-            return decide(probabilities, available, self.trained.threshold, self.trained.name)
-        likeliest = sorted(usable, key=lambda label: -usable[label])[: self.shortlist] if self.shortlist else available
-        try:
-            return self.llm.route(question, set(likeliest))
-        except ModelError:
-            return decide(probabilities, available, self.trained.threshold, self.trained.name)
+        if not usable or max(usable.values()) < self.confident:
+            likeliest = sorted(usable, key=lambda label: -usable[label])[: self.shortlist] if self.shortlist \
+                else available
+            try:
+                return self.llm.route(question, set(likeliest))
+            except ModelError:
+                pass  # no usable LLM: the trained router's decision stands
+        return decide(probabilities, available, self.trained.threshold, self.trained.name)
