@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -73,6 +74,24 @@ class Viewer(QWidget):
             self.engine.call(lambda trove: fn(trove), on_done=on_done, on_error=self.failed)
         else:
             self.engine.submit(lambda task: fn(), on_done=on_done, on_error=self.failed, gated=False)
+
+    def add_query_panels(self, language: str, top: QWidget, grid: ResultGrid, sizes: tuple[int, int]
+                         ) -> tuple[QLabel, QueryBox]:
+        """The layout of a query citation: a caption, `top` (a drawing, triples) over the result `grid`
+        in a resizable split, and the copyable query below; returns the caption and the query box."""
+        caption = QLabel()
+        caption.setWordWrap(True)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(top)
+        split.addWidget(grid)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes(list(sizes))
+        query_box = QueryBox(language)
+        self.layout_.addWidget(caption)
+        self.layout_.addWidget(split, 1)
+        self.layout_.addWidget(query_box)
+        return caption, query_box
 
     def failed(self, message: str) -> None:
         self.header.note.setText(f"Could not load: {message}")

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen, QPolygonF
-from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QLabel, QSplitter
+from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
 
-from desktop.viewers.common import QueryBox, ResultGrid, Viewer, cell_text, is_dark
+from desktop.viewers.common import ResultGrid, Viewer, cell_text, is_dark
 
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 _CLAUSE = re.compile(r"\b(OPTIONAL\s+MATCH|MATCH|WHERE|RETURN|ORDER\s+BY|LIMIT|SKIP)\b", re.IGNORECASE)
@@ -274,18 +274,7 @@ class GraphViewer(Viewer):
         self.view = GraphView()
         self.grid = ResultGrid()
         self.grid.setAccessibleName("result rows")
-        self.caption = QLabel()
-        self.caption.setWordWrap(True)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.view)
-        split.addWidget(self.grid)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
-        split.setSizes([420, 140])
-        self.query_box = QueryBox(self.language)
-        self.layout_.addWidget(self.caption)
-        self.layout_.addWidget(split, 1)
-        self.layout_.addWidget(self.query_box)
+        self.caption, self.query_box = self.add_query_panels(self.language, self.view, self.grid, (420, 140))
 
     def show_citation(self, citation, result) -> None:  # noqa: ANN001
         self.citation = citation

@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QSplitter
-
-from desktop.viewers.common import QueryBox, ResultGrid, Viewer
+from desktop.viewers.common import ResultGrid, Viewer
 
 MAX_TRIPLES = 200
 _PREFIX = re.compile(r"PREFIX\s+([\w-]*):\s*<([^>]*)>", re.IGNORECASE)
@@ -121,22 +118,11 @@ class RdfViewer(Viewer):
 
     def __init__(self, engine, parent=None) -> None:  # noqa: ANN001
         super().__init__(engine, parent)
-        self.caption = QLabel()
-        self.caption.setWordWrap(True)
         self.triples = ResultGrid()
         self.triples.setAccessibleName("triples")
         self.bindings = ResultGrid()
         self.bindings.setAccessibleName("result rows")
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.triples)
-        split.addWidget(self.bindings)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
-        split.setSizes([400, 160])
-        self.query_box = QueryBox(self.language)
-        self.layout_.addWidget(self.caption)
-        self.layout_.addWidget(split, 1)
-        self.layout_.addWidget(self.query_box)
+        self.caption, self.query_box = self.add_query_panels(self.language, self.triples, self.bindings, (400, 160))
         self.prefixes: dict[str, str] = {}
 
     def show_citation(self, citation, result) -> None:  # noqa: ANN001

@@ -15,6 +15,11 @@ from desktop.viewers.common import Viewer
 from engine.result import clock
 
 
+def span_text(start_s: float, end_s: float) -> str:
+    """`Starts at 0:06 (6 s), ends at 0:12.`"""
+    return f"Starts at {clock(start_s)} ({start_s:g} s), ends at {clock(end_s)}."
+
+
 def multimedia_available() -> bool:
     try:
         from PySide6 import QtMultimedia, QtMultimediaWidgets  # noqa: F401
@@ -60,7 +65,7 @@ class VideoViewer(Viewer):
         kind = "clip" if citation.kind == "clip" else "video"
         self.header.set(citation.n, citation.kind, citation.source,
                         f"{kind} from {clock(self.start_s)} to {clock(self.end_s)}")
-        self.info.setText(f"Starts at {clock(self.start_s)} ({self.start_s:g} s), ends at {clock(self.end_s)}.")
+        self.info.setText(span_text(self.start_s, self.end_s))
         self.body.show_clip(citation.source, loc)
 
     def start_second(self) -> float:
@@ -136,7 +141,7 @@ class _KeyframeStrip(QWidget):
                 self.preview.size().expandedTo(QSize(320, 180)), Qt.AspectRatioMode.KeepAspectRatio,
                 Qt.TransformationMode.SmoothTransformation))
         start, end = item.data(Qt.ItemDataRole.UserRole)
-        self.viewer.info.setText(f"Starts at {clock(start)} ({start:g} s), ends at {clock(end)}."
+        self.viewer.info.setText(span_text(start, end)
                                  + ("" if abs(start - self.viewer.start_s) < 1e-6 else " (not the cited clip)"))
 
     def start_second(self) -> float:
