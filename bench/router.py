@@ -1,10 +1,14 @@
 """Router accuracy: exact label set and per-label F1 on the router mix and on the held-out split of
 every set, with latency per router, in one run.
 
-    .venv/bin/python -m bench.router [--routers rule,trained,llm,ensemble] [--llm default] [--limit 0]
+    .venv/bin/python -m bench.router [--routers rule,trained,llm,ensemble,ensemble-blind] [--llm default] [--limit 0]
 
 Every label counts as available (the corpora all exist), as in the benchmark's setting. The rule
-router is the baseline the trained one replaces.
+router is the baseline the trained one replaces. The ensemble sees the structured sources the sets'
+questions are about, registered as in bench.selection (GeoQuery, the WikiTableQuestions tables, the
+movies graph, the Spider4SPARQL graphs; not Spider's SQL databases: they hold the very data of the
+Spider4SPARQL graphs, so either kind would answer those questions); `ensemble-blind` is the same
+ensemble without them.
 """
 
 from __future__ import annotations
@@ -53,9 +57,24 @@ def ensemble_sweep(results: dict[str, dict], levels: list[float]) -> dict[str, d
     return out
 
 
+def source_nearness(embedder, work: Path):  # noqa: ANN001, ANN201
+    """The ensemble's source evidence over the benchmark sources (bench.selection's, less Spider's SQL)."""
+    from bench.native import stores_in
+    from bench.selection import register
+    from engine.native import selection
+    from engine.routing.sources import by_label
+
+    t0 = time.perf_counter()
+    sources, _ = register(stores_in(work), spider_sql=False)
+    index = selection.SourceIndex(embedder)
+    index.refresh(sources)
+    print(f"{len(sources)} sources registered in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    return lambda vector: by_label(index.nearest_per_kind(vector))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--routers", default="rule,trained,llm,ensemble")
+    parser.add_argument("--routers", default="rule,trained,llm,ensemble,ensemble-blind")
     parser.add_argument("--llm", default="default")
     parser.add_argument("--limit", type=int, default=0, help="held-out questions per set (0 = all)")
     parser.add_argument("--confident", default="0.5,0.6,0.7,0.8,0.9",
@@ -83,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
             llm_cache.append(LLM.from_manager(manager, args.llm, n_ctx=2048))
         return llm_cache[0]
 
+    nearness = source_nearness(embedder, args.out / "router-work") if "ensemble" in args.routers else None
     _, held, mix = dataset.splits()
     by_set: dict[str, list] = {}
     for e in held:
@@ -91,31 +111,35 @@ def main(argv: list[str] | None = None) -> int:
     available = set(ORDER)
     results: dict[str, dict] = {}
     for name in args.routers.split(","):
-        router = make_router(name, embedder=lambda: embedder, llm=llm)
+        router = make_router(name.removesuffix("-blind"), embedder=lambda: embedder, llm=llm,
+                             nearness=None if name.endswith("-blind") else nearness)
         results[name] = {}
         for set_name, examples in sets.items():
-            pairs, times, top = [], [], []
+            pairs, times, top, deciders = [], [], [], Counter()
             for e in tqdm(examples, file=sys.stderr, desc=f"{name} / {set_name}"):
                 t0 = time.perf_counter()
                 routes = router.route(e.question, available)
                 times.append((time.perf_counter() - t0) * 1000)
                 pairs.append((set(e.labels), {r.label for r in routes}))
+                deciders.update({r.router for r in routes})
                 if name == "trained":
                     top.append(max(router.probabilities(e.question).values()))
             results[name][set_name] = {"n": len(pairs), "exact": sum(g == p for g, p in pairs) / max(len(pairs), 1),
                                        "f1": {label: f1(pairs, label) for label in ORDER
                                               if any(label in g for g, _ in pairs)},
                                        "ms": statistics.median(times), "times": times, "top": top,
+                                       "llm_share": deciders["llm"] / max(len(pairs), 1),
+                                       "sources_share": deciders["sources"] / max(len(pairs), 1),
                                        "pairs": [[sorted(g), sorted(p)] for g, p in pairs]}
     results.update(ensemble_sweep(results, [float(c) for c in args.confident.split(",") if c]))
-    lines = ["| router | " + " | ".join(sets) + " | median ms (mix) | mean ms (mix) | LLM asked (mix) |",
-             "|---" * (len(sets) + 4) + "|"]
+    lines = ["| router | " + " | ".join(sets) + " | median ms (mix) | mean ms (mix) | LLM asked (mix) "
+             "| sources decided (mix) |", "|---" * (len(sets) + 5) + "|"]
     for name, per_set in results.items():
         mix_row = per_set["router_mix"]
-        asked = {"llm": 1.0, "trained": 0.0, "rule": 0.0}.get(name, mix_row.get("llm_share"))
+        shares = [mix_row.get("llm_share"), mix_row.get("sources_share")]
         lines.append(f"| {name} | " + " | ".join(f"{r['exact']:.1%}" for r in per_set.values())
                      + f" | {mix_row['ms']:.1f} | {statistics.mean(mix_row['times']):.1f} | "
-                     + (f"{asked:.0%}" if asked is not None else "–") + " |")
+                     + " | ".join(f"{share:.0%}" if share is not None else "–" for share in shares) + " |")
     f1_lines = ["| router | " + " | ".join(ORDER) + " |", "|---" * (len(ORDER) + 1) + "|"]
     for name, per_set in results.items():
         pairs = [(set(g), set(p)) for r in per_set.values() for g, p in r["pairs"]]

@@ -28,14 +28,15 @@ from bench.native import EVAL, ROOT, _every, stores_in
 GEO_DB = EVAL / "sql" / "geoquery" / "geography-db.added-in-2020.sqlite"
 
 
-def register(stores) -> tuple[list, dict[str, str]]:  # noqa: ANN001
-    """Every source, and each source's answer key (its database, for Spider's SQL/RDF twins)."""
+def register(stores, spider_sql: bool = True) -> tuple[list, dict[str, str]]:  # noqa: ANN001
+    """Every source, and each source's answer key (its database, for Spider's SQL/RDF twins);
+    without `spider_sql`, Spider's SQLite databases (the Spider4SPARQL graphs' twins) are left out."""
     from engine.ingest import rdf, tables
     from engine.ingest.graphs.load import load as load_graph
     from engine.native.sources import Source
 
     sources, key = [], {}
-    for folder in sorted((EVAL / "sql" / "spider" / "database").iterdir()):
+    for folder in sorted((EVAL / "sql" / "spider" / "database").iterdir()) if spider_sql else []:
         db = next(folder.glob("*.sqlite"))
         sources.append(Source(folder.name, "database", "sqlite", str(db), tables.describe_database(db)))
         key[folder.name] = folder.name

@@ -48,7 +48,9 @@ class Trove:
         self.models = ModelManager(self.settings.models_dir)
         self.router = make_router(router or self.settings.router, embedder=lambda: self.embedder,
                                   llm=lambda: self.llm, threshold=self.settings.router_threshold,
-                                  confident=self.settings.router_confident)
+                                  confident=self.settings.router_confident, nearness=self.source_nearness,
+                                  source_level=self.settings.router_source_level,
+                                  source_margin=self.settings.router_source_margin)
         self._embedder = None
         self._llm = None
         self._vision = None
@@ -228,21 +230,34 @@ class Trove:
             return [Route("none", 1.0, "empty index")]
         return self.router.route(question, available)
 
+    def source_index(self):  # noqa: ANN201 (engine.native.selection.SourceIndex)
+        """The descriptor embeddings of the structured sources, brought up to date with the catalog."""
+        from engine.native import selection, sources
+
+        if self._source_index is None:
+            self._source_index = selection.SourceIndex(self.embedder)
+        self._source_index.refresh(sources.from_catalog(self.catalog.sources()))
+        return self._source_index
+
+    def source_nearness(self, vector) -> dict[str, float]:  # noqa: ANN001
+        """Per structured route label, how near its nearest source is to the question (routing evidence)."""
+        from engine.routing.sources import by_label
+
+        return by_label(self.source_index().nearest_per_kind(vector))
+
     def _native(self, question: str, vector, kinds: set[str]  # noqa: ANN001
                 ) -> tuple[list[tuple[str, Hit]], list[QueryRun]]:
         """Native queries over the structured sources of `kinds`: select sources, write, validate,
         repair, run; results as hits."""
         from engine.native import evidence as native_evidence
-        from engine.native import selection, sources
+        from engine.native import selection
         from engine.native.examples import ExamplePicker
         from engine.native.querying import write_and_run
         from engine.native.writers import writer_for
 
-        if self._source_index is None:
-            self._source_index = selection.SourceIndex(self.embedder)
+        if self._examples is None:
             self._examples = ExamplePicker(self.embedder)
-        self._source_index.refresh(sources.from_catalog(self.catalog.sources()))
-        candidates = [(s, sim) for s, sim in self._source_index.nearest(vector, self.settings.source_candidates, kinds)
+        candidates = [(s, sim) for s, sim in self.source_index().nearest(vector, self.settings.source_candidates, kinds)
                       if sim >= self.settings.source_min_similarity]
         if not candidates:  # no source near the question: nothing to write a query for, no LLM needed
             return [], []

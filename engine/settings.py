@@ -48,6 +48,8 @@ class Settings:
     router: str = "ensemble"  # rule | trained | llm | ensemble (engine.routing.ROUTERS)
     router_threshold: float = 0.8  # a label passes when its probability clears this (UniversalRAG)
     router_confident: float = 0.5  # the ensemble trusts the trained router above this, asks the LLM below
+    router_source_level: float = 0.5  # a structured source this similar to a question adds its route (ensemble)
+    router_source_margin: float = 0.1  # ... and replaces another structured route whose sources are this much farther
     query_examples: int = 3  # few-shot examples per query, the nearest in meaning to the question
     source_candidates: int = 3  # structured sources the prefilter keeps for the LLM to choose from
     sources_per_question: int = 1

@@ -37,6 +37,14 @@ class SourceIndex:
             self._matrix = self.embedder.embed(texts) if texts else self._matrix
             self._key = key
 
+    def nearest_per_kind(self, vector: np.ndarray) -> dict[str, float]:
+        """Per source kind, the similarity of its source nearest the question (routing evidence)."""
+        if not self._sources:
+            return {}
+        similarity = self._matrix @ vector
+        kinds = np.array([source.kind for source in self._sources])[self._owner]
+        return {str(kind): float(similarity[kinds == kind].max()) for kind in np.unique(kinds)}
+
     def nearest(self, vector: np.ndarray, k: int, kinds: set[str] | None = None) -> list[tuple[Source, float]]:
         """The k sources (of `kinds`, when given) whose descriptors are nearest to the question."""
         if not self._sources:

@@ -47,7 +47,8 @@ class LLMRouter:
     def __init__(self, llm: Callable[[], object] | None = None, **_: object) -> None:
         self._llm = llm
 
-    def route(self, question: str, available: set[str]) -> list[Route]:
+    def route(self, question: str, available: set[str], most: int = 2) -> list[Route]:
+        """At most `most` labels: the ensemble asks for one, the likeliest kind among its shortlist."""
         if self._llm is None:
             raise ValueError("the LLM router needs an LLM")
         allowed = ["none", *[label for label in DEFINITIONS if label in available and label != "none"]]
@@ -56,7 +57,7 @@ class LLMRouter:
                           if all(label in allowed for label in labels))
         schema = {"type": "object", "properties": {"kinds": {"type": "array", "items": {"type": "string",
                                                                                        "enum": allowed},
-                                                             "minItems": 1, "maxItems": 2}},
+                                                             "minItems": 1, "maxItems": most}},
                   "required": ["kinds"]}
         out = self._llm().chat_json(  # type: ignore[attr-defined]
             [{"role": "system", "content": SYSTEM.format(definitions=definitions) + "\n\nExamples:\n" + shots},

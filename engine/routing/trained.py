@@ -40,13 +40,17 @@ class TrainedRouter:
         self._session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         self.labels = json.loads(meta.read_text())["labels"]
 
+    def embed(self, question: str) -> np.ndarray:
+        """The question's text embedding, the classifier's input."""
+        if self._embedder is None:
+            raise ValueError("the trained router needs the text embedder or the question's vector")
+        return self._embedder().embed_one(question)  # type: ignore[attr-defined]
+
     def probabilities(self, question: str, vector: np.ndarray | None = None) -> dict[str, float]:
         if self._session is None:
             self._load()
         if vector is None:
-            if self._embedder is None:
-                raise ValueError("the trained router needs the text embedder or the question's vector")
-            vector = self._embedder().embed_one(question)  # type: ignore[attr-defined]
+            vector = self.embed(question)
         out = self._session.run(None, {"embedding": np.asarray(vector, dtype=np.float32).reshape(1, -1)})[0][0]
         return {label: float(p) for label, p in zip(self.labels, out, strict=True)}
 

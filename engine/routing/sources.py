@@ -1,0 +1,66 @@
+"""The user's structured sources as routing evidence. The trained router reads only the words of a
+question; "how many singers are there" reads the same whether the singers are in a spreadsheet or an
+RDF file, and "according to my library" says nothing about which kind of file the library is. The
+catalog knows: how near each kind's nearest source descriptor is to the question (the same
+descriptor embeddings that pick sources for native queries) settles such questions.
+
+`nearness` maps each structured label to the similarity of its nearest source. Two uses:
+- `settle_structured`: when the router hesitates between structured labels, the one whose source
+  is nearest takes their combined probability;
+- `with_sources`: a source near enough (`level`) adds its label to the routes, replaces `none`, or
+  replaces another structured label whose own nearest source is clearly (`margin`) farther.
+"""
+
+from __future__ import annotations
+
+from engine.routing.base import Route
+from engine.routing.labels import NATIVE
+
+STRUCTURED = tuple(NATIVE)  # the labels answered by native queries over catalog sources
+ROUTER = "sources"  # the `router` of a route that source evidence decided
+
+
+def by_label(per_kind: dict[str, float]) -> dict[str, float]:
+    """Per structured label, the similarity of its nearest source (labels without sources absent)."""
+    out: dict[str, float] = {}
+    for label, kinds in NATIVE.items():
+        found = [per_kind[kind] for kind in kinds if kind in per_kind]
+        if found:
+            out[label] = max(found)
+    return out
+
+
+def settle_structured(probabilities: dict[str, float], nearness: dict[str, float],
+                      shortlist: int) -> dict[str, float]:
+    """Among the `shortlist` likeliest labels, the structured ones merge into the one whose nearest
+    source is nearest the question (the router said "structured data"; the sources say which)."""
+    likeliest = sorted(probabilities, key=lambda label: -probabilities[label])[:shortlist]
+    candidates = [label for label in likeliest if label in STRUCTURED and label in nearness]
+    if len(candidates) < 2:
+        return probabilities
+    best = max(candidates, key=nearness.__getitem__)
+    settled = dict(probabilities)
+    for label in candidates:
+        settled[label] = 0.0
+    settled[best] = sum(probabilities[label] for label in candidates)
+    return settled
+
+
+def with_sources(routes: list[Route], nearness: dict[str, float], level: float, margin: float) -> list[Route]:
+    """The routes, corrected by a structured source at least `level` similar to the question."""
+    if not nearness:
+        return routes
+    best = max(nearness, key=nearness.__getitem__)
+    similarity = nearness[best]
+    labels = [route.label for route in routes]
+    if similarity < level or best in labels:
+        return routes
+    found = Route(best, similarity, ROUTER)
+    structured = [route for route in routes if route.label in STRUCTURED]
+    if structured:  # another structured kind was routed: replaced only when its own sources are clearly farther
+        if all(similarity - nearness.get(route.label, 0.0) >= margin for route in structured):
+            return [route for route in routes if route.label not in STRUCTURED] + [found]
+        return routes
+    if labels == ["none"]:
+        return [found]
+    return [*routes, found]

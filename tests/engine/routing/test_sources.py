@@ -1,0 +1,61 @@
+"""The user's structured sources as routing evidence: nearness per label, a doubt between structured
+kinds settled by the nearest source, and a near source adding or correcting its route."""
+
+from __future__ import annotations
+
+from engine.routing import make_router
+from engine.routing.base import Route
+from engine.routing.sources import by_label, settle_structured, with_sources
+from tests.conftest import EXAMPLES
+
+ALL = {"paragraph", "document", "table", "graph", "rdf", "image", "region", "clip", "video"}
+
+
+def test_nearness_per_label_takes_the_nearest_of_its_source_kinds():
+    assert by_label({"table": 0.3, "database": 0.5, "rdf": 0.2}) == {"table": 0.5, "rdf": 0.2}
+    assert by_label({}) == {}
+
+
+def test_a_doubt_between_structured_kinds_goes_to_the_nearest_source():
+    probabilities = {"rdf": 0.45, "table": 0.35, "paragraph": 0.3, "graph": 0.05}
+    settled = settle_structured(probabilities, {"rdf": 0.2, "table": 0.6, "graph": 0.9}, shortlist=3)
+    assert settled["table"] == 0.8 and settled["rdf"] == 0.0
+    assert settled["graph"] == 0.05 and settled["paragraph"] == 0.3  # outside the shortlist / not structured
+    alone = {"rdf": 0.45, "paragraph": 0.4}
+    assert settle_structured(alone, {"rdf": 0.1, "table": 0.9}, shortlist=3) == alone
+
+
+def labels(routes: list[Route], nearness: dict[str, float]) -> list[tuple[str, str]]:
+    return [(r.label, r.router) for r in with_sources(routes, nearness, level=0.5, margin=0.1)]
+
+
+def test_a_near_source_adds_its_route_or_replaces_none():
+    assert labels([Route("paragraph", 0.9, "trained")], {"rdf": 0.55}) == [("paragraph", "trained"), ("rdf", "sources")]
+    assert labels([Route("none", 0.65, "trained")], {"table": 0.52}) == [("table", "sources")]
+
+
+def test_a_far_source_changes_nothing():
+    routes = [Route("none", 0.99, "trained")]
+    assert with_sources(routes, {"table": 0.3, "rdf": 0.49}, 0.5, 0.1) == routes
+    assert with_sources(routes, {}, 0.5, 0.1) == routes
+
+
+def test_another_structured_route_is_replaced_only_when_its_sources_are_clearly_farther():
+    routed = [Route("rdf", 0.9, "trained")]
+    assert labels(routed, {"table": 0.6, "rdf": 0.45}) == [("table", "sources")]
+    assert labels(routed, {"table": 0.6, "rdf": 0.55}) == [("rdf", "trained")]
+    assert labels([Route("table", 0.9, "trained")], {"table": 0.4, "graph": 0.7}) == [("graph", "sources")]
+
+
+def test_the_ensemble_follows_the_users_sources(trove):  # noqa: ANN001
+    """A running log kept as a database: a question whose words alone read as general knowledge
+    (the trained router says `none`) goes to it."""
+    trove.index([EXAMPLES / "health"])
+    question = "How many kilometres have I run in my Hoka shoes?"
+    vector = trove.embedder.embed_one(question)
+    nearness = trove.source_nearness(vector)
+    assert set(nearness) == {"table"} and nearness["table"] > 0.5
+    seeing = make_router("ensemble", embedder=lambda: trove.embedder, llm=lambda: trove.llm, confident=0.0,
+                         nearness=trove.source_nearness)
+    assert [r.label for r in seeing.route(question, ALL)] == ["table"]
+    assert [r.label for r in trove.route(question)] == ["table"]  # the product's router is the seeing ensemble
