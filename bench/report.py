@@ -65,7 +65,8 @@ BENCHES: tuple[Bench, ...] = (
     Bench("selection-default", "Source selection: prefilter + LLM", ("selection-default.json",),
           ("bench.selection", "--llm", "default", "--per-dataset", "8"), "10 min", "§6"),
     Bench("router", "Routing: router accuracy", ("router.json",),
-          ("bench.router", "--routers", "rule,trained,llm,ensemble", "--llm", "default", "--limit", "40"),
+          ("bench.router", "--routers", "rule,trained,llm,ensemble,ensemble-blind", "--llm", "default", "--limit",
+           "40"),
           "30-60 min (the LLM router reads every question)", "§7"),
     Bench("detection", "Object detection on COCO128", ("detection.json",), ("bench.detection",), "3 min", "§8"),
     Bench("scenes", "Scene cuts and video reading", ("scenes.json",), ("bench.scenes",), "1 min", "§9"),
@@ -344,8 +345,10 @@ def sec_router(out: Path, plots: Path) -> str:
     table = [[r, *(pct(data[r][s]["exact"]) for s in sets), f"{data[r]['router_mix']['ms']:.1f}",
               pct(asked.get(r, data[r]["router_mix"].get("llm_share")))] for r in routers]
     text = ("Exact label-set accuracy; the rule router is the keyword baseline. Every label counts as available. "
-            "`ensemble@c` rows (when present) are the ensemble at confidence level c, simulated from the trained and "
-            "LLM routers' answers to the same questions.\n\n"
+            "The ensemble also sees the structured sources the sets ask about (GeoQuery, the WTQ tables, the movies "
+            "graph, the Spider4SPARQL graphs) as routing evidence; `ensemble-blind` is the same ensemble without "
+            "them. `ensemble@c` rows (when present) are the ensemble at confidence level c, simulated from the "
+            "trained and LLM routers' answers to the same questions.\n\n"
             + md_table(["router", *(f"{s} ({data[routers[0]][s]['n']})" for s in sets), "median ms (mix)",
                         "LLM asked (mix)"], table))
     shown = [r for r in routers if "@" not in r]  # the routers themselves; the simulated levels stay in the table

@@ -1,7 +1,8 @@
 """The ensemble: the trained router decides when it is confident (its top probability clears
-`confident`), the LLM router otherwise, choosing among the trained router's `shortlist` likeliest
-labels (a small LLM alone misreads benchmark-style questions; between a few plausible kinds it
-judges well). Milliseconds for most questions, the LLM for the doubtful. Without a usable LLM
+`confident`), the LLM router otherwise, naming one kind among the trained router's `shortlist`
+likeliest labels (a small LLM alone misreads benchmark-style questions, and asked for "one, a second
+only when needed" it adds a second kind to most of them; the trained router's passing labels and the
+sources give the second routes). Milliseconds for most questions, the LLM for the doubtful. Without a usable LLM
 (missing, or failing to load) the trained router's own decision stands: routing never stops an answer.
 
 With `nearness` (the similarity of each structured label's nearest source, `engine.routing.sources`)

@@ -52,7 +52,8 @@ def test_llm_and_ensemble_routers_with_the_smoke_model(embedder, smoke_llm):  # 
     ensemble = make_router("ensemble", embedder=lambda: embedder, llm=lambda: smoke_llm, confident=0.0)
     assert ensemble.route("How much did I spend on groceries in March 2024?", ALL)[0].router == "trained"
     doubtful = make_router("ensemble", embedder=lambda: embedder, llm=lambda: smoke_llm, confident=1.01)
-    assert doubtful.route("How much did I spend on groceries in March 2024?", ALL)[0].router == "llm"
+    asked = doubtful.route("How much did I spend on groceries in March 2024?", ALL)
+    assert len(asked) == 1 and asked[0].router == "llm"  # the LLM names one kind
 
 
 def test_ensemble_without_a_usable_llm_keeps_the_trained_decision(embedder):  # noqa: ANN001
