@@ -38,6 +38,13 @@ STAGE_NAMES = {"route": "routing", "query": "native queries", "retrieve": "retri
                "select": "evidence selection", "generate": "writing the answer", "total": "total"}
 
 
+def route_tip(router: str) -> str:
+    """What decided a route, in words, for its chip's tooltip."""
+    return {"sources": "one of your tables, graphs or RDF files is close to the question",
+            "fallback": "searched because the routes found nothing relevant",
+            "given": "route given by the caller"}.get(router, f"routed by the {router} router")
+
+
 def answer_html(answer: str, numbers: set[int]) -> str:
     """The answer with each [n] a link to its citation."""
     text = html.escape(answer).replace("\n", "<br>")
@@ -358,7 +365,7 @@ class AskView(QWidget):
                 widget.setParent(None)
                 widget.deleteLater()
         for r in routes:
-            chip = Chip(f"{r['label']} {r['confidence']:.2f}", f"routed by the {r.get('router', '')} router")
+            chip = Chip(f"{r['label']} {r['confidence']:.2f}", route_tip(r.get("router", "")))
             self.chips.addWidget(chip)
             chip.show()
 
