@@ -16,6 +16,8 @@ def test_prefilter_finds_the_source_about_the_question_of_the_kinds_asked(trove)
     assert index.nearest(embed("Who are the grandchildren of Astrid Lindqvist?"), 1)[0][0].name == "family_tree"
     assert index.nearest(embed("How many kilometres did I run in April?"), 1)[0][0].name == "running_log"
     assert index.nearest(embed("Which books by Le Guin do I have?"), 1)[0][0].kind == "rdf"
+    per_kind = index.nearest_per_kind(embed("Who are the grandchildren of Astrid Lindqvist?"))
+    assert set(per_kind) == {"table", "database", "graph", "rdf"} and max(per_kind, key=per_kind.get) == "graph"
     only_tables = index.nearest(embed("Who are the grandchildren of Astrid Lindqvist?"), 3, {"table", "database"})
     assert only_tables and all(s.kind in ("table", "database") for s, _ in only_tables)
     family = next(s for s in sources.from_catalog(trove.catalog.sources()) if s.name == "family_tree")
