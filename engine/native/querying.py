@@ -49,14 +49,9 @@ def write_and_run(llm, question: str, source: Source, stores: Stores, max_tries:
         try:
             statement = validate(source, query, stores)
             result = run(source, statement, stores, timeout_s, max_rows)
-            if source.language == "sparql" and (unbound := _unbound(result)):
-                pattern = _binding_pattern(unbound, writer.schema_text(source))
-                bound = _bind(statement, pattern) if pattern else None
-                if bound is None:
-                    raise QueryFailed(f"?{unbound} is never bound: add the triple pattern that gives it a value")
-                statement = validate(source, bound, stores)  # the schema's own pattern, added for the model
-                result = run(source, statement, stores, timeout_s, max_rows)
-                query = bound
+            if source.language == "sparql" and _unbound(result) is not None:
+                statement, result = _bind_unbound(source, statement, result, stores, timeout_s, max_rows)
+                query = statement  # the schema's own patterns, added for the model
             if not _YES_NO.match(question) and (echoed := echo(result, statement)):
                 raise QueryFailed(f"the result only repeats {echoed!r}, the value the query filters on: return "
                                   "what the question asks for instead")
@@ -95,6 +90,22 @@ def _unbound(result: QueryResult) -> str | None:
         if all(row[i] is None for row in result.rows):
             return column
     return None
+
+
+def _bind_unbound(source: Source, statement: str, result: QueryResult, stores: Stores, timeout_s: float,
+                  max_rows: int) -> tuple[str, QueryResult]:
+    """Every selected variable no pattern binds gets the schema's own pattern for it, one at a time
+    (a model that selects `?age ?hometown` often writes the pattern of neither)."""
+    schema, tried = writer_for(source.language).schema_text(source), set()
+    while (unbound := _unbound(result)) is not None:
+        pattern = _binding_pattern(unbound, schema) if unbound not in tried else None
+        bound = _bind(statement, pattern) if pattern else None
+        if bound is None:
+            raise QueryFailed(f"?{unbound} is never bound: add the triple pattern that gives it a value")
+        tried.add(unbound)
+        statement = validate(source, bound, stores)
+        result = run(source, statement, stores, timeout_s, max_rows)
+    return statement, result
 
 
 def _binding_pattern(variable: str, schema: str) -> str | None:

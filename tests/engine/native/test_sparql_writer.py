@@ -159,3 +159,18 @@ def test_an_unbound_selected_variable_is_bound_with_the_schemas_own_pattern():
     assert _bind(query, pattern) == ("SELECT ?book_name WHERE { ?book schema:name ?book_name .  "
                                      "?book schema:author ?person . }")
     assert _bind("SELECT ?book_name WHERE { ?x ?p ?o }", pattern) is None  # would not join: left alone
+
+
+def test_every_unbound_selected_variable_is_bound_before_the_result_counts(pets):  # noqa: ANN001
+    from engine.native.querying import _bind_unbound
+    from engine.native.sources import Stores, run, validate
+
+    store, source = pets
+    stores = Stores(None, None, store)
+    query = "PREFIX pet: <http://example.org/pets#>\nSELECT ?cat_name ?cat_born WHERE { ?cat a pet:Cat . }"
+    statement = validate(source, query, stores)
+    result = run(source, statement, stores, 10, 20)
+    assert result.rows and all(row == (None, None) for row in result.rows)  # the model bound neither
+    statement, result = _bind_unbound(source, statement, result, stores, 10, 20)
+    assert sorted(result.rows) == [("Kit", 2021), ("Mog", 2015), ("Tom", 2019)]
+    assert "?cat pet:name ?cat_name ." in statement and "?cat pet:born ?cat_born ." in statement
