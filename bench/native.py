@@ -12,7 +12,8 @@ Baseline: one zero-shot prompt with the question and the raw schema (CREATE TABL
 relationship tables / class and predicate lists), no examples, no validation, no repair. Trove:
 `engine.native.querying.write_and_run` with the source's descriptor, few-shot examples chosen per
 question, validation on the engine and repair from its error (3 writes at most). Questions are taken
-evenly across each dataset (every n-th), the same for both systems.
+evenly across each dataset (every n-th), the same for both systems. Datasets not run keep their
+results from the last run recorded in native-<llm>.json, so one dataset can be re-measured alone.
 """
 
 from __future__ import annotations
@@ -271,8 +272,13 @@ def main(argv: list[str] | None = None) -> int:
     text = (f"# Native query writing, {args.llm} LLM\n\ndate: {stamp}  \ncommand: `python -m bench.native "
             f"--datasets {args.datasets} --llm {args.llm} --limit {args.limit}`\n\n{table}\n")
     args.out.mkdir(parents=True, exist_ok=True)
+    recorded = args.out / f"native-{args.llm}.json"
+    kept = {k: v for k, v in (json.loads(recorded.read_text()) if recorded.is_file() else {}).items()
+            if k not in details}
+    if kept:
+        text += f"\nKept from the earlier run in {recorded.name}: {', '.join(kept)}.\n"
     (args.out / f"native-{args.llm}.md").write_text(text)
-    (args.out / f"native-{args.llm}.json").write_text(json.dumps(details, indent=1, default=str))
+    recorded.write_text(json.dumps({**kept, **details}, indent=1, default=str))
     print(text)
     return 0
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from engine.native.examples import Example
 from engine.native.sources import Source, Stores, run, validate
 from engine.native.writers import writer_for
+from engine.native.writers.sparql_fixes import bind, binding_pattern
 from local_stores.table_store import QueryFailed, QueryRefused, QueryResult
 
 
@@ -48,6 +49,8 @@ def write_and_run(llm, question: str, source: Source, stores: Stores, max_tries:
         query = writer.fix(writer.extract(llm.chat(convo, max_tokens=220)), source)
         try:
             statement = validate(source, query, stores)
+            if problem := writer.check(statement, source):
+                raise QueryFailed(problem)
             result = run(source, statement, stores, timeout_s, max_rows)
             if source.language == "sparql" and _unbound(result) is not None:
                 statement, result = _bind_unbound(source, statement, result, stores, timeout_s, max_rows)
@@ -98,33 +101,14 @@ def _bind_unbound(source: Source, statement: str, result: QueryResult, stores: S
     (a model that selects `?age ?hometown` often writes the pattern of neither)."""
     schema, tried = writer_for(source.language).schema_text(source), set()
     while (unbound := _unbound(result)) is not None:
-        pattern = _binding_pattern(unbound, schema) if unbound not in tried else None
-        bound = _bind(statement, pattern) if pattern else None
+        pattern = binding_pattern(unbound, schema) if unbound not in tried else None
+        bound = bind(statement, pattern) if pattern else None
         if bound is None:
             raise QueryFailed(f"?{unbound} is never bound: add the triple pattern that gives it a value")
         tried.add(unbound)
         statement = validate(source, bound, stores)
         result = run(source, statement, stores, timeout_s, max_rows)
     return statement, result
-
-
-def _binding_pattern(variable: str, schema: str) -> str | None:
-    """The schema's own triple pattern that binds a variable (`?book schema:name ?book_name .`)."""
-    for line in schema.splitlines():
-        pattern = line.split("#")[0].strip()
-        if pattern.endswith(f"?{variable} ."):
-            return pattern
-    return None
-
-
-def _bind(query: str, pattern: str) -> str | None:
-    """The query with `pattern` added at the start of its WHERE block, when the pattern's subject is
-    a variable the query already uses (so the new pattern joins, never multiplies rows)."""
-    subject = pattern.split()[0]
-    where = re.search(r"\bWHERE\s*\{|\{", query, re.IGNORECASE)
-    if where is None or subject not in query[where.end():]:
-        return None
-    return query[:where.end()] + f" {pattern} " + query[where.end():]
 
 
 def _label(language: str) -> str:

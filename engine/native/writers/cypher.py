@@ -137,3 +137,8 @@ def extract(reply: str) -> str:
     m = _START.search(reply)
     text = reply[m.start():] if m else reply
     return text.strip().split(";")[0].strip()
+
+
+def check(statement: str, source) -> str | None:  # noqa: ANN001, ARG001
+    """Nothing to add: Kùzu's EXPLAIN already names unknown labels and properties."""
+    return None

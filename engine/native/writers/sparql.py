@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from engine.native.examples import Example
+from engine.native.writers import sparql_fixes
 from local_stores.rdf_store import compact, local_name
 
 LANGUAGE = "sparql"
@@ -101,6 +102,11 @@ def _var(text: str, fallback: str) -> str:
     return f"v_{name}" if name[0].isdigit() else name[0].lower() + name[1:]
 
 
+def subject_variable(class_iri: str) -> str:
+    """The variable the schema text uses for instances of a class (`?city` for ontop:city)."""
+    return _var(local_name(class_iri), "s")
+
+
 def _example(value: str, datatype: str | None) -> str:
     return value if datatype in _NUMERIC else json.dumps(value, ensure_ascii=False)
 
@@ -144,7 +150,7 @@ def _blocks(d: dict, samples: bool) -> list[tuple[list[str], set[str]]]:
     out = []
     for cls in d.get("classes", []):
         names = _Names(d.get("prefixes", {}))
-        subject = _var(local_name(cls["iri"]), "s")
+        subject = subject_variable(cls["iri"])
         label = f' "{cls["label"]}"' if cls["label"].lower() != local_name(cls["iri"]).lower() else ""
         lines = [f"# class {names(cls['iri'])}{label} ({cls['instances']} instances)",
                  f"?{subject} a {names(cls['iri'])} ."]
@@ -203,13 +209,24 @@ def messages(question: str, source, examples: list[Example] | None = None) -> li
 
 def fix(query: str, source) -> str:  # noqa: ANN001
     """Repairs small models need often and that cannot change a query's meaning: SQL's lower/upper
-    as SPARQL's lcase/ucase, and GROUP BY/ORDER BY/LIMIT written inside the final brace moved after it."""
+    as SPARQL's lcase/ucase, GROUP BY/ORDER BY/LIMIT written inside the final brace moved after it,
+    and the SQL habits `sparql_fixes` knows (brackets, ORDER BY direction, FROM a class, variables
+    no pattern binds)."""
     query = re.sub(r"(?<![\w:?$])lower\s*\(", "lcase(", query, flags=re.IGNORECASE)
     query = re.sub(r"(?<![\w:?$])upper\s*\(", "ucase(", query, flags=re.IGNORECASE)
     inside = re.search(r"\s((?:GROUP\s+BY|ORDER\s+BY|HAVING|LIMIT|OFFSET)\b[^{}]*?)\s*\}\s*$", query, re.IGNORECASE)
     if inside and len(re.findall(r"\bSELECT\b", query, re.IGNORECASE)) == 1:
         query = f"{query[:inside.start()].rstrip()}\n}}\n{inside.group(1).strip()}"
+    query = sparql_fixes.order_direction(sparql_fixes.bracket_having(sparql_fixes.bracket_aggregates(query)))
+    if source is not None:
+        query = sparql_fixes.bind_missing(sparql_fixes.class_from(query, source), schema_text(source))
     return query
+
+
+def check(statement: str, source) -> str | None:  # noqa: ANN001
+    """What is wrong with a query the engine accepts but that cannot match: predicates or classes
+    the source does not have (None when there is nothing to say)."""
+    return sparql_fixes.unknown_names(statement, source)
 
 
 def extract(reply: str) -> str:

@@ -12,25 +12,6 @@ from engine.native.writers import sparql
 from local_stores.rdf_store import QueryFailed, QueryRefused, RdfStore
 from tests.conftest import MODELS_DIR
 
-PETS = """@prefix pet: <http://example.org/pets#> .
-@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
-
-pet:tom a pet:Cat ; pet:name "Tom" ; pet:born 2019 ; pet:vet pet:clinic .
-pet:kit a pet:Cat ; pet:name "Kit" ; pet:born 2021 ; pet:vet pet:clinic .
-pet:mog a pet:Cat ; pet:name "Mog" ; pet:born 2015 .
-pet:rex a pet:Dog ; pet:name "Rex" ; pet:born 2018 .
-pet:fido a pet:Dog ; pet:name "Fido" ; pet:born 2020 .
-pet:clinic a pet:Clinic ; rdfs:label "Green Lane Vets" .
-"""
-
-
-@pytest.fixture
-def pets(tmp_path: Path) -> tuple[RdfStore, Source]:
-    file = tmp_path / "pets.ttl"
-    file.write_text(PETS, encoding="utf-8")
-    store = RdfStore(tmp_path / "rdf")
-    return store, Source("pets", "rdf", "oxigraph", str(file), store.load("pets", file))
-
 
 def test_schema_text_shows_prefixes_classes_patterns_and_samples(pets):  # noqa: ANN001
     _, source = pets
@@ -147,18 +128,6 @@ def test_a_large_schema_drops_samples_then_small_classes_to_fit(tmp_path: Path):
     assert text.endswith("more, not shown") and "PREFIX ex: <http://example.org/big#>" in text
     whole = sparql.schema_text(source, max_chars=100_000)
     assert "e.g." in whole and "ex:Class29" in whole
-
-
-def test_an_unbound_selected_variable_is_bound_with_the_schemas_own_pattern():
-    from engine.native.querying import _bind, _binding_pattern
-
-    schema = "PREFIX schema: <http://schema.org/>\n?book a schema:Book .\n?book schema:name ?book_name .  # string"
-    pattern = _binding_pattern("book_name", schema)
-    assert pattern == "?book schema:name ?book_name ."
-    query = "SELECT ?book_name WHERE { ?book schema:author ?person . }"
-    assert _bind(query, pattern) == ("SELECT ?book_name WHERE { ?book schema:name ?book_name .  "
-                                     "?book schema:author ?person . }")
-    assert _bind("SELECT ?book_name WHERE { ?x ?p ?o }", pattern) is None  # would not join: left alone
 
 
 def test_every_unbound_selected_variable_is_bound_before_the_result_counts(pets):  # noqa: ANN001

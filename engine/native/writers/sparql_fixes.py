@@ -1,0 +1,215 @@
+"""Repairs to model-written SPARQL that cannot change what a query means, and a check of the names
+it uses against the source's descriptor.
+
+Small models write SPARQL with SQL's habits: `SELECT COUNT(?x) AS ?n`, `HAVING COUNT(*) > 1`,
+`ORDER BY ?n DESC`, `FROM ontop:city` for "from the city table", and variables selected or counted
+that no pattern binds. Each repair here turns one such habit into the query the model meant; a
+query without the habit comes back unchanged. An unknown predicate or class is not repaired but
+reported, because SPARQL would silently match nothing."""
+
+from __future__ import annotations
+
+import re
+
+from local_stores.rdf_store import COMMON_PREFIXES, MAX_CLASSES, MAX_PREDICATES, compact
+
+_AGGREGATE = re.compile(r"\b(COUNT|SUM|AVG|MIN|MAX|SAMPLE|GROUP_CONCAT)\s*\(", re.IGNORECASE)
+_TAIL = re.compile(r"\b(GROUP\s+BY|HAVING|ORDER\s+BY|LIMIT|OFFSET|VALUES)\b", re.IGNORECASE)
+_VARIABLE = re.compile(r"[?$](\w+)")
+_STRING = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|<[^<>\s]*>")
+
+
+def closing(text: str, start: int) -> int:
+    """The index of the bracket that closes the one opening at `start` (-1 when none does)."""
+    pair = {"(": ")", "{": "}"}[text[start]]
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == text[start]:
+            depth += 1
+        elif text[i] == pair:
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def _where_block(query: str) -> tuple[int, int] | None:
+    """Start and end of the outermost group graph pattern (after WHERE, or the first `{`)."""
+    m = re.search(r"\bWHERE\s*\{", query, re.IGNORECASE) or re.search(r"\{", query)
+    if m is None:
+        return None
+    start = m.end() - 1
+    end = closing(query, start)
+    return (start, end) if end > 0 else None
+
+
+def _select_clause(query: str) -> tuple[int, int] | None:
+    m = re.search(r"\bSELECT\b", query, re.IGNORECASE)
+    if m is None:
+        return None
+    rest = re.search(r"\bWHERE\b|\{|\bFROM\b", query[m.end():], re.IGNORECASE)
+    return m.end(), m.end() + (rest.start() if rest else len(query) - m.end())
+
+
+def bracket_aggregates(query: str) -> str:
+    """`SELECT COUNT(?x) AS ?n` -> `SELECT (COUNT(?x) AS ?n)`: SPARQL needs the brackets."""
+    span = _select_clause(query)
+    if span is None:
+        return query
+    head = query[span[0]:span[1]]
+    for m in reversed(list(_AGGREGATE.finditer(head))):
+        before = head[:m.start()].rstrip()
+        if before.endswith("("):
+            continue
+        end = closing(head, m.end() - 1)
+        alias = re.match(r"\s+AS\s+[?$]\w+", head[end + 1:], re.IGNORECASE) if end > 0 else None
+        if alias:
+            stop = end + 1 + alias.end()
+            head = f"{head[:m.start()]}({head[m.start():stop].strip()}){head[stop:]}"
+    return query[:span[0]] + head + query[span[1]:]
+
+
+def bracket_having(query: str) -> str:
+    """`HAVING COUNT(*) >= 2` -> `HAVING (COUNT(*) >= 2)`: a HAVING condition is a bracketed expression."""
+    m = re.search(r"\bHAVING\s+", query, re.IGNORECASE)
+    if m is None:
+        return query
+    stop = re.search(r"\b(ORDER\s+BY|LIMIT|OFFSET)\b|$", query[m.end():], re.IGNORECASE)
+    condition = query[m.end():m.end() + stop.start()].rstrip()
+    if not condition or (condition.startswith("(") and closing(condition, 0) == len(condition) - 1):
+        return query
+    return f"{query[:m.end()]}({condition}){query[m.end() + len(condition):]}"
+
+
+_ORDER_TERM = r"[?$]\w+|\w+\s*\((?:[^()]|\([^()]*\))*\)"
+
+
+def order_direction(query: str) -> str:
+    """`ORDER BY ?n DESC` -> `ORDER BY DESC(?n)`: SPARQL puts the direction first, as a call."""
+    return re.sub(rf"(?<=\bORDER BY )({_ORDER_TERM})\s+(DESC|ASC)\b(?!\s*\()",
+                  lambda m: f"{m.group(2).upper()}({m.group(1)})",
+                  re.sub(r"\bORDER\s+BY\s+", "ORDER BY ", query, flags=re.IGNORECASE), flags=re.IGNORECASE)
+
+
+def class_from(query: str, source) -> str:  # noqa: ANN001
+    """`FROM ontop:city` (SQL's FROM, naming a class, not a graph) -> a `?city a ontop:city` pattern."""
+    from engine.native.writers.sparql import subject_variable
+
+    classes = known_names(source)[0]
+    prefixes = source.descriptor.get("prefixes", {})
+    for m in reversed(list(re.finditer(r"\bFROM\s+(?!NAMED\b)(<[^<>\s]+>|[\w-]*:[\w-]+)\s*", query, re.IGNORECASE))):
+        iri = expand(m.group(1), query, prefixes)
+        if iri not in classes:
+            continue
+        pattern = f"?{subject_variable(iri)} a {m.group(1)} ."
+        query = query[:m.start()] + query[m.end():]
+        block = _where_block(query)
+        if block is None:
+            query = f"{query.rstrip()}\nWHERE {{ {pattern} }}"
+        else:
+            query = f"{query[:block[0] + 1]} {pattern}{query[block[0] + 1:]}"
+    return query
+
+
+def bind_missing(query: str, schema: str) -> str:
+    """Variables the query selects, counts, groups or orders by but no pattern binds get the
+    schema's own pattern for them, when its subject is a variable the query already uses (so the
+    pattern joins and never multiplies rows)."""
+    block = _where_block(query)
+    if block is None:
+        return query
+    body = query[block[0]:block[1] + 1]
+    outside = query[:block[0]] + " " + query[block[1] + 1:]
+    outside = re.sub(r"\bAS\s+[?$]\w+", " ", _STRING.sub(" ", outside), flags=re.IGNORECASE)
+    bound = set(_VARIABLE.findall(body))
+    for variable in dict.fromkeys(_VARIABLE.findall(outside)):
+        if variable in bound or (pattern := binding_pattern(variable, schema)) is None:
+            continue
+        if (joined := bind(query, pattern)) is not None:
+            query, bound = joined, bound | {variable}
+    return query
+
+
+def binding_pattern(variable: str, schema: str) -> str | None:
+    """The schema's own triple pattern that binds a variable (`?book schema:name ?book_name .`)."""
+    for line in schema.splitlines():
+        pattern = line.split("#")[0].strip()
+        if pattern.endswith(f"?{variable} ."):
+            return pattern
+    return None
+
+
+def bind(query: str, pattern: str) -> str | None:
+    """The query with `pattern` added at the start of its WHERE block, when the pattern's subject is
+    a variable the query already uses there (so the new pattern joins, never multiplies rows)."""
+    subject = pattern.split()[0]
+    block = _where_block(query)
+    if block is None or not re.search(re.escape(subject) + r"\b", query[block[0]:block[1]]):
+        return None
+    return query[:block[0] + 1] + f" {pattern} " + query[block[0] + 1:]
+
+
+def expand(name: str, query: str, prefixes: dict[str, str]) -> str | None:
+    """The IRI a `prefix:local` name or `<iri>` stands for in `query` (its own PREFIX lines first)."""
+    if name.startswith("<"):
+        return name[1:-1]
+    prefix, _, local = name.partition(":")
+    declared = dict(re.findall(r"\bPREFIX\s+([\w-]*):\s*<([^<>\s]*)>", query, re.IGNORECASE))
+    ns = declared.get(prefix) or prefixes.get(prefix) or COMMON_PREFIXES.get(prefix)
+    return ns + local if ns else None
+
+
+def known_names(source) -> tuple[set[str], set[str], bool]:  # noqa: ANN001
+    """The source's class IRIs, its predicate IRIs, and whether the descriptor lists them all
+    (it is capped at MAX_CLASSES classes and MAX_PREDICATES predicates per class)."""
+    d = source.descriptor
+    classes = {c["iri"] for c in d.get("classes", [])}
+    lists = [c.get("predicates", []) for c in d.get("classes", [])] + [d.get("predicates", [])]
+    predicates = {p["iri"] for preds in lists for p in preds}
+    complete = len(classes) < MAX_CLASSES and all(len(preds) < MAX_PREDICATES for preds in lists)
+    return classes, predicates, complete
+
+
+def unknown_names(statement: str, source) -> str | None:  # noqa: ANN001
+    """A message naming the predicates (and classes after `a`) in the query's patterns that the
+    source does not have; None when all are known, or when the descriptor is capped and cannot
+    tell. Such a pattern matches nothing, so the query would return an empty answer, not an error."""
+    from rdflib import RDF, URIRef
+    from rdflib.plugins.sparql import algebra, parser
+
+    classes, predicates, complete = known_names(source)
+    if not complete:
+        return None
+    try:
+        tree = algebra.translateQuery(parser.parseQuery(statement)).algebra
+    except Exception:  # noqa: BLE001 (the engine's own check reports syntax)
+        return None
+    prefixes = source.descriptor.get("prefixes", {})
+    unknown = {}
+    for _s, p, o in _triples(tree):
+        if isinstance(p, URIRef) and p != RDF.type and str(p) not in predicates:
+            unknown[str(p)] = sorted(compact(x, prefixes) for x in predicates if _namespace(x) == _namespace(str(p)))
+        elif p == RDF.type and isinstance(o, URIRef) and str(o) not in classes:
+            unknown[str(o)] = sorted(compact(x, prefixes) for x in classes)
+    return "; ".join(f"{compact(iri, prefixes)} is not in this data"
+                     + (f" (it has {', '.join(kin[:12])})" if kin else "") for iri, kin in unknown.items()) or None
+
+
+def _namespace(iri: str) -> str:
+    return re.sub(r"[^#/:]*$", "", iri)
+
+
+def _triples(node: object) -> list[tuple]:
+    """Every triple pattern of a translated query's algebra (in any nested group, filter or subquery)."""
+    from rdflib.plugins.sparql.parserutils import CompValue
+
+    found = []
+    if isinstance(node, CompValue):
+        if node.name == "BGP":
+            found += list(node.get("triples", []))
+        for value in node.values():
+            found += _triples(value)
+    elif isinstance(node, (list, tuple)):
+        for value in node:
+            found += _triples(value)
+    return found

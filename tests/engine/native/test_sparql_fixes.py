@@ -1,0 +1,77 @@
+"""SPARQL repairs for small models' SQL habits, each checked to run on a real store and to leave
+well-formed queries alone; and the check that names predicates and classes the data lacks."""
+
+from __future__ import annotations
+
+import copy
+
+from engine.native.sources import Source, Stores, run, validate
+from engine.native.writers import sparql, sparql_fixes
+from local_stores.rdf_store import MAX_PREDICATES
+
+PET = "PREFIX pet: <http://example.org/pets#>\n"
+
+
+def rows(pets, query: str) -> list[tuple]:  # noqa: ANN001
+    store, source = pets
+    stores = Stores(None, None, store)
+    return sorted(run(source, validate(source, sparql.fix(query, source), stores), stores, 10, 50).rows)
+
+
+def test_aggregates_in_select_get_their_brackets(pets):  # noqa: ANN001
+    query = PET + "SELECT COUNT(DISTINCT ?c) AS ?n WHERE { ?c a pet:Cat }"
+    assert sparql_fixes.bracket_aggregates(query) == PET + "SELECT (COUNT(DISTINCT ?c) AS ?n) WHERE { ?c a pet:Cat }"
+    assert rows(pets, query) == [(3,)]
+    written = PET + "SELECT ?y (MAX(?b) AS ?m) WHERE { ?c pet:born ?b ; pet:name ?y } GROUP BY ?y"
+    assert sparql_fixes.bracket_aggregates(written) == written
+
+
+def test_having_gets_its_brackets_and_order_by_its_direction_call(pets):  # noqa: ANN001
+    query = PET + "SELECT ?v WHERE { ?c pet:vet ?v } GROUP BY ?v HAVING COUNT(*) >= 2 ORDER BY COUNT(*) DESC LIMIT 1"
+    fixed = sparql_fixes.order_direction(sparql_fixes.bracket_having(query))
+    assert fixed.endswith("GROUP BY ?v HAVING (COUNT(*) >= 2) ORDER BY DESC(COUNT(*)) LIMIT 1")
+    assert rows(pets, query) == [("http://example.org/pets#clinic",)]
+    assert sparql_fixes.order_direction("SELECT ?b WHERE { ?c pet:born ?b } ORDER BY ?b ASC") == \
+        "SELECT ?b WHERE { ?c pet:born ?b } ORDER BY ASC(?b)"
+    for written in ("SELECT ?b WHERE { ?c pet:born ?b } ORDER BY DESC(?b) ?c",
+                    "SELECT ?v WHERE { ?c pet:vet ?v } GROUP BY ?v HAVING (COUNT(?c) > 1)"):
+        assert sparql_fixes.order_direction(sparql_fixes.bracket_having(written)) == written
+
+
+def test_from_a_class_becomes_a_pattern_and_counted_variables_get_bound(pets):  # noqa: ANN001
+    _, source = pets
+    query = PET + "SELECT COUNT(DISTINCT ?cat_name) AS ?n FROM pet:Cat"
+    fixed = sparql.fix(query, source)
+    assert "FROM" not in fixed and "?cat a pet:Cat ." in fixed and "?cat pet:name ?cat_name ." in fixed
+    assert rows(pets, query) == [(3,)]
+    assert rows(pets, PET + "SELECT ?cat_name ?cat_born WHERE { ?cat a pet:Cat }") == \
+        [("Kit", 2021), ("Mog", 2015), ("Tom", 2019)]
+    graph = PET + "SELECT ?s FROM <http://example.org/graph> WHERE { ?s ?p ?o }"  # a graph, not a class
+    assert sparql.fix(graph, source) == graph
+
+
+def test_a_pattern_is_only_added_where_it_joins():
+    schema = "PREFIX schema: <http://schema.org/>\n?book a schema:Book .\n?book schema:name ?book_name .  # string"
+    pattern = sparql_fixes.binding_pattern("book_name", schema)
+    assert pattern == "?book schema:name ?book_name ."
+    query = "SELECT ?book_name WHERE { ?book schema:author ?person . }"
+    assert sparql_fixes.bind(query, pattern) == ("SELECT ?book_name WHERE { ?book schema:name ?book_name .  "
+                                                 "?book schema:author ?person . }")
+    assert sparql_fixes.bind("SELECT ?book_name WHERE { ?x ?p ?o }", pattern) is None
+    assert sparql_fixes.bind_missing("SELECT ?book_name WHERE { ?x ?p ?o }", schema) == \
+        "SELECT ?book_name WHERE { ?x ?p ?o }"
+
+
+def test_predicates_and_classes_the_data_lacks_are_named(pets):  # noqa: ANN001
+    store, source = pets
+    stores = Stores(None, None, store)
+    colour = validate(source, PET + "SELECT ?c WHERE { ?c a pet:Cat ; pet:colour ?x }", stores)
+    assert sparql.check(colour, source) == \
+        "pet:colour is not in this data (it has pet:born, pet:name, pet:vet)"
+    bird = validate(source, PET + "SELECT ?b WHERE { ?b a pet:Bird }", stores)
+    assert sparql.check(bird, source).startswith("pet:Bird is not in this data (it has pet:Cat, pet:Clinic, pet:Dog")
+    clinic = validate(source, PET + "SELECT ?n WHERE { ?c pet:vet pet:clinic ; pet:name ?n }", stores)
+    assert sparql.check(clinic, source) is None  # an instance IRI as a value is fine
+    capped = copy.deepcopy(source.descriptor)
+    capped["classes"][0]["predicates"] += [{"iri": f"http://example.org/pets#p{i}"} for i in range(MAX_PREDICATES)]
+    assert sparql.check(colour, Source("pets", "rdf", "oxigraph", source.location, capped)) is None
