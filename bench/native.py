@@ -12,8 +12,9 @@ Baseline: one zero-shot prompt with the question and the raw schema (CREATE TABL
 relationship tables / class and predicate lists), no examples, no validation, no repair. Trove:
 `engine.native.querying.write_and_run` with the source's descriptor, few-shot examples chosen per
 question, validation on the engine and repair from its error (3 writes at most). Questions are taken
-evenly across each dataset (every n-th), the same for both systems. Datasets not run keep their
-results from the last run recorded in native-<llm>.json, so one dataset can be re-measured alone.
+evenly across each dataset (every n-th), the same for both systems. Results match in any column
+order, as in Spider's own execution evaluation. Datasets not run keep their results from the last
+run recorded in native-<llm>.json, so one dataset can be re-measured alone.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import permutations
 from pathlib import Path
 
 from tqdm import tqdm
@@ -74,7 +76,14 @@ def same(pred: list[tuple] | None, case: Case) -> bool:
         return False
     p = [tuple(norm(v) for v in row) for row in pred]
     g = [tuple(norm(v) for v in row) for row in case.gold]
-    return p == g if case.ordered else Counter(p) == Counter(g)
+    if p and g and len(p[0]) == len(g[0]) <= 6:  # columns in any order, as Spider's own evaluation allows
+        return any(_rows_equal([tuple(row[i] for i in order) for row in p], g, case.ordered)
+                   for order in permutations(range(len(p[0]))))
+    return _rows_equal(p, g, case.ordered)
+
+
+def _rows_equal(pred: list[tuple], gold: list[tuple], ordered: bool) -> bool:
+    return pred == gold if ordered else Counter(pred) == Counter(gold)
 
 
 # -- datasets -------------------------------------------------------------------------------------

@@ -87,7 +87,10 @@ def _sqlite_describe(path: Path, samples: int) -> list[dict]:
 
 
 def _sqlite_execute(path: Path, statement: str, timeout_s: float, max_rows: int) -> QueryResult:
-    con = _sqlite_connect(path)
+    try:
+        con = _sqlite_connect(path)
+    except sqlean.Error as exc:  # moved, deleted or locked since it was indexed
+        raise QueryFailed(f"cannot open the database {path}: {exc}") from exc
     deadline = time.monotonic() + timeout_s
     con.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
     con.set_authorizer(_sqlite_authorizer)

@@ -236,7 +236,10 @@ class TableStore:
 def duckdb_select(path: Path, statement: str, timeout_s: float, max_rows: int) -> QueryResult:
     """One checked SELECT on a DuckDB file: a fresh read-only, sandboxed connection, interrupted at
     the time limit, at most `max_rows` rows fetched."""
-    con = duckdb.connect(str(path), read_only=True, config=SAFE_CONFIG)
+    try:
+        con = duckdb.connect(str(path), read_only=True, config=SAFE_CONFIG)
+    except duckdb.Error as exc:  # moved, deleted or locked since it was indexed
+        raise QueryFailed(f"cannot open the database {path}: {str(exc).splitlines()[0]}") from exc
     timer = threading.Timer(timeout_s, con.interrupt)
     timer.start()
     try:

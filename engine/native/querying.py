@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from engine.native import values
 from engine.native.examples import Example
 from engine.native.sources import Source, Stores, run, validate
 from engine.native.writers import writer_for
@@ -43,8 +44,10 @@ def write_and_run(llm, question: str, source: Source, stores: Stores, max_tries:
     """Write, validate, repair (feeding the engine's error back), then run; at most `max_tries` writes."""
     writer = writer_for(source.language)
     convo = writer.messages(question, source, examples)
+    if found := values.find(question, source, stores):
+        convo[-1] = {**convo[-1], "content": _with_hint(convo[-1]["content"], values.hint(found))}
     attempts: list[QueryAttempt] = []
-    query = ""
+    query, fallback = "", None
     for _ in range(max_tries):
         query = writer.fix(writer.extract(llm.chat(convo, max_tokens=220)), source)
         try:
@@ -58,6 +61,11 @@ def write_and_run(llm, question: str, source: Source, stores: Stores, max_tries:
             if not _YES_NO.match(question) and (echoed := echo(result, statement)):
                 raise QueryFailed(f"the result only repeats {echoed!r}, the value the query filters on: return "
                                   "what the question asks for instead")
+            if not _YES_NO.match(question) and _empty(result) and (
+                    absent := values.absent_literals(statement, source, stores)):
+                fallback = fallback or (statement, result)
+                raise QueryFailed(f"it returned nothing, because no column holds {', '.join(map(repr, absent))}"
+                                  + (f". {values.hint(found)}" if found else ""))
         except (QueryFailed, QueryRefused) as exc:
             attempts.append(QueryAttempt(query, False, str(exc)))
             convo += [{"role": "assistant", "content": query},
@@ -67,7 +75,14 @@ def write_and_run(llm, question: str, source: Source, stores: Stores, max_tries:
             continue
         attempts.append(QueryAttempt(query, True))
         return QueryOutcome(source, statement, result, attempts)
+    if fallback is not None:  # an empty answer the repairs could not better
+        return QueryOutcome(source, fallback[0], fallback[1], attempts)
     return QueryOutcome(source, query, None, attempts)
+
+
+def _empty(result: QueryResult) -> bool:
+    """No rows, or one row of nothing but NULLs and zeros (a count or sum over no rows)."""
+    return not result.rows or (len(result.rows) == 1 and all(v in (None, 0) for v in result.rows[0]))
 
 
 _YES_NO = re.compile(r"\s*(is|are|was|were|do|does|did|have|has|had|can|could)\b", re.IGNORECASE)
@@ -109,6 +124,12 @@ def _bind_unbound(source: Source, statement: str, result: QueryResult, stores: S
         statement = validate(source, bound, stores)
         result = run(source, statement, stores, timeout_s, max_rows)
     return statement, result
+
+
+def _with_hint(user: str, hint: str) -> str:
+    """The user message with `hint` as a paragraph just before its closing question."""
+    head, sep, question = user.rpartition("\n\nQuestion: ")
+    return f"{head}\n\n{hint}{sep}{question}" if sep else f"{hint}\n\n{user}"
 
 
 def _label(language: str) -> str:

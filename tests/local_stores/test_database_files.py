@@ -73,3 +73,11 @@ def test_a_db_file_that_is_not_a_database_is_recognised(tmp_path: Path):
     thumbs = tmp_path / "Thumbs.db"
     thumbs.write_bytes(b"\xd0\xcf\x11\xe0 not sqlite at all" * 10)
     assert database_files.engine_of(thumbs) is None
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_database_gone_since_indexing_fails_with_its_name(tmp_path: Path, engine: str):
+    gone = tmp_path / f"gone.{engine}"
+    with pytest.raises(QueryFailed, match=r"cannot open the database .*gone"):
+        database_files.execute(gone, engine, "SELECT 1")
+    assert not gone.exists()  # opening read-only never creates it

@@ -1,0 +1,133 @@
+"""Values the question mentions, looked up in the source's own data before a query is written.
+
+A model that reads "flights leaving from Aberdeen" guesses where Aberdeen is stored and how it is
+spelt (`sourceairport = 'Aberdeen'`, `region = 'Africa'` where the rows say `continent`). Telling
+it which column holds the phrase, spelt as stored, is what grounds the query: the same lookup
+text-to-SQL systems call value linking. The lookup is one read-only, time-limited query per source
+through the source's own engine; when it fails or times out the query is written without it."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+
+from engine.native.sources import Source, Stores, run
+from local_stores.table_store import QueryFailed, QueryRefused
+
+log = logging.getLogger(__name__)
+
+MAX_WORDS = 4  # longest phrase looked up
+MAX_PHRASES = 120
+MAX_MATCHES = 8
+_TEXT_TYPE = re.compile(r"CHAR|TEXT|STRING|CLOB|^$|^ANY$", re.IGNORECASE)
+_QUOTED = re.compile(r"\"([^\"]{2,80})\"|(?<!\w)'([^']{2,80})'(?!\w)")
+_WORD = re.compile(r"[\w][\w'’&.-]*")
+STOPWORDS = frozenset("""a about above after all also am an and any are as at be been before being below between
+both but by can could did do does doing down during each few for from further had has have having he her here
+hers him his how i if in into is it its itself just me more most my no nor not now of off on once only or other
+our out over own same she should so some such than that the their them then there these they this those through
+to too under until up very was we were what when where which while who whom why will with would you your list
+show give find return tell name names number many much count total average also""".split())
+
+
+@dataclass(frozen=True)
+class ValueMatch:
+    phrase: str  # as the question says it
+    value: str  # as the data holds it
+    place: str  # table.column
+
+
+def phrases(question: str) -> list[str]:
+    """What the question could name as a stored value, lower-cased: its quoted texts, then its word
+    runs of 1 to MAX_WORDS words that neither start nor end with a stopword (single words of at
+    least two characters; a possessive 's dropped)."""
+    quoted = [(a or b).strip().lower() for a, b in _QUOTED.findall(question) if (a or b).strip()]
+    words = [re.sub(r"['’]s$", "", w).strip(".'’-").lower() for w in _WORD.findall(question)]
+    out: dict[str, None] = dict.fromkeys(quoted)
+    for n in range(MAX_WORDS, 0, -1):
+        for i in range(len(words) - n + 1):
+            run_ = words[i:i + n]
+            if not all(run_) or run_[0] in STOPWORDS or run_[-1] in STOPWORDS:
+                continue
+            if n == 1 and len(run_[0]) < 2:
+                continue
+            out[" ".join(run_)] = None
+    return list(out)[:MAX_PHRASES]
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def lookup_sql(source: Source, wanted: list[str]) -> str | None:
+    """One statement finding, in every text column of the source's tables, the stored values equal
+    (ignoring case and surrounding spaces) to one of `wanted`."""
+    listed = ", ".join(_literal(p) for p in wanted)
+    parts = []
+    for table in source.tables:
+        for column in table.get("columns", []):
+            if column["name"] == "_row" or not _TEXT_TYPE.search(str(column.get("type") or "")):
+                continue
+            place = _literal(f"{table['table']}.{column['name']}")
+            value = f"CAST({_quoted(column['name'])} AS VARCHAR)"
+            parts.append(f"SELECT DISTINCT {place} AS place, {value} AS value FROM {_quoted(table['table'])} "
+                         f"WHERE lower(trim({value})) IN ({listed})")
+    if not parts:
+        return None
+    return "SELECT place, value FROM (" + " UNION ALL ".join(parts) + f") AS found LIMIT {MAX_MATCHES * 4}"
+
+
+def find(question: str, source: Source, stores: Stores, timeout_s: float = 3.0) -> list[ValueMatch]:
+    """The stored values the question names, longest phrases first, at most MAX_MATCHES; a phrase
+    inside a longer phrase that matched is not reported again."""
+    if source.language != "sql":
+        return []
+    wanted = phrases(question)
+    statement = lookup_sql(source, wanted) if wanted else None
+    if statement is None:
+        return []
+    try:
+        rows = run(source, statement, stores, timeout_s, MAX_MATCHES * 4).rows
+    except (QueryFailed, QueryRefused) as exc:
+        log.info("value lookup skipped for %s: %s", source.name, exc)
+        return []
+    by_phrase: dict[str, list[tuple[str, str]]] = {}
+    for place, value in rows:
+        by_phrase.setdefault(str(value).strip().lower(), []).append((str(value), str(place)))
+    found: list[ValueMatch] = []
+    for phrase in sorted(by_phrase, key=lambda p: (-len(p.split()), wanted.index(p) if p in wanted else 0)):
+        if any(re.search(rf"\b{re.escape(phrase)}\b", m.phrase) for m in found):
+            continue
+        found += [ValueMatch(phrase, value, place) for value, place in by_phrase[phrase][:2]]
+    return found[:MAX_MATCHES]
+
+
+def hint(matches: list[ValueMatch]) -> str:
+    """The matches as a line a model reads before the question."""
+    return "Values the question mentions, spelt as the data holds them: " + "; ".join(
+        f"{m.value!r} in {m.place}" for m in matches)
+
+
+_SQL_TEXT = re.compile(r"'((?:[^']|'')*)'")
+
+
+def absent_literals(statement: str, source: Source, stores: Stores, timeout_s: float = 3.0) -> list[str]:
+    """The text literals a SQL query compares with that no text column of the source holds
+    (ignoring case and surrounding spaces); LIKE patterns and dates are not checked."""
+    if source.language != "sql":
+        return []
+    literals = [t.replace("''", "'") for t in _SQL_TEXT.findall(statement)]
+    literals = [t for t in dict.fromkeys(literals) if t.strip() and "%" not in t and not re.fullmatch(r"[\d :.-]+", t)]
+    statement_ = lookup_sql(source, [t.strip().lower() for t in literals]) if literals else None
+    if statement_ is None:
+        return []
+    try:
+        held = {str(v).strip().lower() for _, v in run(source, statement_, stores, timeout_s, 1000).rows}
+    except (QueryFailed, QueryRefused):
+        return []
+    return [t for t in literals if t.strip().lower() not in held]
