@@ -4,15 +4,18 @@ A model that reads "flights leaving from Aberdeen" guesses where Aberdeen is sto
 spelt (`sourceairport = 'Aberdeen'`, `region = 'Africa'` where the rows say `continent`). Telling
 it which column holds the phrase, spelt as stored, is what grounds the query: the same lookup
 text-to-SQL systems call value linking. The lookup is one read-only, time-limited query per source
-through the source's own engine; when it fails or times out the query is written without it."""
+through the source's own engine (SQL tables and databases, and RDF literals); when it fails or
+times out the query is written without it."""
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from dataclasses import dataclass
 
 from engine.native.sources import Source, Stores, run
+from local_stores.rdf_store import compact
 from local_stores.table_store import QueryFailed, QueryRefused
 
 log = logging.getLogger(__name__)
@@ -82,13 +85,33 @@ def lookup_sql(source: Source, wanted: list[str]) -> str | None:
     return "SELECT place, value FROM (" + " UNION ALL ".join(parts) + f") AS found LIMIT {MAX_MATCHES * 4}"
 
 
+def lookup_sparql(source: Source, wanted: list[str]) -> str:
+    """One query finding the literals equal (ignoring case) to one of `wanted`, with their predicates."""
+    listed = ", ".join(json.dumps(p, ensure_ascii=False) for p in wanted)
+    return ("SELECT DISTINCT ?place ?value WHERE { ?s ?place ?value . "
+            f"FILTER(isLiteral(?value) && lcase(str(?value)) IN ({listed})) }} LIMIT {MAX_MATCHES * 4}")
+
+
+def _lookup(source: Source, wanted: list[str]) -> str | None:
+    if not wanted:
+        return None
+    if source.language == "sql":
+        return lookup_sql(source, wanted)
+    if source.language == "sparql":
+        return lookup_sparql(source, wanted)
+    return None
+
+
+def _place(place: object, source: Source) -> str:
+    """Where a value is held, as the schema text names it (`table.column`, or a prefixed predicate)."""
+    return compact(str(place), source.descriptor.get("prefixes", {})) if source.language == "sparql" else str(place)
+
+
 def find(question: str, source: Source, stores: Stores, timeout_s: float = 3.0) -> list[ValueMatch]:
     """The stored values the question names, longest phrases first, at most MAX_MATCHES; a phrase
     inside a longer phrase that matched is not reported again."""
-    if source.language != "sql":
-        return []
     wanted = phrases(question)
-    statement = lookup_sql(source, wanted) if wanted else None
+    statement = _lookup(source, wanted)
     if statement is None:
         return []
     try:
@@ -98,7 +121,7 @@ def find(question: str, source: Source, stores: Stores, timeout_s: float = 3.0) 
         return []
     by_phrase: dict[str, list[tuple[str, str]]] = {}
     for place, value in rows:
-        by_phrase.setdefault(str(value).strip().lower(), []).append((str(value), str(place)))
+        by_phrase.setdefault(str(value).strip().lower(), []).append((str(value), _place(place, source)))
     found: list[ValueMatch] = []
     for phrase in sorted(by_phrase, key=lambda p: (-len(p.split()), wanted.index(p) if p in wanted else 0)):
         if any(re.search(rf"\b{re.escape(phrase)}\b", m.phrase) for m in found):
@@ -114,20 +137,30 @@ def hint(matches: list[ValueMatch]) -> str:
 
 
 _SQL_TEXT = re.compile(r"'((?:[^']|'')*)'")
+_SPARQL_EQUALS = re.compile(r"=\s*\"((?:[^\"\\]|\\.)*)\"")
+
+
+def _literals(statement: str, language: str) -> list[str]:
+    """The text values a query compares with: every quoted text in SQL (not LIKE patterns), the
+    right side of `= "..."` in SPARQL (not CONTAINS or REGEX arguments); never dates or numbers."""
+    if language == "sql":
+        found = [t.replace("''", "'") for t in _SQL_TEXT.findall(statement)]
+    elif language == "sparql":
+        found = [t.replace('\\"', '"') for t in _SPARQL_EQUALS.findall(statement)]
+    else:
+        return []
+    return [t for t in dict.fromkeys(found) if t.strip() and "%" not in t and not re.fullmatch(r"[\d :.-]+", t)]
 
 
 def absent_literals(statement: str, source: Source, stores: Stores, timeout_s: float = 3.0) -> list[str]:
-    """The text literals a SQL query compares with that no text column of the source holds
-    (ignoring case and surrounding spaces); LIKE patterns and dates are not checked."""
-    if source.language != "sql":
-        return []
-    literals = [t.replace("''", "'") for t in _SQL_TEXT.findall(statement)]
-    literals = [t for t in dict.fromkeys(literals) if t.strip() and "%" not in t and not re.fullmatch(r"[\d :.-]+", t)]
-    statement_ = lookup_sql(source, [t.strip().lower() for t in literals]) if literals else None
-    if statement_ is None:
+    """The text values a query compares with that the source holds nowhere (ignoring case and,
+    in tables, surrounding spaces)."""
+    literals = _literals(statement, source.language)
+    lookup = _lookup(source, [t.strip().lower() if source.language == "sql" else t.lower() for t in literals])
+    if lookup is None:
         return []
     try:
-        held = {str(v).strip().lower() for _, v in run(source, statement_, stores, timeout_s, 1000).rows}
+        held = {str(v).strip().lower() for _, v in run(source, lookup, stores, timeout_s, 1000).rows}
     except (QueryFailed, QueryRefused):
         return []
     return [t for t in literals if t.strip().lower() not in held]

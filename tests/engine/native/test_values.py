@@ -56,3 +56,12 @@ def test_a_lookup_that_cannot_run_is_skipped(flights, tmp_path: Path):  # noqa: 
     gone = Source("gone", "database", "sqlite", str(tmp_path / "missing.sqlite"), source.descriptor)
     assert values.find("flights from Aberdeen", gone, stores) == []
 
+
+
+def test_rdf_literals_are_found_with_their_predicate(pets):  # noqa: ANN001
+    store, source = pets
+    stores = Stores(None, None, store)
+    found = values.find("Which cats does green lane vets look after, and is Tom one?", source, stores)
+    assert [(m.value, m.place) for m in found] == [("Green Lane Vets", "rdfs:label"), ("Tom", "pet:name")]
+    query = 'SELECT ?c WHERE { ?c pet:name ?n FILTER(lcase(str(?n)) = "tiddles" || ?n = "Tom" || CONTAINS(?n, "x")) }'
+    assert values.absent_literals(query, source, stores) == ["tiddles"]
