@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from engine.models import ModelManager
+
+RECENT_TEXTS = 64
 
 
 class TextEmbedder:
@@ -31,6 +35,8 @@ class TextEmbedder:
         self.input_names = {i.name for i in self.session.get_inputs()}
         self.batch_size = batch_size
         self.dim = int(self.session.get_outputs()[0].shape[-1] or 384)
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
 
     @classmethod
     def from_manager(cls, manager: ModelManager, threads: int = 1, batch_size: int = 32) -> TextEmbedder:
@@ -54,7 +60,20 @@ class TextEmbedder:
         return out
 
     def embed_one(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
+        """One text's vector (read-only). The last few are remembered: one ask embeds its question
+        for the router, for source selection and for every corpus it searches."""
+        with self._lock:
+            vector = self._recent.get(text)
+            if vector is not None:
+                self._recent.move_to_end(text)
+                return vector
+        vector = self.embed([text])[0]
+        vector.setflags(write=False)
+        with self._lock:
+            self._recent[text] = vector
+            while len(self._recent) > RECENT_TEXTS:
+                self._recent.popitem(last=False)
+        return vector
 
     def _run(self, encodings: list) -> np.ndarray:  # list of tokenizers.Encoding
         width = max(len(e.ids) for e in encodings)

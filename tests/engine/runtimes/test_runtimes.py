@@ -1,6 +1,7 @@
 """The real runtimes: MiniLM int8 ONNX embedder and a small GGUF through llama-cpp-python."""
 
 import numpy as np
+import pytest
 
 from engine.runtimes.llm import LLM
 
@@ -15,6 +16,14 @@ def test_embedder_gives_unit_vectors_that_rank_meaning(embedder):  # noqa: ANN00
     # batching and order do not change a sentence's vector
     alone = embedder.embed(["A feline rests on a rug."])[0]
     assert float(alone @ vectors[1]) > 0.999
+
+
+def test_a_repeated_text_is_embedded_once_and_its_vector_cannot_be_changed(embedder):  # noqa: ANN001
+    first = embedder.embed_one("When is the dentist appointment?")
+    assert embedder.embed_one("When is the dentist appointment?") is first
+    assert np.allclose(first, embedder.embed(["When is the dentist appointment?"])[0], atol=1e-5)
+    with pytest.raises(ValueError):
+        first *= 2
 
 
 def test_llm_chat_streams_the_same_text_it_returns(smoke_llm: LLM):
