@@ -303,22 +303,23 @@ def sec_sql(out: Path, plots: Path) -> str:
 def sec_selection(out: Path, plots: Path, llm: str) -> str:
     rows = load(out, f"selection-{llm}.json")
     datasets = [*dict.fromkeys(r["dataset"] for r in rows), "all"]
-    series: dict[str, list[float | None]] = {"prefilter top-1 (baseline)": [], "prefilter recall@3": []}
+    columns = {"embeddings top-1 (baseline)": "top1", "embeddings recall@3": "recall"}
+    if "values_top1" in rows[0]:  # runs since the value index
+        columns |= {"+ values top-1": "values_top1", "+ values recall@3": "values_recall"}
     if llm != "none":
-        series["Trove (prefilter + LLM)"] = []
+        columns["Trove (LLM picks from the 3)"] = "llm"
+    series: dict[str, list[float | None]] = {name: [] for name in columns}
     table = []
     for d in datasets:
         part = [r for r in rows if d in ("all", r["dataset"])]
         n = len(part)
-        vals = [sum(r["top1"] for r in part) / n, sum(r["recall"] for r in part) / n]
-        if llm != "none":
-            vals.append(sum(r["llm"] for r in part) / n)
-        for key, v in zip(series, vals, strict=True):
-            series[key].append(v)
+        vals = [sum(r[field] for r in part) / n for field in columns.values()]
+        for name, v in zip(series, vals, strict=True):
+            series[name].append(v)
         table.append([d, str(n), *map(pct, vals)])
     bars(plots / f"selection-{llm}.png", datasets, series,
          f"Source selection ({'prefilter only' if llm == 'none' else llm + ' LLM'})", "accuracy", percent=True,
-         ylim=(0, 1.08), baseline="prefilter top-1 (baseline)")
+         ylim=(0, 1.08), baseline="embeddings top-1 (baseline)")
     return (md_table(["questions from", "n", *series], table) + "\n"
             + image(plots, f"selection-{llm}.png", "source selection accuracy"))
 

@@ -7,7 +7,8 @@ Registered together: the 19 Spider SQLite databases, GeoQuery, the movies graph 
 Spider4SPARQL graphs (Oxigraph) and the WikiTableQuestions tables (DuckDB), each with the
 descriptor Trove's ingest gives it. Questions come evenly from each dataset; a Spider question is
 also answered by the RDF graph built from the same database (and the reverse), so either counts.
-Trove = prefilter (descriptor embeddings, top 3) then the LLM choosing from that short list.
+Trove = prefilter (descriptor embeddings, raised for sources holding values the question names:
+the value index) top 3, then the LLM choosing from that short list. Baseline: the embeddings alone.
 """
 
 from __future__ import annotations
@@ -90,10 +91,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{EVAL} is absent: nothing to measure")
         return 0
     from engine.models import ModelManager
-    from engine.native import selection
+    from engine.native import selection, values
     from engine.runtimes.llm import LLM
     from engine.runtimes.text_embedder import TextEmbedder
     from engine.settings import Settings, default_home, default_models_dir
+    from local_stores.sqlite_db import Database
+    from local_stores.value_index import ValueIndex
 
     manager = ModelManager(default_models_dir(default_home()))
     llm = None if args.llm == "none" else LLM.from_manager(manager, args.llm, n_ctx=4096)
@@ -104,32 +107,42 @@ def main(argv: list[str] | None = None) -> int:
     sources, key = register(stores)
     index = selection.SourceIndex(embedder)
     index.refresh(sources)
+    embed_s = time.perf_counter() - t0
+    held = ValueIndex(Database(work / "values.sqlite"))
+    values.refresh(held, sources, stores)
     setup_s = time.perf_counter() - t0
-    k = Settings().source_candidates
+    settings = Settings()
+    k = settings.source_candidates
     rows = []
     for dataset, question, answer in tqdm(questions(args.per_dataset), file=sys.stderr, desc="selection"):
         t0 = time.perf_counter()
-        candidates = index.nearest(embedder.embed_one(question), k)
+        vector = embedder.embed_one(question)
+        plain = index.nearest(vector, k)
+        bonus = {name: settings.source_value_weight * v for name, v in values.source_evidence(question, held).items()}
+        candidates = index.nearest(vector, k, bonus=bonus)
         prefilter_s = time.perf_counter() - t0
         chosen = selection.choose(llm, question, candidates, 1)  # without an LLM: the prefilter's first
         llm_s = time.perf_counter() - t0
         rows.append({"dataset": dataset, "question": question, "answer": answer,
                      "candidates": [s.name for s, _ in candidates], "chosen": [s.name for s in chosen],
-                     "top1": key[candidates[0][0].name] == answer,
-                     "recall": any(key[s.name] == answer for s, _ in candidates),
+                     "top1": key[plain[0][0].name] == answer,
+                     "recall": any(key[s.name] == answer for s, _ in plain),
+                     "values_top1": key[candidates[0][0].name] == answer,
+                     "values_recall": any(key[s.name] == answer for s, _ in candidates),
                      "llm": bool(chosen) and key[chosen[0].name] == answer, "prefilter_s": prefilter_s,
                      "llm_s": llm_s})
-    lines = ["| questions from | n | prefilter top-1 (baseline) | prefilter recall@3 | Trove (prefilter + LLM) | "
-             "median s |", "|---|---:|---:|---:|---:|---:|"]
+    lines = ["| questions from | n | embeddings top-1 (baseline) | embeddings recall@3 | + values top-1 | "
+             "+ values recall@3 | Trove (+ values + LLM) | median s |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for dataset in [*dict.fromkeys(r["dataset"] for r in rows), "all"]:
         part = [r for r in rows if dataset in ("all", r["dataset"])]
         n = len(part)
-        lines.append(f"| {dataset} | {n} | {sum(r['top1'] for r in part) / n:.1%} | "
-                     f"{sum(r['recall'] for r in part) / n:.1%} | {sum(r['llm'] for r in part) / n:.1%} | "
-                     f"{statistics.median(r['llm_s'] for r in part):.1f} |")
+        columns = ("top1", "recall", "values_top1", "values_recall", "llm")
+        share = [f"{sum(r[c] for r in part) / n:.1%}" for c in columns]
+        lines.append(f"| {dataset} | {n} | {' | '.join(share)} | {statistics.median(r['llm_s'] for r in part):.1f} |")
     text = (f"# Source selection, {args.llm} LLM, {len(sources)} sources registered\n\n"
             f"date: {datetime.now().isoformat(timespec='seconds')}  \ncommand: `python -m bench.selection --llm "
-            f"{args.llm} --per-dataset {args.per_dataset}`  \nsetup (ingest + descriptor embeddings): {setup_s:.1f} s"
+            f"{args.llm} --per-dataset {args.per_dataset}`  \nsetup: {setup_s:.1f} s (ingest and descriptor embeddings "
+            f"{embed_s:.1f} s, value index {setup_s - embed_s:.1f} s)"
             "\n\n" + "\n".join(lines) + "\n")
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / f"selection-{args.llm}.md").write_text(text)

@@ -56,6 +56,7 @@ class Trove:
         self._vision = None
         self._vlm: object | bool | None = None  # False: looked, none installed
         self._source_index = None
+        self._value_index = None
         self._examples = None
         self._inventory: tuple[tuple, object, object] | None = None  # (pack versions, Inventory, reference vectors)
 
@@ -102,7 +103,11 @@ class Trove:
     # -- indexing ------------------------------------------------------------------------------
     def index(self, paths: Iterable[Path | str] = (), progress: Callable[[Progress], None] | None = None
               ) -> IndexReport:
-        return self._indexer().run([Path(p) for p in paths], progress)
+        report = self._indexer().run([Path(p) for p in paths], progress)
+        t0 = time.perf_counter()
+        self.value_index()  # the values of new and changed structured sources, read now rather than at a question
+        report.timings_s["values"] += time.perf_counter() - t0
+        return report
 
     def _indexer(self) -> Indexer:
         return Indexer(self.settings, self.db, self.catalog, self.store, lambda: self.embedder, self.tables,
@@ -239,6 +244,23 @@ class Trove:
         self._source_index.refresh(sources.from_catalog(self.catalog.sources()))
         return self._source_index
 
+    def value_index(self):  # noqa: ANN201 (local_stores.value_index.ValueIndex)
+        """The text values each structured source holds, brought up to date with the catalog."""
+        from engine.native import sources, values
+        from local_stores.value_index import ValueIndex
+
+        if self._value_index is None:
+            self._value_index = ValueIndex(self.db)
+        values.refresh(self._value_index, sources.from_catalog(self.catalog.sources()), self.stores)
+        return self._value_index
+
+    def value_evidence(self, question: str) -> dict[str, float]:
+        """Per structured source, the similarity it gains for holding values the question names."""
+        from engine.native import values
+
+        weight = self.settings.source_value_weight
+        return {name: weight * v for name, v in values.source_evidence(question, self.value_index()).items()}
+
     def source_nearness(self, vector) -> dict[str, float]:  # noqa: ANN001
         """Per structured route label, how near its nearest source is to the question (routing evidence)."""
         from engine.routing.sources import by_label
@@ -257,8 +279,9 @@ class Trove:
 
         if self._examples is None:
             self._examples = ExamplePicker(self.embedder)
-        candidates = [(s, sim) for s, sim in self.source_index().nearest(vector, self.settings.source_candidates, kinds)
-                      if sim >= self.settings.source_min_similarity]
+        nearest = self.source_index().nearest(vector, self.settings.source_candidates, kinds,
+                                              self.value_evidence(question))
+        candidates = [(s, sim) for s, sim in nearest if sim >= self.settings.source_min_similarity]
         if not candidates:  # no source near the question: nothing to write a query for, no LLM needed
             return [], []
         chosen = selection.choose(self.llm, question, candidates, self.settings.sources_per_question)

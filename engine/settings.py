@@ -54,6 +54,7 @@ class Settings:
     source_candidates: int = 3  # structured sources the prefilter keeps for the LLM to choose from
     sources_per_question: int = 1
     source_min_similarity: float = 0.30  # below this, no structured source is about the question
+    source_value_weight: float = 0.05  # similarity added per word of a value the question names, rarer counts more
     detector: str = "default"  # the object detector: a catalog tag (default/fast/better) or a model name
     photo_ocr: bool = True  # read text in photos and video keyframes (the slowest vision step)
     region_overlap: float = 0.8  # GranuRAG: a box this much inside a larger one of its kind replaces it

@@ -1,5 +1,6 @@
 """Picking the few structured sources that may answer a question: a cheap prefilter on descriptor
-embeddings, then (when several remain) the LLM choosing from the short list, grammar-constrained."""
+embeddings (raised for the sources that hold values the question names, see `values`), then (when
+several remain) the LLM choosing from the short list, grammar-constrained."""
 
 from __future__ import annotations
 
@@ -45,12 +46,16 @@ class SourceIndex:
         kinds = np.array([source.kind for source in self._sources])[self._owner]
         return {str(kind): float(similarity[kinds == kind].max()) for kind in np.unique(kinds)}
 
-    def nearest(self, vector: np.ndarray, k: int, kinds: set[str] | None = None) -> list[tuple[Source, float]]:
-        """The k sources (of `kinds`, when given) whose descriptors are nearest to the question."""
+    def nearest(self, vector: np.ndarray, k: int, kinds: set[str] | None = None,
+                bonus: dict[str, float] | None = None) -> list[tuple[Source, float]]:
+        """The k sources (of `kinds`, when given) whose descriptors are nearest to the question,
+        each source's similarity raised by its `bonus` (the values of it the question names)."""
         if not self._sources:
             return []
         best = np.full(len(self._sources), -1.0, dtype=np.float32)
         np.maximum.at(best, self._owner, self._matrix @ vector)
+        if bonus:
+            best += np.array([bonus.get(source.name, 0.0) for source in self._sources], dtype=np.float32)
         order = [i for i in np.argsort(-best) if kinds is None or self._sources[i].kind in kinds][:k]
         return [(self._sources[i], float(best[i])) for i in order]
 

@@ -9,14 +9,17 @@ times out the query is written without it."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import math
 import re
 from dataclasses import dataclass
 
 from engine.native.sources import Source, Stores, run
 from local_stores.rdf_store import compact
 from local_stores.table_store import QueryFailed, QueryRefused
+from local_stores.value_index import ValueIndex
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +131,89 @@ def find(question: str, source: Source, stores: Stores, timeout_s: float = 3.0) 
             continue
         found += [ValueMatch(phrase, value, place) for value, place in by_phrase[phrase][:2]]
     return found[:MAX_MATCHES]
+
+
+# -- which sources hold the values a question names (the value index) ------------------------------
+HELD_PER_PLACE = 10_000  # distinct values read per column, predicate or node property
+HELD_MAX_CHARS = 60  # longer texts are descriptions, not values a question names
+
+
+def held_values(source: Source, stores: Stores, timeout_s: float = 20.0) -> list[tuple[str, str]]:
+    """The short text values a source holds, as (value, place): distinct, not purely numeric, at
+    most HELD_PER_PLACE per column or property. A place that cannot be read is skipped."""
+    out: list[tuple[str, str]] = []
+    for place, statement in _held_statements(source):
+        try:
+            rows = run(source, statement, stores, timeout_s, HELD_PER_PLACE * 10).rows
+        except (QueryFailed, QueryRefused) as exc:
+            log.info("values of %s (%s) not read: %s", source.name, place, exc)
+            continue
+        for row in rows:
+            value, where = (row[0], place) if place else (row[1], _place(row[0], source))
+            if isinstance(value, str) and not re.fullmatch(r"[\d\s,.:/%+-]*", value):
+                out.append((value, where))
+    return out
+
+
+def _held_statements(source: Source) -> list[tuple[str | None, str]]:
+    """(place, statement) reading one place's values; place None when the rows say it (RDF)."""
+    if source.language == "sparql":
+        return [(None, "SELECT DISTINCT ?place ?value WHERE { ?s ?place ?value . FILTER(isLiteral(?value) && "
+                       f"STRLEN(STR(?value)) <= {HELD_MAX_CHARS} && STRLEN(STR(?value)) >= 2) }}")]
+    if source.language == "cypher":
+        return [(f"{label}.{p['name']}",
+                 f"MATCH (n:{label}) WHERE n.{p['name']} IS NOT NULL AND size(n.{p['name']}) <= {HELD_MAX_CHARS} "
+                 f"RETURN DISTINCT n.{p['name']} LIMIT {HELD_PER_PLACE}")
+                for label, node in source.descriptor.get("nodes", {}).items()
+                for p in node.get("properties", []) if str(p.get("type", "")).upper() == "STRING"
+                and p["name"] not in node.get("hidden", [])]
+    out = []
+    for table in source.tables:
+        for column in table.get("columns", []):
+            if column["name"] == "_row" or not _TEXT_TYPE.search(str(column.get("type") or "")):
+                continue
+            value = f"CAST({_quoted(column['name'])} AS VARCHAR)"
+            out.append((f"{table['table']}.{column['name']}",
+                        f"SELECT DISTINCT {value} FROM {_quoted(table['table'])} WHERE {value} IS NOT NULL AND "
+                        f"length({value}) BETWEEN 2 AND {HELD_MAX_CHARS} LIMIT {HELD_PER_PLACE}"))
+    return out
+
+
+def stamp(source: Source) -> str:
+    """What a source's values were read from: its location and descriptor (row counts, samples)."""
+    text = json.dumps([source.location, source.descriptor], sort_keys=True, default=str)
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def refresh(index: ValueIndex, sources: list[Source], stores: Stores) -> int:
+    """Bring the value index up to date with `sources`: read the new and changed ones, drop the
+    gone ones. Returns how many sources were read."""
+    known = index.stamps()
+    current = {s.name: s for s in sources}
+    for name in set(known) - set(current):
+        index.drop(name)
+    stale = [s for s in sources if known.get(s.name) != stamp(s)]
+    for source in stale:
+        index.replace(source.name, stamp(source), held_values(source, stores))
+    return len(stale)
+
+
+def source_evidence(question: str, index: ValueIndex) -> dict[str, float]:
+    """Per source, how strongly the question names values it holds: each phrase found counts its
+    words, weighted by how few sources hold it (a phrase every source holds counts nothing)."""
+    found = index.lookup(phrases(question))
+    if not found:
+        return {}
+    total = max(index.sources(), 2)
+    holders: dict[str, set[str]] = {}
+    for key, source, _, _ in found:
+        holders.setdefault(key, set()).add(source)
+    out: dict[str, float] = {}
+    for key, sources in holders.items():
+        weight = len(key.split()) * math.log(total / len(sources)) / math.log(total)
+        for source in sources:
+            out[source] = out.get(source, 0.0) + weight
+    return out
 
 
 def hint(matches: list[ValueMatch]) -> str:

@@ -8,10 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from engine.ingest.graphs.load import load as load_graph
 from engine.ingest.tables import describe_database
 from engine.native import values
 from engine.native.sources import Source, Stores
+from local_stores.graph_store import GraphStore
+from local_stores.sqlite_db import Database
 from local_stores.table_store import TableStore
+from local_stores.value_index import ValueIndex
+from tests.conftest import EXAMPLES
 
 
 @pytest.fixture
@@ -65,3 +70,45 @@ def test_rdf_literals_are_found_with_their_predicate(pets):  # noqa: ANN001
     assert [(m.value, m.place) for m in found] == [("Green Lane Vets", "rdfs:label"), ("Tom", "pet:name")]
     query = 'SELECT ?c WHERE { ?c pet:name ?n FILTER(lcase(str(?n)) = "tiddles" || ?n = "Tom" || CONTAINS(?n, "x")) }'
     assert values.absent_literals(query, source, stores) == ["tiddles"]
+
+
+def test_each_kind_of_source_gives_its_short_text_values(flights, pets, tmp_path: Path):  # noqa: ANN001
+    source, stores = flights
+    held = values.held_values(source, stores)
+    assert ("Aberdeen ", "airports.city") in held and ("BA1", "flights.flightno") in held
+    assert not any(place.endswith("elevation") for _, place in held)  # numbers are not looked up by name
+    store, rdf = pets
+    assert ("Green Lane Vets", "rdfs:label") in values.held_values(rdf, Stores(None, None, store))
+    graphs = GraphStore(tmp_path / "graphs")
+    path = EXAMPLES / "family" / "family-tree.cypher"
+    family = Source("family", "graph", "kuzu", str(path), load_graph(graphs, "family", path))
+    held = values.held_values(family, Stores(None, graphs, None))
+    assert ("Astrid Lindqvist", "Person.name") in held and ("Sweden", "Place.country") in held
+
+
+def test_the_index_follows_the_sources_and_names_the_one_a_question_is_about(flights, pets, tmp_path: Path):  # noqa: ANN001
+    source, stores = flights
+    store, rdf = pets
+    stores = Stores(stores.tables, None, store)
+    index = ValueIndex(Database(tmp_path / "values.sqlite"))
+    assert values.refresh(index, [source, rdf], stores) == 2
+    assert values.refresh(index, [source, rdf], stores) == 0  # unchanged: nothing read again
+    evidence = values.source_evidence("Which flights leave from Aberdeen?", index)
+    assert set(evidence) == {"flights"} and evidence["flights"] > 0
+    assert values.source_evidence("How many of them are there?", index) == {}
+    assert values.refresh(index, [rdf], stores) == 0 and index.stamps().keys() == {"pets"}
+
+
+def test_a_value_the_question_names_points_to_the_source_that_holds_it(trove):  # noqa: ANN001
+    """With every example source indexed, a shop named in a question raises the expenses table
+    above all others, and a writer's name raises the library's RDF."""
+    report = trove.index([EXAMPLES / "finance", EXAMPLES / "library", EXAMPLES / "health", EXAMPLES / "family"])
+    assert report.timings_s["values"] > 0
+    named = {Path(s["location"]).name: s["name"] for s in trove.catalog.sources()}
+    shop = trove.value_evidence("How much did I spend at Albert Heijn?")
+    assert max(shop, key=shop.get) == named["expenses-2024.csv"]
+    writer = trove.value_evidence("Which books by Olga Tokarczuk do I own?")
+    assert list(writer) == [named["my-books.ttl"]]
+    assert trove.value_evidence("How much did I spend?") == {}
+    vector = trove.embedder.embed_one("How much did I spend at Albert Heijn?")
+    assert trove.source_index().nearest(vector, 1, bonus=shop)[0][0].name == named["expenses-2024.csv"]

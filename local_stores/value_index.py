@@ -1,0 +1,56 @@
+"""The short text values each structured source holds (a city, a person, a product), by their
+lower-cased text, so that the sources a question names by value are found in one indexed lookup
+instead of a scan of every source. Kept in the catalog's database, one stamp per source: a source
+whose stamp changed is read again, one that left the catalog is dropped."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from local_stores.sqlite_db import Database
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS value_sources(source TEXT PRIMARY KEY, stamp TEXT NOT NULL, values_held INTEGER);
+CREATE TABLE IF NOT EXISTS source_values(
+    key TEXT NOT NULL, source TEXT NOT NULL, place TEXT NOT NULL, value TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS source_values_key ON source_values(key);
+CREATE INDEX IF NOT EXISTS source_values_source ON source_values(source);
+"""
+
+
+class ValueIndex:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.db.conn.executescript(SCHEMA)
+
+    def stamps(self) -> dict[str, str]:
+        """Per indexed source, the stamp (its catalog state) its values were read at."""
+        return dict(self.db.query("SELECT source, stamp FROM value_sources"))
+
+    def replace(self, source: str, stamp: str, rows: Iterable[tuple[str, str]]) -> int:
+        """The source's values are now `rows` of (value as stored, where it is held); returns how many."""
+        keyed = {(value.strip().lower(), place): value for value, place in rows if value and value.strip()}
+        with self.db.transaction():
+            self.db.execute("DELETE FROM source_values WHERE source = ?", (source,))
+            self.db.executemany("INSERT INTO source_values(key, source, place, value) VALUES (?,?,?,?)",
+                                [(key, source, place, value) for (key, place), value in keyed.items()])
+            self.db.execute("INSERT INTO value_sources(source, stamp, values_held) VALUES (?,?,?) ON CONFLICT(source) "
+                            "DO UPDATE SET stamp = excluded.stamp, values_held = excluded.values_held",
+                            (source, stamp, len(keyed)))
+        return len(keyed)
+
+    def drop(self, source: str) -> None:
+        with self.db.transaction():
+            self.db.execute("DELETE FROM source_values WHERE source = ?", (source,))
+            self.db.execute("DELETE FROM value_sources WHERE source = ?", (source,))
+
+    def lookup(self, keys: list[str]) -> list[tuple[str, str, str, str]]:
+        """(key, source, place, value) for every held value whose lower-cased text is one of `keys`."""
+        if not keys:
+            return []
+        marks = ",".join("?" * len(keys))
+        return self.db.query(f"SELECT key, source, place, value FROM source_values WHERE key IN ({marks}) "
+                             "ORDER BY source, place", tuple(keys))
+
+    def sources(self) -> int:
+        return self.db.query("SELECT count(*) FROM value_sources")[0][0]
