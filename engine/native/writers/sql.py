@@ -14,9 +14,14 @@ Rules:
 - Use only the tables and columns shown; quote text values exactly as in the examples of values.
 - One SELECT statement only. Never modify data.
 - When the answer is a list of rows, also select the _row column so the rows can be cited.
-- For counts, totals and averages use COUNT/SUM/AVG; compare text case-insensitively with lower(...).
+{row_rules}- For counts, totals and averages use COUNT/SUM/AVG; compare text case-insensitively with lower(...).
 - Date columns hold DATE values: filter a month with col >= DATE '2024-03-01' AND col < DATE '2024-04-01'.
 - Reply with the SQL only, no explanation."""
+
+# For Trove's own tables, which keep each row's number in its file:
+ROW_RULES = """- "The first/last one", "the top of the list", "listed before/after" mean the order of the rows
+  in the file: _row.
+"""
 
 _TIMESHEET = "CREATE TABLE timesheet (\n  _row BIGINT,\n  work_day DATE,\n  project VARCHAR,\n  hours DOUBLE\n);"
 _LIBRARY = "CREATE TABLE library (\n  _row BIGINT,\n  title VARCHAR,\n  writer VARCHAR,\n  published BIGINT\n);"
@@ -48,6 +53,11 @@ EXAMPLES = [
     Example(_SCHOOL, "What is the average age of teachers who teach a course titled Algebra?",
             "SELECT AVG(t.age) FROM teacher t JOIN course c ON c.teacher_id = t.teacher_id "
             "WHERE lower(c.title) = 'algebra'"),
+    Example(_LIBRARY, "Which book is listed right after Dune?",
+            "SELECT _row, title FROM library WHERE _row > (SELECT _row FROM library WHERE lower(title) = 'dune') "
+            "ORDER BY _row LIMIT 1", ("duckdb",)),
+    Example(_LIBRARY, "What is the last book on the list?",
+            "SELECT _row, title FROM library ORDER BY _row DESC LIMIT 1", ("duckdb",)),
     Example(_PLANTS, "Which plant families have more than three plants?",
             "SELECT family, COUNT(*) AS plants FROM plant GROUP BY family HAVING COUNT(*) > 3"),
     Example(_PLANTS, "What is the name of the tallest plant?",
@@ -96,7 +106,8 @@ def default_examples(source) -> list[Example]:  # noqa: ANN001
 def messages(question: str, source, examples: list[Example] | None = None) -> list[dict]:  # noqa: ANN001
     shots = [f"Example {i}:\n{e.schema}\nQuestion: {e.question}\nSQL: {e.query}"
              for i, e in enumerate(examples if examples is not None else default_examples(source), start=1)]
-    system = SYSTEM.format(dialect=source.dialect) + "\n\n" + "\n\n".join(shots)
+    rows = any(c["name"] == "_row" for t in source.tables for c in t.get("columns", []))
+    system = SYSTEM.format(dialect=source.dialect, row_rules=ROW_RULES if rows else "") + "\n\n" + "\n\n".join(shots)
     user = f"The user's tables:\n{schema_text(source)}\n\nQuestion: {question}\nSQL:"
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 

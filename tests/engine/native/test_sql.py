@@ -38,6 +38,14 @@ def test_schema_text_shows_columns_types_samples_and_headers(table):  # noqa: AN
     assert prompt[-1]["content"].endswith("Question: How much at HEMA?\nSQL:")
 
 
+def test_row_order_is_taught_only_where_rows_keep_their_number(table, tmp_path: Path):  # noqa: ANN001
+    _, source = table
+    assert "listed before/after" in messages("Which shop is listed first?", source)[0]["content"]
+    plain = {"tables": [{"table": "shops", "columns": [{"name": "name", "type": "TEXT"}]}]}
+    database = sources.Source("shops", "database", "sqlite", str(tmp_path / "shops.sqlite"), plain)
+    assert "listed before/after" not in messages("Which shop is listed first?", database)[0]["content"]
+
+
 def test_sql_is_taken_out_of_a_chatty_reply():
     assert extract("Sure!\n```sql\nSELECT 1;\n```\nHope it helps") == "SELECT 1"
     assert extract("Here it is: SELECT a FROM t; DROP TABLE t") == "SELECT a FROM t"
