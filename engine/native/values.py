@@ -162,8 +162,8 @@ def _held_statements(source: Source) -> list[tuple[str | None, str]]:
                        f"STRLEN(STR(?value)) <= {HELD_MAX_CHARS} && STRLEN(STR(?value)) >= 2) }}")]
     if source.language == "cypher":
         return [(f"{label}.{p['name']}",
-                 f"MATCH (n:{label}) WHERE n.{p['name']} IS NOT NULL AND size(n.{p['name']}) <= {HELD_MAX_CHARS} "
-                 f"RETURN DISTINCT n.{p['name']} LIMIT {HELD_PER_PLACE}")
+                 f"MATCH (n:`{label}`) WHERE n.`{p['name']}` IS NOT NULL AND size(n.`{p['name']}`) <= "
+                 f"{HELD_MAX_CHARS} RETURN DISTINCT n.`{p['name']}` LIMIT {HELD_PER_PLACE}")
                 for label, node in source.descriptor.get("nodes", {}).items()
                 for p in node.get("properties", []) if str(p.get("type", "")).upper() == "STRING"
                 and p["name"] not in node.get("hidden", [])]

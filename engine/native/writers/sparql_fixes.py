@@ -14,7 +14,6 @@ import re
 from local_stores.rdf_store import COMMON_PREFIXES, MAX_CLASSES, MAX_PREDICATES, compact
 
 _AGGREGATE = re.compile(r"\b(COUNT|SUM|AVG|MIN|MAX|SAMPLE|GROUP_CONCAT)\s*\(", re.IGNORECASE)
-_TAIL = re.compile(r"\b(GROUP\s+BY|HAVING|ORDER\s+BY|LIMIT|OFFSET|VALUES)\b", re.IGNORECASE)
 _VARIABLE = re.compile(r"[?$](\w+)")
 _STRING = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|<[^<>\s]*>")
 
