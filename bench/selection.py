@@ -121,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         bonus = {name: settings.source_value_weight * v for name, v in values.source_evidence(question, held).items()}
         candidates = index.nearest(vector, k, bonus=bonus)
         prefilter_s = time.perf_counter() - t0
-        chosen = selection.choose(llm, question, candidates, 1)  # without an LLM: the prefilter's first
+        chosen = selection.choose(llm, question, candidates, 1,  # without an LLM: the prefilter's first
+                                  values.value_notes(question, held))
         llm_s = time.perf_counter() - t0
         rows.append({"dataset": dataset, "question": question, "answer": answer,
                      "candidates": [s.name for s, _ in candidates], "chosen": [s.name for s in chosen],

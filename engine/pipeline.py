@@ -254,12 +254,13 @@ class Trove:
         values.refresh(self._value_index, sources.from_catalog(self.catalog.sources()), self.stores)
         return self._value_index
 
-    def value_evidence(self, question: str) -> dict[str, float]:
+    def value_evidence(self, question: str, index=None) -> dict[str, float]:  # noqa: ANN001
         """Per structured source, the similarity it gains for holding values the question names."""
         from engine.native import values
 
         weight = self.settings.source_value_weight
-        return {name: weight * v for name, v in values.source_evidence(question, self.value_index()).items()}
+        held = index or self.value_index()
+        return {name: weight * v for name, v in values.source_evidence(question, held).items()}
 
     def source_nearness(self, vector) -> dict[str, float]:  # noqa: ANN001
         """Per structured route label, how near its nearest source is to the question (routing evidence)."""
@@ -272,19 +273,21 @@ class Trove:
         """Native queries over the structured sources of `kinds`: select sources, write, validate,
         repair, run; results as hits."""
         from engine.native import evidence as native_evidence
-        from engine.native import selection
+        from engine.native import selection, values
         from engine.native.examples import ExamplePicker
         from engine.native.querying import write_and_run
         from engine.native.writers import writer_for
 
         if self._examples is None:
             self._examples = ExamplePicker(self.embedder)
+        held = self.value_index()
         nearest = self.source_index().nearest(vector, self.settings.source_candidates, kinds,
-                                              self.value_evidence(question))
+                                              self.value_evidence(question, held))
         candidates = [(s, sim) for s, sim in nearest if sim >= self.settings.source_min_similarity]
         if not candidates:  # no source near the question: nothing to write a query for, no LLM needed
             return [], []
-        chosen = selection.choose(self.llm, question, candidates, self.settings.sources_per_question)
+        chosen = selection.choose(self.llm, question, candidates, self.settings.sources_per_question,
+                                  values.value_notes(question, held))
         hits, runs = [], []
         for i, source in enumerate(chosen, start=1):
             examples = self._examples.pick(writer_for(source.language).EXAMPLES, question,

@@ -60,12 +60,17 @@ class SourceIndex:
         return [(self._sources[i], float(best[i])) for i in order]
 
 
-def choose(llm, question: str, candidates: list[tuple[Source, float]], k: int) -> list[Source]:  # noqa: ANN001
-    """The LLM's pick among the prefiltered candidates (kept in prefilter order when it picks none)."""
+def choose(llm, question: str, candidates: list[tuple[Source, float]], k: int,  # noqa: ANN001
+           notes: dict[str, str] | None = None) -> list[Source]:
+    """The LLM's pick among the prefiltered candidates (kept in prefilter order when it picks none);
+    `notes` tells it, per source, the values of it the question names."""
     if len(candidates) <= 1 or llm is None:
         return [s for s, _ in candidates[:k]]
     names = [s.name for s, _ in candidates]
-    listing = "\n".join(f"- {s.name}: {summary_text(s)[:300]}" for s, _ in candidates)
+    notes = notes or {}
+    listing = "\n".join(f"- {s.name}: {summary_text(s)[:300]}"
+                        + (f"\n  holds what the question names: {notes[s.name]}" if s.name in notes else "")
+                        for s, _ in candidates)
     schema = {"type": "object", "properties": {"sources": {"type": "array", "items": {"type": "string", "enum": names},
                                                            "minItems": 1, "maxItems": k}},
               "required": ["sources"]}

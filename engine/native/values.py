@@ -216,6 +216,15 @@ def source_evidence(question: str, index: ValueIndex) -> dict[str, float]:
     return out
 
 
+def value_notes(question: str, index: ValueIndex, most: int = 3) -> dict[str, str]:
+    """Per source, the values of it the question names, as a note for the LLM choosing among
+    sources: `'Aberdeen' (airports.city)`."""
+    held: dict[str, list[str]] = {}
+    for _, source, place, value in index.lookup(phrases(question)):
+        held.setdefault(source, []).append(f"{value!r} ({place})")
+    return {source: ", ".join(shown[:most]) for source, shown in held.items()}
+
+
 def hint(matches: list[ValueMatch]) -> str:
     """The matches as a line a model reads before the question."""
     return "Values the question mentions, spelt as the data holds them: " + "; ".join(

@@ -96,6 +96,8 @@ def test_the_index_follows_the_sources_and_names_the_one_a_question_is_about(fli
     evidence = values.source_evidence("Which flights leave from Aberdeen?", index)
     assert set(evidence) == {"flights"} and evidence["flights"] > 0
     assert values.source_evidence("How many of them are there?", index) == {}
+    assert values.value_notes("Flights from Aberdeen to London?", index) == \
+        {"flights": "'Aberdeen ' (airports.city), 'London' (airports.city)"}
     assert values.refresh(index, [rdf], stores) == 0 and index.stamps().keys() == {"pets"}
 
 
