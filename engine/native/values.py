@@ -70,19 +70,21 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def _text_columns(source: Source) -> list[tuple[str, str, str]]:
+    """Every text column of a SQL source's tables, as (`table.column`, the quoted table, the
+    column's value as text in SQL)."""
+    return [(f"{table['table']}.{column['name']}", _quoted(table["table"]),
+             f"CAST({_quoted(column['name'])} AS VARCHAR)")
+            for table in source.tables for column in table.get("columns", [])
+            if column["name"] != "_row" and _TEXT_TYPE.search(str(column.get("type") or ""))]
+
+
 def lookup_sql(source: Source, wanted: list[str]) -> str | None:
     """One statement finding, in every text column of the source's tables, the stored values equal
     (ignoring case and surrounding spaces) to one of `wanted`."""
     listed = ", ".join(_literal(p) for p in wanted)
-    parts = []
-    for table in source.tables:
-        for column in table.get("columns", []):
-            if column["name"] == "_row" or not _TEXT_TYPE.search(str(column.get("type") or "")):
-                continue
-            place = _literal(f"{table['table']}.{column['name']}")
-            value = f"CAST({_quoted(column['name'])} AS VARCHAR)"
-            parts.append(f"SELECT DISTINCT {place} AS place, {value} AS value FROM {_quoted(table['table'])} "
-                         f"WHERE lower(trim({value})) IN ({listed})")
+    parts = [f"SELECT DISTINCT {_literal(place)} AS place, {value} AS value FROM {table} "
+             f"WHERE lower(trim({value})) IN ({listed})" for place, table, value in _text_columns(source)]
     if not parts:
         return None
     return "SELECT place, value FROM (" + " UNION ALL ".join(parts) + f") AS found LIMIT {MAX_MATCHES * 4}"
@@ -167,16 +169,9 @@ def _held_statements(source: Source) -> list[tuple[str | None, str]]:
                 for label, node in source.descriptor.get("nodes", {}).items()
                 for p in node.get("properties", []) if str(p.get("type", "")).upper() == "STRING"
                 and p["name"] not in node.get("hidden", [])]
-    out = []
-    for table in source.tables:
-        for column in table.get("columns", []):
-            if column["name"] == "_row" or not _TEXT_TYPE.search(str(column.get("type") or "")):
-                continue
-            value = f"CAST({_quoted(column['name'])} AS VARCHAR)"
-            out.append((f"{table['table']}.{column['name']}",
-                        f"SELECT DISTINCT {value} FROM {_quoted(table['table'])} WHERE {value} IS NOT NULL AND "
-                        f"length({value}) BETWEEN 2 AND {HELD_MAX_CHARS} LIMIT {HELD_PER_PLACE}"))
-    return out
+    return [(place, f"SELECT DISTINCT {value} FROM {table} WHERE {value} IS NOT NULL AND "
+                    f"length({value}) BETWEEN 2 AND {HELD_MAX_CHARS} LIMIT {HELD_PER_PLACE}")
+            for place, table, value in _text_columns(source)]
 
 
 def stamp(source: Source) -> str:
