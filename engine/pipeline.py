@@ -57,6 +57,7 @@ class Trove:
         self._vlm: object | bool | None = None  # False: looked, none installed
         self._source_index = None
         self._value_index = None
+        self._values_state: tuple | None = None  # the catalog's sources_state the value index was refreshed at
         self._examples = None
         self._inventory: tuple[tuple, object, object] | None = None  # (pack versions, Inventory, reference vectors)
 
@@ -251,7 +252,10 @@ class Trove:
 
         if self._value_index is None:
             self._value_index = ValueIndex(self.db)
-        values.refresh(self._value_index, sources.from_catalog(self.catalog.sources()), self.stores)
+        state = self.catalog.sources_state()
+        if state != self._values_state:
+            values.refresh(self._value_index, sources.from_catalog(self.catalog.sources()), self.stores)
+            self._values_state = state
         return self._value_index
 
     def value_evidence(self, question: str, index=None) -> dict[str, float]:  # noqa: ANN001

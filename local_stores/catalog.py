@@ -149,6 +149,11 @@ class Catalog:
         self.db.conn.execute("INSERT INTO memos(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET "
                              "value = excluded.value", (key, value))
 
+    def sources_state(self) -> tuple:
+        """Changes whenever a source is added, updated or deleted: a cheap test of whether what was
+        derived from the sources (their value index) is still current."""
+        return tuple(self.db.query("SELECT count(*), max(id), max(updated_at) FROM sources")[0])
+
     def sources(self) -> list[dict]:
         rows = self.db.query("SELECT name, kind, engine, location, descriptor, updated_at FROM sources ORDER BY name")
         return [{"name": n, "kind": k, "engine": e, "location": loc, "descriptor": json.loads(d or "{}"),
