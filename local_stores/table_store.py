@@ -9,6 +9,7 @@ a time limit and a row limit. Writes happen only through the `load_*` methods (T
 from __future__ import annotations
 
 import re
+import shutil
 import tempfile
 import threading
 import unicodedata
@@ -17,12 +18,21 @@ from pathlib import Path
 
 import duckdb
 
+from local_stores.quoting import Quoted
+from local_stores.quoting import duckdb_sql as duck
+
 SAFE_CONFIG = {
     "enable_external_access": False,  # no files, no network, no ATTACH/COPY/INSTALL/LOAD
     "autoinstall_known_extensions": False,
     "autoload_known_extensions": False,
     "lock_configuration": True,  # SET cannot undo the above
 }
+# loading connections: the same, set after connecting (allowed_paths can only be set on a started database)
+LOADING_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
+                  "allow_community_extensions": False}
+MEMORY_MB = 2048  # settings.query_memory_mb's default: DuckDB's own is 80 % of the machine
+CSV_OPTIONS = "header = true, sample_size = -1, delim = ?"
+CSV_LENIENT = "strict_mode = false, null_padding = true, ignore_errors = true"
 _FIRST_WORD = re.compile(r"^\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*([A-Za-z(]+)", re.DOTALL)
 ALLOWED_FIRST_WORDS = {"select", "with", "from", "values", "("}
 CATEGORY_LIMIT = 30  # text columns with at most this many distinct values list them all in the descriptor
@@ -129,18 +139,25 @@ def check_query(sql: str, dialect: str = "duckdb") -> str:
 
 
 class TableStore:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, memory_mb: int = MEMORY_MB) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.memory_mb = memory_mb
 
     # -- writing (Trove's own code only) --------------------------------------------------------
-    def _writer(self) -> duckdb.DuckDBPyConnection:
-        return duckdb.connect(str(self.path))
+    def _writer(self, readable: Path | None = None) -> duckdb.DuckDBPyConnection:
+        """A connection that writes the tables file and may read `readable` and nothing else: no
+        other file, no network, no extensions, configuration locked (least privilege while loading)."""
+        con = duckdb.connect(str(self.path), config={**LOADING_CONFIG, "memory_limit": f"{self.memory_mb}MB"})
+        con.execute("SET allowed_paths = ?", [[str(readable)] if readable else []])
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+        return con
 
     def tables(self) -> list[str]:
         if not self.path.exists():
             return []
-        with duckdb.connect(str(self.path), read_only=True) as con:
+        with duckdb.connect(str(self.path), read_only=True, config=SAFE_CONFIG) as con:
             return [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
                                               "WHERE table_schema = 'main' ORDER BY 1").fetchall()]
 
@@ -152,49 +169,59 @@ class TableStore:
         with tempfile.TemporaryDirectory() as tmp:
             utf8 = Path(tmp) / "data.csv"
             utf8.write_text(text, encoding="utf-8")
-            options = "header = true, sample_size = -1"
-            options += ", delim = '\\t'" if delimiter == "\t" else f", delim = '{delimiter}'"
             warnings: list[str] = []
             try:
-                info = self._create(name, path, f"read_csv('{utf8}', {options})", warnings)
+                info = self._create(name, path, utf8, Quoted(f"read_csv(?, {CSV_OPTIONS})"), [delimiter], warnings)
             except duckdb.Error as strict_error:
-                lenient = options + ", strict_mode = false, null_padding = true, ignore_errors = true"
                 warnings.append(f"malformed rows skipped ({str(strict_error).splitlines()[0][:160]})")
-                info = self._create(name, path, f"read_csv('{utf8}', {lenient})", warnings)
+                lenient = Quoted(f"read_csv(?, {CSV_OPTIONS}, {CSV_LENIENT})")
+                info = self._create(name, path, utf8, lenient, [delimiter], warnings)
         info.sheet = sheet
         return info
 
     def load_parquet(self, name: str, path: Path) -> TableInfo:
-        return self._create(name, path, f"read_parquet('{_quote(path)}')", [])
+        return self._load_copy(name, path, Quoted("read_parquet(?)"))
 
     def load_json(self, name: str, path: Path) -> TableInfo:
-        return self._create(name, path, f"read_json_auto('{_quote(path)}')", [])
+        return self._load_copy(name, path, Quoted("read_json_auto(?)"))
 
-    def _create(self, name: str, path: Path, source_sql: str, warnings: list[str]) -> TableInfo:
-        with self._writer() as con:
-            original = [d[0] for d in con.execute(f"SELECT * FROM {source_sql} LIMIT 0").description]
+    def _load_copy(self, name: str, path: Path, reader: Quoted) -> TableInfo:
+        """Load a copy of the user's file, so the loading connection can reach nothing of theirs."""
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = Path(tmp) / f"data{path.suffix.lower()}"
+            shutil.copyfile(path, copy)
+            return self._create(name, path, copy, reader, [], [])
+
+    def _create(self, name: str, path: Path, readable: Path, reader: Quoted, options: list[object],
+                warnings: list[str]) -> TableInfo:
+        """Table `name` from `reader` (a table function whose first parameter is the file to read,
+        then `options`); columns renamed to plain identifiers, each original name kept as its comment."""
+        params = [str(readable), *options]
+        with self._writer(readable) as con:
+            original = [d[0] for d in con.execute(f"SELECT * FROM {reader} LIMIT 0", params).description]
             has_rows = bool(original) and original[0] == "_row"  # row numbers given by the reader
             if has_rows:
                 original = original[1:]
             renamed = column_names(original)
-            select = ", ".join(f'"{o}" AS "{n}"' for o, n in zip(original, renamed, strict=True))
+            select = ", ".join(f"{duck.ident(o)} AS {duck.ident(n)}" for o, n in zip(original, renamed, strict=True))
             row = '"_row"' if has_rows else "row_number() OVER ()"
-            con.execute(f'CREATE OR REPLACE TABLE "{name}" AS SELECT {row} AS _row, {select} FROM {source_sql}')
+            con.execute(f"CREATE OR REPLACE TABLE {duck.ident(name)} AS SELECT {row} AS _row, {select} FROM {reader}",
+                        params)
             for o, n in zip(original, renamed, strict=True):
                 if o != n:
-                    con.execute(f'COMMENT ON COLUMN "{name}"."{n}" IS \'{o.replace(chr(39), chr(39) * 2)}\'')
+                    con.execute(f"COMMENT ON COLUMN {duck.ident(name)}.{duck.ident(n)} IS {duck.literal(o)}")
         info = self.describe(name)
         info.file, info.warnings = str(path), warnings
         return info
 
     def replace_rows(self, name: str, columns: dict[str, str], rows: list[dict]) -> TableInfo:
         """(Re)create table `name` with `columns` ({name: DuckDB type}) holding `rows`, in one transaction."""
-        cols = ", ".join(f'"{c}" {t}' for c, t in columns.items())
-        marks = ", ".join("?" for _ in range(len(columns) + 1))
+        cols = ", ".join(f"{duck.ident(c)} {duck.type_name(t)}" for c, t in columns.items())
+        marks = duck.marks(len(columns) + 1)
         with self._writer() as con:
             con.execute("BEGIN")
-            con.execute(f'CREATE OR REPLACE TABLE "{name}" (_row INTEGER, {cols})')
-            con.executemany(f'INSERT INTO "{name}" VALUES ({marks})',
+            con.execute(f"CREATE OR REPLACE TABLE {duck.ident(name)} (_row INTEGER, {cols})")
+            con.executemany(f"INSERT INTO {duck.ident(name)} VALUES ({marks})",
                             [[i, *(row.get(c) for c in columns)] for i, row in enumerate(rows, start=1)])
             con.execute("COMMIT")
         return self.describe(name)
@@ -202,24 +229,22 @@ class TableStore:
     def drop(self, name: str) -> None:
         if self.path.exists():
             with self._writer() as con:
-                con.execute(f'DROP TABLE IF EXISTS "{name}"')
+                con.execute(f"DROP TABLE IF EXISTS {duck.ident(name)}")
 
     # -- reading ----------------------------------------------------------------------------------
     def describe(self, name: str, samples: int = 3) -> TableInfo:
         """Columns, types, a few sample values and the row count: what a model needs to write SQL."""
-        with duckdb.connect(str(self.path), read_only=True) as con:
-            rows = con.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]
+        table = duck.ident(name)
+        with duckdb.connect(str(self.path), read_only=True, config=SAFE_CONFIG) as con:
+            rows = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
             columns = []
             for col, typ, label in con.execute(
                     "SELECT column_name, data_type, comment FROM duckdb_columns() WHERE table_name = ? "
                     "ORDER BY column_index", [name]).fetchall():
-                values = [r[0] for r in con.execute(sample_values_sql(col, f'"{name}"', samples)).fetchall()]
+                values = [r[0] for r in con.execute(sample_values_sql(col, table, samples)).fetchall()]
                 column = {"name": col, "type": typ, "samples": [plain(v) for v in values]}
                 if typ == "VARCHAR":  # a short list of categories is worth giving whole
-                    distinct = con.execute(f'SELECT count(DISTINCT "{col}") FROM "{name}"').fetchone()[0]
-                    if distinct <= CATEGORY_LIMIT:
-                        column["values"] = [r[0] for r in con.execute(
-                            f'SELECT DISTINCT "{col}" FROM "{name}" WHERE "{col}" IS NOT NULL ORDER BY 1').fetchall()]
+                    column.update(_categories(con, table, duck.ident(col)))
                 if label:
                     column["label"] = label
                 columns.append(column)
@@ -230,14 +255,24 @@ class TableStore:
         statement = check_query(sql)
         if not self.path.exists():
             raise QueryFailed("no tables are indexed yet")
-        return duckdb_select(self.path, statement, timeout_s, max_rows)
+        return duckdb_select(self.path, statement, timeout_s, max_rows, self.memory_mb)
 
 
-def duckdb_select(path: Path, statement: str, timeout_s: float, max_rows: int) -> QueryResult:
-    """One checked SELECT on a DuckDB file: a fresh read-only, sandboxed connection, interrupted at
-    the time limit, at most `max_rows` rows fetched."""
+def _categories(con: duckdb.DuckDBPyConnection, table: Quoted, column: Quoted) -> dict[str, list]:
+    """{"values": every distinct value} when a text column has at most CATEGORY_LIMIT of them."""
+    distinct = con.execute(f"SELECT count(DISTINCT {column}) FROM {table}").fetchone()[0]
+    if distinct > CATEGORY_LIMIT:
+        return {}
+    return {"values": [r[0] for r in con.execute(
+        f"SELECT DISTINCT {column} FROM {table} WHERE {column} IS NOT NULL ORDER BY 1").fetchall()]}
+
+
+def duckdb_select(path: Path, statement: str, timeout_s: float, max_rows: int,
+                  memory_mb: int = MEMORY_MB) -> QueryResult:
+    """One checked SELECT on a DuckDB file: a fresh read-only, sandboxed connection with a memory
+    cap, interrupted at the time limit, at most `max_rows` rows fetched."""
     try:
-        con = duckdb.connect(str(path), read_only=True, config=SAFE_CONFIG)
+        con = duckdb.connect(str(path), read_only=True, config={**SAFE_CONFIG, "memory_limit": f"{memory_mb}MB"})
     except duckdb.Error as exc:  # moved, deleted or locked since it was indexed
         raise QueryFailed(f"cannot open the database {path}: {str(exc).splitlines()[0]}") from exc
     timer = threading.Timer(timeout_s, con.interrupt)
@@ -250,6 +285,8 @@ def duckdb_select(path: Path, statement: str, timeout_s: float, max_rows: int) -
         raise QueryFailed(f"query stopped after the {timeout_s:g} s time limit") from exc
     except duckdb.PermissionException as exc:
         raise QueryRefused(f"query refused: {str(exc).splitlines()[0]}") from exc
+    except duckdb.OutOfMemoryException as exc:
+        raise QueryFailed(f"query stopped: it needed more than the {memory_mb} MB memory limit") from exc
     except duckdb.Error as exc:
         raise QueryFailed(" ".join(str(exc).split())[:500]) from exc  # keeps DuckDB's "candidate bindings" hint
     finally:
@@ -263,14 +300,12 @@ def query_result(columns: list[str], rows: list[tuple], max_rows: int) -> QueryR
     return QueryResult(columns, [tuple(plain(v) for v in r) for r in rows[:max_rows]], len(rows) > max_rows)
 
 
-def sample_values_sql(column: str, table_ref: str, n: int) -> str:
-    """The `n` most frequent non-NULL values of a column (ties by value): stable samples for prompts."""
-    return (f'SELECT "{column}" FROM {table_ref} WHERE "{column}" IS NOT NULL GROUP BY 1 '
-            f"ORDER BY count(*) DESC, 1 LIMIT {n}")
-
-
-def _quote(path: Path) -> str:
-    return str(path).replace("'", "''")
+def sample_values_sql(column: str, table_ref: Quoted, n: int) -> Quoted:
+    """The `n` most frequent non-NULL values of a column (ties by value): stable samples for prompts.
+    `table_ref` is already quoted (it may be schema-qualified); the same text serves SQLite."""
+    col = duck.ident(column)
+    return Quoted(f"SELECT {col} FROM {table_ref} WHERE {col} IS NOT NULL GROUP BY 1 "
+                  f"ORDER BY count(*) DESC, 1 LIMIT {duck.number(n)}")
 
 
 def plain(value: object) -> object:
