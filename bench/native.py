@@ -34,6 +34,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from local_stores.quoting import duckdb_sql as duck
+
 ROOT = Path(__file__).resolve().parent.parent
 EVAL = ROOT.parent / "shared" / "eval"
 SPARQL_PREFIX = "PREFIX : <http://valuenet/ontop/>\n"
@@ -203,8 +205,8 @@ def raw_schema(source) -> str:  # noqa: ANN001
         return f"{prefixes}\nClasses:\n{classes}\nPredicates:\n" + "\n".join(preds)
     out = []
     for t in source.tables:
-        cols = ",\n".join(f"  {c['name']} {c['type']}" for c in t.get("columns", []))
-        out.append(f"CREATE TABLE {t['table']} (\n{cols}\n);")
+        cols = ",\n".join(f"  {duck.shown(c['name'])} {duck.shown_type(c['type'])}" for c in t.get("columns", []))
+        out.append(f"CREATE TABLE {duck.shown(t['table'])} (\n{cols}\n);")
     return "\n".join(out)
 
 

@@ -4,19 +4,25 @@ one SELECT, no file or network access, a time limit, a row limit."""
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import duckdb
 import sqlean
 
+from local_stores import sql_worker
+from local_stores.quoting import duckdb_sql as duck
+from local_stores.quoting import sqlite_sql as sq
 from local_stores.table_store import (
+    MEMORY_MB,
     SAFE_CONFIG,
     QueryFailed,
     QueryRefused,
     QueryResult,
     check_query,
-    duckdb_select,
     plain,
     query_result,
     sample_values_sql,
@@ -59,34 +65,82 @@ def _sqlite_authorizer(action: int, arg1: object, arg2: object, db: object, sour
     return sqlean.SQLITE_DENY
 
 
+_DESCRIBE_PRAGMAS = {"table_info", "foreign_key_list"}
+DESCRIBE_TIMEOUT_S = 5.0  # per statement while describing: a view may never end (an endless recursive CTE)
+
+
+def _describe_authorizer(action: int, arg1: object, arg2: object, db: object, source: object) -> int:
+    """What generated queries may do, and the two schema pragmas describing needs."""
+    if action == sqlean.SQLITE_PRAGMA and str(arg1).lower() in _DESCRIBE_PRAGMAS:
+        return sqlean.SQLITE_OK
+    return _sqlite_authorizer(action, arg1, arg2, db, source)
+
+
 def _sqlite_connect(path: Path) -> sqlean.Connection:
     con = sqlean.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
     con.execute("PRAGMA query_only = ON")
     return con
 
 
-def _sqlite_describe(path: Path, samples: int) -> list[dict]:
-    with _sqlite_connect(path) as con:
-        names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
-                                           "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
-        tables = []
-        for name in names:
-            cols = con.execute(f'PRAGMA table_info("{name}")').fetchall()
-            fks = con.execute(f'PRAGMA foreign_key_list("{name}")').fetchall()
-            columns = []
-            for _, col, typ, _, _, pk in cols:
-                values = [r[0] for r in con.execute(sample_values_sql(col, f'"{name}"', samples))]
-                column = {"name": col, "type": typ or "ANY", "samples": [plain(v) for v in values]}
-                if pk:
-                    column["primary_key"] = True
-                columns.append(column)
-            rows = con.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]
-            tables.append({"table": name, "rows": rows, "columns": columns,
-                           "foreign_keys": [{"column": fk[3], "references": f"{fk[2]}.{fk[4]}"} for fk in fks]})
-    return tables
+class _Timed:
+    """Runs Trove's own statements on a user's database, each stopped after `timeout_s`; a view's
+    SQL comes from the file, so a statement that reads one is as untrusted as a generated query."""
+
+    def __init__(self, run: Callable[[str, list], list], timeout_s: float) -> None:
+        self.run, self.timeout_s, self.stopped = run, timeout_s, False
+
+    def rows(self, statement: str, params: list | None = None) -> list | None:
+        """The rows, or None when the statement ran out of time or failed (the describe goes on)."""
+        try:
+            return self.run(statement, params or [])
+        except QueryFailed:
+            return None
 
 
-def _sqlite_execute(path: Path, statement: str, timeout_s: float, max_rows: int) -> QueryResult:
+def _sqlite_runner(con: sqlean.Connection, timeout_s: float) -> Callable[[str, list], list]:
+    deadline = [0.0]
+    con.set_progress_handler(lambda: int(time.monotonic() > deadline[0]), 10_000)
+    con.set_authorizer(_describe_authorizer)
+
+    def run(statement: str, params: list) -> list:
+        deadline[0] = time.monotonic() + timeout_s
+        try:
+            return con.execute(statement, params).fetchall()
+        except sqlean.DatabaseError as exc:
+            raise QueryFailed(str(exc)) from exc
+    return run
+
+
+def _sqlite_describe(path: Path, samples: int, timeout_s: float = DESCRIBE_TIMEOUT_S) -> list[dict]:
+    with closing(_sqlite_connect(path)) as con:
+        timed = _Timed(_sqlite_runner(con, timeout_s), timeout_s)
+        names = [r[0] for r in timed.rows("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
+                                          "AND name NOT LIKE 'sqlite_%' ORDER BY name") or []]
+        return [_sqlite_table(timed, name, samples) for name in names]
+
+
+def _sqlite_table(timed: _Timed, name: str, samples: int) -> dict:
+    """One table or view: columns with samples, keys, row count; a note where reading it stopped."""
+    ref = sq.ident(name)
+    columns = []
+    for _, col, typ, _, _, pk in timed.rows("SELECT * FROM pragma_table_info(?)", [name]) or []:
+        values = timed.rows(sample_values_sql(col, ref, samples)) or []
+        column = {"name": col, "type": typ or "ANY", "samples": [plain(v[0]) for v in values]}
+        if pk:
+            column["primary_key"] = True
+        columns.append(column)
+    fks = timed.rows("SELECT * FROM pragma_foreign_key_list(?)", [name]) or []
+    count = timed.rows(f"SELECT count(*) FROM {ref}")
+    table = {"table": name, "rows": count[0][0] if count else None, "columns": columns,
+             "foreign_keys": [{"column": fk[3], "references": f"{fk[2]}.{fk[4]}"} for fk in fks]}
+    if count is None:
+        table["warnings"] = [f"its rows could not be counted within {timed.timeout_s:g} s"]
+    return table
+
+
+def sqlite_select(path: Path, statement: str, timeout_s: float, max_rows: int) -> QueryResult:
+    """One checked statement on a SQLite file, read-only, under the authorizer, stopped at the time
+    limit. In this process: generated queries come through local_stores.sql_worker."""
     try:
         con = _sqlite_connect(path)
     except sqlean.Error as exc:  # moved, deleted or locked since it was indexed
@@ -110,45 +164,60 @@ def _sqlite_execute(path: Path, statement: str, timeout_s: float, max_rows: int)
 
 
 # -- DuckDB -----------------------------------------------------------------------------------------
-def _duckdb_describe(path: Path, samples: int) -> list[dict]:
-    with duckdb.connect(str(path), read_only=True, config=SAFE_CONFIG) as con:
-        names = [r[0] for r in con.execute("SELECT table_schema || '.' || table_name FROM information_schema.tables "
-                                           "WHERE table_schema NOT IN ('information_schema', 'pg_catalog') "
-                                           "ORDER BY 1").fetchall()]
-        tables = []
-        for qualified in names:
-            schema, name = qualified.split(".", 1)
-            ref = f'"{name}"' if schema == "main" else f'"{schema}"."{name}"'
-            columns = []
-            for col, typ in con.execute("SELECT column_name, data_type FROM information_schema.columns WHERE "
-                                        "table_schema = ? AND table_name = ? ORDER BY ordinal_position",
-                                        [schema, name]).fetchall():
-                values = [r[0] for r in con.execute(sample_values_sql(col, ref, samples)).fetchall()]
-                columns.append({"name": col, "type": typ, "samples": [plain(v) for v in values]})
-            rows = con.execute(f"SELECT count(*) FROM {ref}").fetchone()[0]
-            tables.append({"table": name if schema == "main" else qualified, "rows": rows, "columns": columns})
-    return tables
+def _duckdb_runner(con: duckdb.DuckDBPyConnection, timeout_s: float) -> Callable[[str, list], list]:
+    def run(statement: str, params: list) -> list:
+        timer = threading.Timer(timeout_s, con.interrupt)
+        timer.start()
+        try:
+            return con.execute(statement, params).fetchall()
+        except duckdb.Error as exc:
+            raise QueryFailed(str(exc)) from exc
+        finally:
+            timer.cancel()
+    return run
+
+
+def _duckdb_describe(path: Path, samples: int, timeout_s: float = DESCRIBE_TIMEOUT_S) -> list[dict]:
+    with duckdb.connect(str(path), read_only=True, config={**SAFE_CONFIG, "memory_limit": f"{MEMORY_MB}MB"}) as con:
+        timed = _Timed(_duckdb_runner(con, timeout_s), timeout_s)
+        names = timed.rows("SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema "
+                           "NOT IN ('information_schema', 'pg_catalog') ORDER BY 1, 2") or []
+        return [_duckdb_table(timed, schema, name, samples) for schema, name in names]
+
+
+def _duckdb_table(timed: _Timed, schema: str, name: str, samples: int) -> dict:
+    ref = duck.qualified(schema, name)
+    columns = []
+    for col, typ in timed.rows("SELECT column_name, data_type FROM information_schema.columns WHERE "
+                               "table_schema = ? AND table_name = ? ORDER BY ordinal_position", [schema, name]) or []:
+        values = timed.rows(sample_values_sql(col, ref, samples)) or []
+        columns.append({"name": col, "type": typ, "samples": [plain(v[0]) for v in values]})
+    count = timed.rows(f"SELECT count(*) FROM {ref}")
+    table = {"table": name if schema == "main" else f"{schema}.{name}", "rows": count[0][0] if count else None,
+             "columns": columns}
+    if count is None:
+        table["warnings"] = [f"its rows could not be counted within {timed.timeout_s:g} s"]
+    return table
 
 
 # -- public -------------------------------------------------------------------------------------------
-def describe(path: Path, engine: str, samples: int = 3) -> list[dict]:
-    """Every table of the database: columns, types, sample values, keys, row counts."""
-    return _sqlite_describe(path, samples) if engine == "sqlite" else _duckdb_describe(path, samples)
+def describe(path: Path, engine: str, samples: int = 3, timeout_s: float = DESCRIBE_TIMEOUT_S) -> list[dict]:
+    """Every table of the database: columns, types, sample values, keys, row counts; each statement
+    stopped after `timeout_s` (a table or view that cannot be read in time is kept with a warning)."""
+    if engine == "sqlite":
+        return _sqlite_describe(path, samples, timeout_s)
+    return _duckdb_describe(path, samples, timeout_s)
 
 
 def explain(path: Path, engine: str, sql: str) -> str:
     """The checked statement, once the engine has planned it (EXPLAIN) without running it;
     QueryFailed/QueryRefused on a bad query."""
     statement = check_query(sql, dialect=engine)
-    if engine == "sqlite":
-        _sqlite_execute(path, f"EXPLAIN QUERY PLAN {statement}", timeout_s=5.0, max_rows=1)
-    else:
-        duckdb_select(path, f"EXPLAIN {statement}", timeout_s=5.0, max_rows=1)
+    plan = "EXPLAIN QUERY PLAN " if engine == "sqlite" else "EXPLAIN "
+    sql_worker.run(engine, path, plan + statement, timeout_s=5.0, max_rows=1)  # DuckDB may fold constants
     return statement
 
 
 def execute(path: Path, engine: str, sql: str, timeout_s: float = 10.0, max_rows: int = 200) -> QueryResult:
     statement = check_query(sql, dialect=engine)
-    if engine == "sqlite":
-        return _sqlite_execute(path, statement, timeout_s, max_rows)
-    return duckdb_select(path, statement, timeout_s, max_rows)
+    return sql_worker.run(engine, path, statement, timeout_s, max_rows)

@@ -18,21 +18,17 @@ import atexit
 import contextlib
 import json
 import logging
-import os
 import re
 import shutil
-import signal
-import subprocess
-import sys
-import threading
 from collections import OrderedDict
 from itertools import islice
-from multiprocessing import Pipe
-from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pyoxigraph as ox
 
+from local_stores import query_worker
+from local_stores.quoting import Quoted
+from local_stores.quoting import sparql as sp
 from local_stores.table_store import QueryFailed, QueryRefused, QueryResult
 
 FORMATS = {".ttl": "Turtle", ".nt": "N-Triples", ".nq": "N-Quads", ".trig": "TriG", ".rdf": "RDF/XML",
@@ -181,7 +177,7 @@ def _with_prefixes(declared: dict[str, str], iris: list[str]) -> dict[str, str]:
     return prefixes
 
 
-def _counts(store: ox.Store, where: str, limit: int) -> list[tuple[str, int]]:
+def _counts(store: ox.Store, where: Quoted, limit: int) -> list[tuple[str, int]]:
     """The most used predicates (not rdf:type) of the subjects `where` keeps, with counts; `where`
     follows the pattern `?s ?p ?o` (`. ?s a <C>`, `MINUS {...}`)."""
     rows = _rows(store, f"SELECT ?p (COUNT(*) AS ?n) WHERE {{ ?s ?p ?o {where} }} GROUP BY ?p "
@@ -189,17 +185,18 @@ def _counts(store: ox.Store, where: str, limit: int) -> list[tuple[str, int]]:
     return [(r["p"].value, int(r["n"].value)) for r in rows if r["p"].value != RDF_TYPE][:limit]
 
 
-def _predicate(store: ox.Store, where: str, iri: str, count: int) -> dict:
+def _predicate(store: ox.Store, where: Quoted, iri: str, count: int) -> dict:
     """One predicate as the descriptor shows it: count, kind (by its sample objects), samples, and
     the datatype of its literals or the class its IRIs point to."""
-    values = [r["o"] for r in _rows(store, f"SELECT DISTINCT ?o WHERE {{ ?s <{iri}> ?o {where} }} LIMIT 3")]
+    predicate = sp.iri(iri)
+    values = [r["o"] for r in _rows(store, f"SELECT DISTINCT ?o WHERE {{ ?s {predicate} ?o {where} }} LIMIT 3")]
     literals = [v for v in values if isinstance(v, ox.Literal)]
     out = {"iri": iri, "count": count, "kind": "literal" if 2 * len(literals) >= len(values) else "iri",
            "samples": values}
     if out["kind"] == "literal" and literals:
         out["datatype"] = "langString" if literals[0].language else local_name(literals[0].datatype.value)
     elif out["kind"] == "iri":
-        ranges = _rows(store, f"SELECT ?c (COUNT(*) AS ?k) WHERE {{ {{ SELECT ?o WHERE {{ ?s <{iri}> ?o {where} "
+        ranges = _rows(store, f"SELECT ?c (COUNT(*) AS ?k) WHERE {{ {{ SELECT ?o WHERE {{ ?s {predicate} ?o {where} "
                               f"FILTER(isIRI(?o)) }} LIMIT 200 }} ?o a ?c }} GROUP BY ?c ORDER BY DESC(?k) LIMIT 1")
         if ranges:
             out["range"] = ranges[0]["c"].value
@@ -211,9 +208,11 @@ def _labels(store: ox.Store, iris: set[str]) -> dict[str, str]:
     labels: dict[str, tuple[int, str]] = {}
     todo = sorted(iris)
     for start in range(0, len(todo), 500):
-        values = " ".join(f"<{i}>" for i in todo[start:start + 500])
-        for r in _rows(store, f"SELECT ?x ?l WHERE {{ VALUES ?x {{ {values} }} ?x <{COMMON_PREFIXES['rdfs']}label>|"
-                              f"<{COMMON_PREFIXES['skos']}prefLabel> ?l FILTER(isLiteral(?l)) }}"):
+        values = sp.iris(todo[start:start + 500])
+        label = sp.iri(COMMON_PREFIXES["rdfs"] + "label")
+        preferred = sp.iri(COMMON_PREFIXES["skos"] + "prefLabel")
+        for r in _rows(store, f"SELECT ?x ?l WHERE {{ VALUES ?x {{ {values} }} ?x {label}|{preferred} ?l "
+                              "FILTER(isLiteral(?l)) }"):
             lang = r["l"].language or ""
             rank = 0 if lang in ("", "en") or lang.startswith("en-") else 1
             if r["x"].value not in labels or rank < labels[r["x"].value][0]:
@@ -236,10 +235,10 @@ def describe(store: ox.Store, path: Path, fmt: str) -> dict:
     classes = []
     for row in _rows(store, f"SELECT ?c (COUNT(DISTINCT ?s) AS ?n) WHERE {{ ?s a ?c FILTER(isIRI(?c)) }} "
                             f"GROUP BY ?c ORDER BY DESC(?n) ?c LIMIT {MAX_CLASSES}"):
-        where = f". ?s a <{row['c'].value}>"
+        where = Quoted(f". ?s a {sp.iri(row['c'].value)}")
         classes.append({"iri": row["c"].value, "instances": int(row["n"].value),
                         "predicates": [_predicate(store, where, *p) for p in _counts(store, where, MAX_PREDICATES)]})
-    untyped = "MINUS { ?s a ?any }"  # much faster than FILTER NOT EXISTS in Oxigraph
+    untyped = Quoted("MINUS { ?s a ?any }")  # much faster than FILTER NOT EXISTS in Oxigraph
     loose = [_predicate(store, untyped, *p) for p in _counts(store, untyped, MAX_PREDICATES)]
     graphs = [g.value for g in islice(store.named_graphs(), MAX_GRAPHS) if isinstance(g, ox.NamedNode)]
 
@@ -410,41 +409,26 @@ def _engine_message(text: str) -> str:
 
 
 # -- the query worker -------------------------------------------------------------------------------------
-def serve(fd: int, memory_mb: int = 0) -> None:
-    """The worker process: read-only stores kept open between queries; one query at a time. Its
-    address space is capped, so a query that would eat the machine's memory ends the worker instead."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent, which then closes us
-    if memory_mb:
-        with contextlib.suppress(ImportError, ValueError, OSError):
-            import resource
+_STORES: OrderedDict[str, tuple[object, ox.Store]] = OrderedDict()  # in the worker: read-only stores kept open
 
-            resource.setrlimit(resource.RLIMIT_AS, (memory_mb * 2**20, memory_mb * 2**20))
-    conn = Connection(fd)
-    stores: OrderedDict[str, tuple[object, ox.Store]] = OrderedDict()
-    conn.send(("ready",))
-    while True:
-        try:
-            request = conn.recv()
-        except (EOFError, OSError):
-            return
-        if request is None:
-            return
-        if request[0] == "forget":  # the store was replaced or dropped: let go of its files
-            stores.pop(request[1], None)
-            conn.send(("ok",))
-            continue
-        _, db, stamp, query, own_dataset, max_rows = request
-        try:
-            if db not in stores or stores[db][0] != stamp:
-                stores.pop(db, None)
-                stores[db] = (stamp, ox.Store.read_only(db))
-                while len(stores) > 8:
-                    stores.popitem(last=False)
-            stores.move_to_end(db)
-            reply = ("ok", *_result(stores[db][1].query(query, use_default_graph_as_union=not own_dataset), max_rows))
-        except Exception as exc:  # the engine's own message goes back to the writer
-            reply = ("failed", f"{type(exc).__name__}: {' '.join(str(exc).split())[:400]}")
-        conn.send(reply)
+
+def serve(fd: int, memory_mb: int = 0) -> None:
+    """The worker process (local_stores.query_worker): one SPARQL query at a time on read-only stores."""
+    query_worker.serve(fd, memory_mb, _answer)
+
+
+def _answer(request: tuple) -> tuple:
+    if request[0] == "forget":  # the store was replaced or dropped: let go of its files
+        _STORES.pop(request[1], None)
+        return ("ok",)
+    _, db, stamp, query, own_dataset, max_rows = request
+    if db not in _STORES or _STORES[db][0] != stamp:
+        _STORES.pop(db, None)
+        _STORES[db] = (stamp, ox.Store.read_only(db))
+        while len(_STORES) > 8:
+            _STORES.popitem(last=False)
+    _STORES.move_to_end(db)
+    return ("ok", *_result(_STORES[db][1].query(query, use_default_graph_as_union=not own_dataset), max_rows))
 
 
 def _result(result: object, max_rows: int) -> tuple[list[str], list[tuple], bool]:
@@ -461,92 +445,8 @@ def _result(result: object, max_rows: int) -> tuple[list[str], list[tuple], bool
     return columns, rows[:max_rows], len(rows) > max_rows
 
 
-_WORKER_MAIN = "import sys; from local_stores.rdf_store import serve; serve(int(sys.argv[1]), int(sys.argv[2]))"
 WORKER_MEMORY_MB = 4096  # the worker's address space (idle with 8 stores open: about 650 MB)
-_PROJECT = Path(__file__).resolve().parents[1]
-
-
-class _Worker:
-    """One long-lived query process, killed at a time limit (Oxigraph cannot be interrupted
-    in-process) and started again on the next query. A fresh interpreter, not a fork: the parent
-    holds model threads. Started with subprocess rather than multiprocessing's spawn, which would
-    re-run the parent's main script in the worker (and fail for scripts without a main guard)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._proc: subprocess.Popen | None = None
-        self._conn: Connection | None = None
-
-    def _start(self) -> None:
-        parent, child = Pipe()
-        path = os.pathsep.join(p for p in (str(_PROJECT), os.environ.get("PYTHONPATH", "")) if p)
-        try:
-            self._proc = subprocess.Popen([sys.executable, "-c", _WORKER_MAIN, str(child.fileno()),
-                                           str(WORKER_MEMORY_MB)],
-                                          pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL,
-                                          env={**os.environ, "PYTHONPATH": path, "RUST_BACKTRACE": "0"})
-        finally:
-            child.close()
-        self._conn = parent
-        try:
-            ready = parent.poll(60) and parent.recv() == ("ready",)
-        except (EOFError, OSError):
-            ready = False
-        if not ready:
-            self._stop()
-            raise QueryFailed("the SPARQL worker process did not start")
-
-    def _stop(self) -> None:
-        if self._proc is not None:
-            self._proc.kill()
-            self._proc.wait(5)
-        if self._conn is not None:
-            self._conn.close()
-        self._proc = self._conn = None
-
-    def run(self, request: tuple, timeout_s: float) -> tuple:
-        with self._lock:
-            if self._proc is None or self._proc.poll() is not None:
-                self._stop()
-                self._start()
-            try:
-                self._conn.send(request)
-                if not self._conn.poll(timeout_s):
-                    self._stop()
-                    raise QueryFailed(f"the query took longer than {timeout_s:g} s and was stopped: "
-                                      "narrow it down (fewer unbound triple patterns, a LIMIT)")
-                return self._conn.recv()
-            except (EOFError, OSError) as exc:
-                self._stop()
-                raise QueryFailed(f"the query was stopped: it needed more than the {WORKER_MEMORY_MB} MB of memory "
-                                  "allowed (or crashed the engine); narrow it down") from exc
-
-    def forget(self, db: str) -> None:
-        """Close the worker's handle on a store (if it runs), so replaced files are freed at once."""
-        with self._lock:
-            if self._proc is None or self._proc.poll() is not None:
-                return
-            try:
-                self._conn.send(("forget", db))
-                if self._conn.poll(10):
-                    self._conn.recv()
-                    return
-            except (EOFError, OSError):
-                pass
-            self._stop()
-
-    def close(self) -> None:
-        """Ask the worker to exit, then make sure it has."""
-        with self._lock:
-            if self._conn is not None and self._proc is not None:
-                with contextlib.suppress(OSError):
-                    self._conn.send(None)
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    self._proc.wait(2)
-            self._stop()
-
-
-_WORKER = _Worker()
+_WORKER = query_worker.Worker("local_stores.rdf_store", "SPARQL", WORKER_MEMORY_MB)
 atexit.register(_WORKER.close)
 
 

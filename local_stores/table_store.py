@@ -252,10 +252,12 @@ class TableStore:
 
     def execute(self, sql: str, timeout_s: float = 10.0, max_rows: int = 200) -> QueryResult:
         """Run one generated SELECT safely: read-only, no file/network access, time and row limits."""
+        from local_stores import sql_worker
+
         statement = check_query(sql)
         if not self.path.exists():
             raise QueryFailed("no tables are indexed yet")
-        return duckdb_select(self.path, statement, timeout_s, max_rows, self.memory_mb)
+        return sql_worker.run("duckdb", self.path, statement, timeout_s, max_rows)
 
 
 def _categories(con: duckdb.DuckDBPyConnection, table: Quoted, column: Quoted) -> dict[str, list]:
@@ -270,7 +272,8 @@ def _categories(con: duckdb.DuckDBPyConnection, table: Quoted, column: Quoted) -
 def duckdb_select(path: Path, statement: str, timeout_s: float, max_rows: int,
                   memory_mb: int = MEMORY_MB) -> QueryResult:
     """One checked SELECT on a DuckDB file: a fresh read-only, sandboxed connection with a memory
-    cap, interrupted at the time limit, at most `max_rows` rows fetched."""
+    cap, interrupted at the time limit, at most `max_rows` rows fetched. In this process: generated
+    queries come through local_stores.sql_worker, which calls this in its worker."""
     try:
         con = duckdb.connect(str(path), read_only=True, config={**SAFE_CONFIG, "memory_limit": f"{memory_mb}MB"})
     except duckdb.Error as exc:  # moved, deleted or locked since it was indexed

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from local_stores.quoting import sqlite_sql as sq
 from local_stores.sqlite_db import Database
 
 SCHEMA = """
@@ -48,8 +49,8 @@ class ValueIndex:
         """(key, source, place, value) for every held value whose lower-cased text is one of `keys`."""
         if not keys:
             return []
-        marks = ",".join("?" * len(keys))
-        return self.db.query(f"SELECT key, source, place, value FROM source_values WHERE key IN ({marks}) "
+        listed = sq.marks(len(keys))
+        return self.db.query(f"SELECT key, source, place, value FROM source_values WHERE key IN ({listed}) "
                              "ORDER BY source, place", tuple(keys))
 
     def sources(self) -> int:

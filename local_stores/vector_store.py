@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from local_stores.quoting import Quoted
+from local_stores.quoting import sqlite_sql as sq
 from local_stores.sqlite_db import Database
 
 SCHEMA = """
@@ -49,15 +51,21 @@ class Item:
     extra: dict = field(default_factory=dict)
 
 
-def _table(corpus: str) -> str:
-    return re.sub(r"\W", "_", corpus)
+def _fts(corpus: str) -> Quoted:
+    """The FTS5 table of a corpus (`text/paragraph` -> `"fts_text_paragraph"`)."""
+    return sq.ident("fts_" + re.sub(r"\W", "_", corpus))
+
+
+def _vec(corpus: str) -> Quoted:
+    """The sqlite-vec table of a corpus."""
+    return sq.ident("vec_" + re.sub(r"\W", "_", corpus))
 
 
 def fts_query(text: str) -> str:
     """An FTS5 OR-query of the question's content words (quoted, so no syntax leaks through)."""
     words = [w.lower() for w in _WORD.findall(text)]
     keep = [w for w in dict.fromkeys(words) if w not in _STOPWORDS] or list(dict.fromkeys(words))
-    return " OR ".join(f'"{w}"' for w in keep)
+    return sq.fts_phrases(keep)
 
 
 class VectorStore:
@@ -72,13 +80,12 @@ class VectorStore:
                              "re-index into a new home")
         if row:
             return
-        t = _table(name)
-        self.db.conn.executescript(f"""
-            INSERT INTO corpora VALUES ('{name}', '{modality}', '{granularity}', {dim}, '{embedder}');
-            CREATE VIRTUAL TABLE IF NOT EXISTS fts_{t} USING fts5(heading, text,
-                tokenize = 'porter unicode61 remove_diacritics 2');
-            CREATE VIRTUAL TABLE IF NOT EXISTS vec_{t} USING vec0(embedding float[{dim}] distance_metric=cosine);
-        """)
+        with self.db.transaction():
+            self.db.execute("INSERT INTO corpora VALUES (?, ?, ?, ?, ?)", (name, modality, granularity, dim, embedder))
+            self.db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {_fts(name)} USING fts5(heading, text, "
+                            "tokenize = 'porter unicode61 remove_diacritics 2')")
+            self.db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {_vec(name)} USING vec0(embedding "
+                            f"{sq.vec_dim(dim)} distance_metric=cosine)")
 
     def embedder_of(self, corpus: str) -> str | None:
         """The model a corpus's vectors were made by (None: no such corpus)."""
@@ -87,12 +94,11 @@ class VectorStore:
 
     def drop_corpus(self, corpus: str) -> None:
         """Forget a corpus and its items (its vectors came from a model that is gone), in one transaction."""
-        t = _table(corpus)
         with self.db.transaction():
             self.db.execute("DELETE FROM items WHERE corpus = ?", (corpus,))
             self.db.execute("DELETE FROM corpora WHERE name = ?", (corpus,))
-            self.db.execute(f"DROP TABLE IF EXISTS fts_{t}")
-            self.db.execute(f"DROP TABLE IF EXISTS vec_{t}")
+            self.db.execute(f"DROP TABLE IF EXISTS {_fts(corpus)}")
+            self.db.execute(f"DROP TABLE IF EXISTS {_vec(corpus)}")
 
     def sources(self, corpus: str) -> set[str]:
         """The files that have items in `corpus`."""
@@ -112,10 +118,9 @@ class VectorStore:
                 (item.corpus, item.file_id, item.source, item.title, item.heading, item.text,
                  json.dumps(item.locator), item.ord))
             item_id = cur.lastrowid
-            t = _table(item.corpus)
-            self.db.execute(f"INSERT INTO fts_{t}(rowid, heading, text) VALUES (?,?,?)",
+            self.db.execute(f"INSERT INTO {_fts(item.corpus)}(rowid, heading, text) VALUES (?,?,?)",
                             (item_id, f"{item.title} {item.heading}".strip(), item.text))
-            self.db.execute(f"INSERT INTO vec_{t}(rowid, embedding) VALUES (?, ?)",
+            self.db.execute(f"INSERT INTO {_vec(item.corpus)}(rowid, embedding) VALUES (?, ?)",
                             (item_id, np.asarray(vec, dtype=np.float32).tobytes()))
             item.id = item_id
             ids.append(item_id)
@@ -125,9 +130,8 @@ class VectorStore:
         """Remove a file's items from every corpus; returns how many."""
         rows = self.db.query("SELECT id, corpus FROM items WHERE file_id = ?", (file_id,))
         for item_id, corpus in rows:
-            t = _table(corpus)
-            self.db.execute(f"DELETE FROM fts_{t} WHERE rowid = ?", (item_id,))
-            self.db.execute(f"DELETE FROM vec_{t} WHERE rowid = ?", (item_id,))
+            self.db.execute(f"DELETE FROM {_fts(corpus)} WHERE rowid = ?", (item_id,))
+            self.db.execute(f"DELETE FROM {_vec(corpus)} WHERE rowid = ?", (item_id,))
         self.db.execute("DELETE FROM items WHERE file_id = ?", (file_id,))
         self.db.execute("DELETE FROM file_texts WHERE file_id = ?", (file_id,))
         return len(rows)
@@ -143,7 +147,7 @@ class VectorStore:
     def items(self, ids: Sequence[int]) -> dict[int, Item]:
         if not ids:
             return {}
-        marks = ",".join("?" * len(ids))
+        marks = sq.marks(len(ids))
         rows = self.db.query(f"SELECT id, corpus, file_id, source, title, heading, text, locator, ord "
                              f"FROM items WHERE id IN ({marks})", tuple(ids))
         return {r[0]: Item(corpus=r[1], file_id=r[2], source=r[3], title=r[4] or "", heading=r[5] or "",
@@ -159,7 +163,7 @@ class VectorStore:
         """item id -> (file id, start, end), without loading texts."""
         if not ids:
             return {}
-        marks = ",".join("?" * len(ids))
+        marks = sq.marks(len(ids))
         rows = self.db.query(f"SELECT id, file_id, json_extract(locator, '$.start'), json_extract(locator, '$.end') "
                              f"FROM items WHERE id IN ({marks})", tuple(ids))
         return {r[0]: (r[1], r[2], r[3]) for r in rows}
@@ -168,7 +172,7 @@ class VectorStore:
         """file id -> [(item id, start, end)] of its items in `corpus`, in reading order."""
         if not file_ids:
             return {}
-        marks = ",".join("?" * len(file_ids))
+        marks = sq.marks(len(file_ids))
         rows = self.db.query(f"SELECT file_id, id, json_extract(locator, '$.start'), json_extract(locator, '$.end') "
                              f"FROM items WHERE corpus = ? AND file_id IN ({marks}) ORDER BY file_id, ord",
                              (corpus, *file_ids))
@@ -182,8 +186,8 @@ class VectorStore:
         match = fts_query(query)
         if not match or not self._has(corpus):
             return []
-        t = _table(corpus)
-        rows = self.db.query(f"SELECT rowid, bm25(fts_{t}, 0.5, 1.0) AS s FROM fts_{t} WHERE fts_{t} MATCH ? "
+        t = _fts(corpus)
+        rows = self.db.query(f"SELECT rowid, bm25({t}, 0.5, 1.0) AS s FROM {t} WHERE {t} MATCH ? "
                              "ORDER BY s LIMIT ?", (match, k))
         return [(r[0], -r[1]) for r in rows]
 
@@ -191,17 +195,15 @@ class VectorStore:
         """(item id, cosine similarity) best first."""
         if not self._has(corpus):
             return []
-        t = _table(corpus)
-        rows = self.db.query(f"SELECT rowid, distance FROM vec_{t} WHERE embedding MATCH ? AND k = ? "
+        rows = self.db.query(f"SELECT rowid, distance FROM {_vec(corpus)} WHERE embedding MATCH ? AND k = ? "
                              "ORDER BY distance", (np.asarray(vector, dtype=np.float32).tobytes(), k))
         return [(r[0], 1.0 - r[1]) for r in rows]
 
     def vectors(self, corpus: str, ids: Sequence[int]) -> dict[int, np.ndarray]:
         if not ids or not self._has(corpus):
             return {}
-        t = _table(corpus)
-        marks = ",".join("?" * len(ids))
-        rows = self.db.query(f"SELECT rowid, embedding FROM vec_{t} WHERE rowid IN ({marks})", tuple(ids))
+        marks = sq.marks(len(ids))
+        rows = self.db.query(f"SELECT rowid, embedding FROM {_vec(corpus)} WHERE rowid IN ({marks})", tuple(ids))
         return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
 
     def _has(self, corpus: str) -> bool:

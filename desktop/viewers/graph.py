@@ -56,7 +56,8 @@ def paths_query(cypher: str) -> str | None:
             kept.append(f"WHERE {body.strip()}")
     if not returned:
         return None
-    query = " ".join(kept) + f" RETURN {', '.join(dict.fromkeys(returned))} LIMIT {MAX_PATHS}"
+    ends = ", ".join(dict.fromkeys(returned))
+    query = " ".join(kept) + f" RETURN {ends} LIMIT {MAX_PATHS}"  # sandboxed: the cited query widened
     return re.sub("\x00(\\d+)\x00", lambda m: strings[int(m.group(1))], query)
 
 

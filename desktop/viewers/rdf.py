@@ -81,7 +81,9 @@ def construct_query(query: str) -> str | None:
         return None
     head = query[: re.search(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b", query, re.IGNORECASE).start()]
     template = " .\n  ".join(" ".join(term.n3() for term in t) for t in patterns)
-    return f"{head}CONSTRUCT {{\n  {template} .\n}} WHERE {query[group[0]:group[1]]} LIMIT {MAX_TRIPLES}"
+    where = query[group[0]:group[1]]
+    # sandboxed: the cited query widened
+    return f"{head}CONSTRUCT {{\n  {template} .\n}} WHERE {where} LIMIT {MAX_TRIPLES}"
 
 
 COMMON = {"rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#", "rdfs": "http://www.w3.org/2000/01/rdf-schema#",

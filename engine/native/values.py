@@ -17,6 +17,10 @@ import re
 from dataclasses import dataclass
 
 from engine.native.sources import Source, Stores, run
+from local_stores.quoting import Quoted
+from local_stores.quoting import duckdb_sql as duck
+from local_stores.quoting import kuzu_cypher as cy
+from local_stores.quoting import sparql as sp
 from local_stores.rdf_store import compact
 from local_stores.table_store import QueryFailed, QueryRefused
 from local_stores.value_index import ValueIndex
@@ -62,19 +66,18 @@ def phrases(question: str) -> list[str]:
     return list(out)[:MAX_PHRASES]
 
 
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
+def _table_ref(source: Source, name: str) -> Quoted:
+    """A table of the source, quoted; DuckDB files name tables outside `main` as `schema.table`."""
+    if source.descriptor.get("dialect") == "duckdb" and source.kind != "table" and "." in name:
+        return duck.qualified(*name.split(".", 1))
+    return duck.ident(name)
 
 
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
-def _text_columns(source: Source) -> list[tuple[str, str, str]]:
+def _text_columns(source: Source) -> list[tuple[str, Quoted, Quoted]]:
     """Every text column of a SQL source's tables, as (`table.column`, the quoted table, the
     column's value as text in SQL)."""
-    return [(f"{table['table']}.{column['name']}", _quoted(table["table"]),
-             f"CAST({_quoted(column['name'])} AS VARCHAR)")
+    return [(f"{table['table']}.{column['name']}", _table_ref(source, table["table"]),
+             Quoted(f"CAST({duck.ident(column['name'])} AS VARCHAR)"))
             for table in source.tables for column in table.get("columns", [])
             if column["name"] != "_row" and _TEXT_TYPE.search(str(column.get("type") or ""))]
 
@@ -82,8 +85,8 @@ def _text_columns(source: Source) -> list[tuple[str, str, str]]:
 def lookup_sql(source: Source, wanted: list[str]) -> str | None:
     """One statement finding, in every text column of the source's tables, the stored values equal
     (ignoring case and surrounding spaces) to one of `wanted`."""
-    listed = ", ".join(_literal(p) for p in wanted)
-    parts = [f"SELECT DISTINCT {_literal(place)} AS place, {value} AS value FROM {table} "
+    listed = ", ".join(duck.literal(p) for p in wanted)
+    parts = [f"SELECT DISTINCT {duck.literal(place)} AS place, {value} AS value FROM {table} "
              f"WHERE lower(trim({value})) IN ({listed})" for place, table, value in _text_columns(source)]
     if not parts:
         return None
@@ -92,7 +95,7 @@ def lookup_sql(source: Source, wanted: list[str]) -> str | None:
 
 def lookup_sparql(source: Source, wanted: list[str]) -> str:
     """One query finding the literals equal (ignoring case) to one of `wanted`, with their predicates."""
-    listed = ", ".join(json.dumps(p, ensure_ascii=False) for p in wanted)
+    listed = ", ".join(sp.literal(p) for p in wanted)
     return ("SELECT DISTINCT ?place ?value WHERE { ?s ?place ?value . "
             f"FILTER(isLiteral(?value) && lcase(str(?value)) IN ({listed})) }} LIMIT {MAX_MATCHES * 4}")
 
@@ -164,8 +167,9 @@ def _held_statements(source: Source) -> list[tuple[str | None, str]]:
                        f"STRLEN(STR(?value)) <= {HELD_MAX_CHARS} && STRLEN(STR(?value)) >= 2) }}")]
     if source.language == "cypher":
         return [(f"{label}.{p['name']}",
-                 f"MATCH (n:`{label}`) WHERE n.`{p['name']}` IS NOT NULL AND size(n.`{p['name']}`) <= "
-                 f"{HELD_MAX_CHARS} RETURN DISTINCT n.`{p['name']}` LIMIT {HELD_PER_PLACE}")
+                 f"MATCH (n:{cy.ident(label)}) WHERE n.{cy.ident(p['name'])} IS NOT NULL AND "
+                 f"size(n.{cy.ident(p['name'])}) <= {HELD_MAX_CHARS} RETURN DISTINCT n.{cy.ident(p['name'])} "
+                 f"LIMIT {HELD_PER_PLACE}")
                 for label, node in source.descriptor.get("nodes", {}).items()
                 for p in node.get("properties", []) if str(p.get("type", "")).upper() == "STRING"
                 and p["name"] not in node.get("hidden", [])]

@@ -24,12 +24,11 @@ def ident(name: str) -> Quoted:
 
 
 def literal(text: str) -> Quoted:
-    """A single-quoted string with backslash escapes, for arguments that take no parameter (`CALL`)."""
-    escaped = text.replace("\\", "\\\\").replace("'", "\\'")
-    escaped = escaped.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
-    if any(ord(c) < 32 for c in escaped):
+    """A single-quoted string with backslash escapes, for arguments that take no parameter (`CALL`).
+    Kùzu reads `\\n` as `n`, so control characters cannot be written and are refused."""
+    if any(ord(c) < 32 for c in text):
         raise Unquotable(f"text with control characters: {text!r}")
-    return Quoted(f"'{escaped}'")
+    return Quoted("'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'")
 
 
 def type_name(name: str) -> Quoted:

@@ -81,3 +81,39 @@ def test_a_database_gone_since_indexing_fails_with_its_name(tmp_path: Path, engi
     with pytest.raises(QueryFailed, match=r"cannot open the database .*gone"):
         database_files.execute(gone, engine, "SELECT 1")
     assert not gone.exists()  # opening read-only never creates it
+
+
+ENDLESS_VIEW = ("CREATE VIEW endless AS WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) "
+                "SELECT x FROM r")
+HOSTILE_NAME = 'x"; ATTACH \'/tmp/pwned.db\' AS p; --'
+
+
+def _hostile_database(path: Path, engine: str) -> None:
+    """A table whose name and column carry SQL, and a view that never ends."""
+    if engine == "sqlite":
+        import sqlite3
+
+        with sqlite3.connect(path) as con:
+            con.execute(f'CREATE TABLE "{HOSTILE_NAME.replace(chr(34), chr(34) * 2)}" ("a""b" TEXT)')
+            con.execute(f'INSERT INTO "{HOSTILE_NAME.replace(chr(34), chr(34) * 2)}" VALUES (\'kept\')')
+            con.execute(ENDLESS_VIEW)
+        return
+    with duckdb.connect(str(path)) as con:
+        con.execute(f'CREATE TABLE "{HOSTILE_NAME.replace(chr(34), chr(34) * 2)}" ("a""b" VARCHAR)')
+        con.execute(f'INSERT INTO "{HOSTILE_NAME.replace(chr(34), chr(34) * 2)}" VALUES (\'kept\')')
+        con.execute(ENDLESS_VIEW)
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_hostile_names_and_an_endless_view_are_described_within_the_time_limit(tmp_path: Path, engine: str):
+    path = tmp_path / f"hostile.{engine}"
+    _hostile_database(path, engine)
+    before = _digest(path)
+    tables = {t["table"]: t for t in database_files.describe(path, engine, timeout_s=0.5)}
+    assert tables[HOSTILE_NAME]["rows"] == 1
+    assert tables[HOSTILE_NAME]["columns"][0] == {"name": 'a"b', "type": "TEXT" if engine == "sqlite" else "VARCHAR",
+                                                  "samples": ["kept"]}
+    assert tables["endless"]["rows"] is None
+    assert "could not be counted within 0.5 s" in tables["endless"]["warnings"][0]
+    assert _digest(path) == before
+    assert not Path("/tmp/pwned.db").exists()

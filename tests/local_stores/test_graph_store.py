@@ -87,3 +87,10 @@ def test_a_failed_rebuild_keeps_the_previous_graph(store: GraphStore):
     assert store.execute("people", "MATCH (p:Person) RETURN count(*)").rows == [(60,)]
     store.drop("people")
     assert store.names() == []
+
+
+def test_a_query_that_would_eat_the_machine_is_stopped_and_the_next_works(store: GraphStore):
+    """Kùzu neither interrupts nor bounds `range(1, 1000000000)`: in-process it grew to 24 GB."""
+    with pytest.raises(QueryFailed, match="memory|longer than"):
+        store.execute("people", "UNWIND range(1, 1000000000) AS x RETURN sum(x)", timeout_s=5)
+    assert store.execute("people", "MATCH (p:Person) RETURN count(*)").rows == [(60,)]

@@ -142,7 +142,7 @@ def test_reloading_a_changed_file_replaces_its_data(tmp_path: Path):
     file.write_text(NT + '<http://example.org/c> <http://example.org/name> "Cy" .\n', encoding="utf-8")
     assert store.load("cats", file)["triples"] == 5
     if sys.platform == "linux":  # the worker let go of the replaced store's files
-        fds = Path(f"/proc/{rdf_store._WORKER._proc.pid}/fd")
+        fds = Path(f"/proc/{rdf_store._WORKER.pid}/fd")
         assert not [fd for fd in fds.iterdir() if str(tmp_path) in os.readlink(fd) and "(deleted)" in os.readlink(fd)]
     assert store.execute("cats", COUNT, 10, 10).rows == [(5,)]
     assert sorted(p.name for p in (tmp_path / "rdf").iterdir()) == ["cats"]  # no .tmp or .old left
@@ -232,7 +232,7 @@ def test_a_query_that_eats_memory_ends_the_worker_not_the_machine(tmp_path: Path
     store = RdfStore(tmp_path / "rdf")
     store.load("many", file)
     rdf_store._WORKER.close()
-    monkeypatch.setattr(rdf_store, "WORKER_MEMORY_MB", 1024)
+    monkeypatch.setattr(rdf_store._WORKER, "memory_mb", 1024)
     try:
         with pytest.raises(QueryFailed, match="more than the 1024 MB of memory"):
             store.execute("many", "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f } ORDER BY ?b ?d ?f", 60, 10)

@@ -94,3 +94,27 @@ def test_table_names_are_safe_and_unique():
     assert table_name("2024 Expenses (v2)", set()) == "t_2024_expenses_v2"
     assert table_name("expenses", {"expenses"}) == "expenses_2"
     assert table_name("…", set()) == "table"
+
+
+def _peak_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def test_a_query_that_would_eat_the_machine_ends_in_the_worker_not_here(store: TableStore):
+    """DuckDB's memory_limit does not bound `repeat`: in-process this grew to 5.8 GB."""
+    before = _peak_rss_mb()
+    with pytest.raises(QueryFailed, match="longer than|memory|Out of Memory"):
+        store.execute("SELECT length(repeat('x', 1500000000)) AS n", timeout_s=3)
+    assert _peak_rss_mb() - before < 500
+    assert store.execute("SELECT count(*) FROM expenses").rows == [(3,)]
+
+
+def test_a_hostile_header_is_a_column_name_and_runs_nothing(tmp_path: Path):
+    marker = tmp_path / "PWNED.txt"
+    header = (f'name,"name"" AS x FROM (SELECT 1 AS name); COPY (SELECT \'pwned\') TO \'{marker}\'; '
+              'SELECT ""name"')
+    info = TableStore(tmp_path / "t.duckdb").load_csv("evil", tmp_path / "evil.csv", f"{header}\na,b\n")
+    assert not marker.exists()
+    assert [c.get("label") for c in info.columns][-1].startswith('name" AS x FROM (SELECT 1 AS name); COPY')

@@ -1,0 +1,54 @@
+"""Generated SQL runs in a worker process (local_stores.query_worker), for DuckDB and SQLite alike.
+
+DuckDB's `memory_limit` bounds its buffer manager, not an expression: `SELECT repeat('x', 1500000000)`
+grew to 5.8 GB and ran 25 s past a 10 s limit in-process. In the worker its address space is capped
+and the process is killed past the time limit; the sandbox of each engine (read-only, no file or
+network access, one SELECT) applies inside it as before."""
+
+from __future__ import annotations
+
+import atexit
+from pathlib import Path
+
+from local_stores import query_worker
+from local_stores.table_store import MEMORY_MB, QueryFailed, QueryRefused, QueryResult
+
+GRACE_S = 2.0  # the engine's own interrupt answers first, with its message; the kill is the backstop
+OVERHEAD_MB = 512  # the interpreter and the engines' code, beside the query's memory
+
+
+def serve(fd: int, memory_mb: int = 0) -> None:
+    """The worker process: one statement at a time, on a fresh sandboxed connection each."""
+    query_worker.serve(fd, memory_mb, _answer)
+
+
+def _answer(request: tuple) -> tuple:
+    from local_stores import database_files
+    from local_stores.table_store import duckdb_select
+
+    _, engine, path, statement, timeout_s, max_rows = request
+    try:
+        if engine == "sqlite":
+            result = database_files.sqlite_select(Path(path), statement, timeout_s, max_rows)
+        else:
+            result = duckdb_select(Path(path), statement, timeout_s, max_rows, MEMORY_MB)
+    except QueryRefused as exc:
+        return ("refused", str(exc))
+    except QueryFailed as exc:
+        return ("failed", str(exc))
+    return ("ok", result.columns, result.rows, result.truncated)
+
+
+def run(engine: str, path: Path, statement: str, timeout_s: float, max_rows: int) -> QueryResult:
+    """`statement` (already checked) on the database at `path`, in the worker."""
+    reply = _WORKER.run(("query", engine, str(path), statement, timeout_s, max_rows), timeout_s + GRACE_S)
+    if reply[0] == "refused":
+        raise QueryRefused(reply[1])
+    if reply[0] != "ok":
+        raise QueryFailed(reply[1])
+    _, columns, rows, truncated = reply
+    return QueryResult(columns, rows, truncated)
+
+
+_WORKER = query_worker.Worker("local_stores.sql_worker", "SQL", MEMORY_MB + OVERHEAD_MB)
+atexit.register(_WORKER.close)
