@@ -16,11 +16,26 @@ HOME_OPTION = click.option("--home", type=click.Path(path_type=Path), default=No
                            help="Trove home folder (default: $TROVE_HOME or the XDG data folder).")
 
 
-def _trove(home: Path | None, **settings: object):  # noqa: ANN202
-    from engine.pipeline import Trove
+def _settings(home: Path | None, **settings: object):  # noqa: ANN202 (Settings)
+    """The settings of `home`; a --home that is not a folder is a one-line error, not a traceback."""
     from engine.settings import load_settings
 
-    return Trove(load_settings(home, **settings))
+    if home is not None and home.exists() and not home.is_dir():
+        raise TroveError(f"{home}: not a folder (--home must be a Trove home folder)")
+    return load_settings(home, **settings)
+
+
+def _trove(home: Path | None, **settings: object):  # noqa: ANN202
+    from engine.pipeline import Trove
+
+    return Trove(_settings(home, **settings))
+
+
+def _said(text: str, what: str = "question") -> str:
+    """`text` when it has words; an empty or blank question (or query) is a one-line error."""
+    if not text.strip():
+        raise TroveError(f"the {what} is empty")
+    return text
 
 
 def _echo_json(obj: object) -> None:
@@ -44,9 +59,12 @@ def index(paths: tuple[Path, ...], home: Path | None, as_json: bool) -> None:
     from tqdm import tqdm
 
     trove = _trove(home)
-    bar = tqdm(total=0, unit="file", file=sys.stderr, disable=as_json or None, dynamic_ncols=True)
+    bars: list[tqdm] = []  # made on the first progress: an error before any (a lock held) stays one line
 
     def progress(p) -> None:  # noqa: ANN001
+        if not bars:
+            bars.append(tqdm(total=0, unit="file", file=sys.stderr, disable=as_json or None, dynamic_ncols=True))
+        bar = bars[0]
         if bar.total != p.total:
             bar.total = p.total
         bar.n = p.done
@@ -54,7 +72,8 @@ def index(paths: tuple[Path, ...], home: Path | None, as_json: bool) -> None:
         bar.refresh()
 
     report = trove.index(paths, progress)
-    bar.close()
+    for bar in bars:
+        bar.close()
     if as_json:
         _echo_json(report.as_dict())
         return
@@ -124,7 +143,7 @@ def status(home: Path | None, as_json: bool) -> None:
 # -- search / ask ------------------------------------------------------------------------------
 @cli.command()
 @click.argument("query")
-@click.option("--k", default=10, show_default=True, help="How many results.")
+@click.option("--k", type=click.IntRange(min=1), default=10, show_default=True, help="How many results.")
 @click.option("--granularity", type=click.Choice(["paragraph", "document", "image", "region", "clip", "video"]),
               default="paragraph", show_default=True)
 @HOME_OPTION
@@ -133,6 +152,7 @@ def search(query: str, k: int, granularity: str, home: Path | None, as_json: boo
     """Retrieval only (no LLM): ranked items with scores and locators."""
     from engine.routing.labels import LABELS
 
+    _said(query, "query")
     hits = _trove(home).search(query, k, LABELS[granularity])
     rows = [{"rank": i, "score": round(h.score, 5), "signals": {k: round(v, 4) for k, v in h.signals.items()},
              "source": h.item.source, "title": h.item.title, "heading": h.item.heading,
@@ -198,6 +218,7 @@ def route(question: str, router: str | None, home: Path | None, as_json: bool) -
     retrieved or answered. Only corpora your index has are considered."""
     import time
 
+    _said(question)
     trove = _trove(home, **({"router": router} if router else {}))
     t0 = time.perf_counter()
     routes = trove.route(question)
@@ -239,6 +260,7 @@ def print_answer(result) -> None:  # noqa: ANN001 (AskResult)
 @click.option("--json", "as_json", is_flag=True)
 def ask(question: str, image: Path | None, llm: str | None, home: Path | None, as_json: bool) -> None:
     """Answer QUESTION from your files, citing where each fact comes from."""
+    _said(question)
     trove = _trove(home, llm=llm)
     if as_json:
         _echo_json(trove.ask(question, image=image).to_dict())
@@ -254,9 +276,8 @@ def models() -> None:
 
 def _manager(home: Path | None):  # noqa: ANN202
     from engine.models import ModelManager
-    from engine.settings import load_settings
 
-    return ModelManager(load_settings(home).models_dir)
+    return ModelManager(_settings(home).models_dir)
 
 
 @models.command("list")

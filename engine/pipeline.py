@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+
+import sqlean
 
 from engine.errors import ModelError, TroveError
 from engine.generation import answer as answering
 from engine.generation.evidence import pack
 from engine.ingest.documents import DOCUMENT, PARAGRAPH
-from engine.ingest.indexer import Indexer, IndexReport, Progress
+from engine.ingest.indexer import Indexer, IndexReport, Progress, index_lock
 from engine.models import ModelManager
 from engine.result import AskResult, Citation, QueryRun, clock
 from engine.retrieval.hybrid import Hit, HybridRetriever
@@ -23,10 +25,11 @@ from engine.retrieval.visual import VisualContext, grounded, visual_hits
 from engine.routing import Route, make_router
 from engine.routing.labels import LABELS, NATIVE
 from engine.settings import Settings, load_settings
+from local_stores import query_worker
 from local_stores.catalog import Catalog
 from local_stores.graph_store import GraphStore
 from local_stores.rdf_store import RdfStore
-from local_stores.sqlite_db import Database
+from local_stores.sqlite_db import Database, writable
 from local_stores.table_store import QueryResult, TableStore
 from local_stores.vector_store import Item, VectorStore
 
@@ -36,13 +39,34 @@ VISUAL_LABELS = {"image", "region", "clip", "video"}  # answered by engine.retri
 FALLBACK_LABELS = ("paragraph",)  # searched when the routes found nothing relevant
 
 
+def _open_index(settings: Settings, read_only: bool | None) -> tuple[Database, Catalog, VectorStore]:
+    """The home's index; read-only (`read_only` None: when this process may not write it, e.g. a
+    read-only home). A home that is not a folder, or an index that cannot be opened, is a TroveError."""
+    home, path = settings.home, settings.index_path
+    if home.exists() and not home.is_dir():
+        raise TroveError(f"{home}: not a folder (the Trove home must be a folder)")
+    read_only = not writable(path) if read_only is None else read_only
+    if read_only and not path.is_file():
+        raise TroveError(f"{home}: nothing is indexed here, and this home cannot be written (read-only)")
+    try:
+        db = Database(path, read_only=read_only)
+        return db, Catalog(db), VectorStore(db)
+    except OSError as exc:
+        raise TroveError(f"{home}: cannot open this Trove home: {exc.strerror or exc}") from exc
+    except sqlean.DatabaseError as exc:
+        raise TroveError(f"{path}: cannot open the index: {exc}") from exc
+
+
 class Trove:
-    def __init__(self, settings: Settings | None = None, router: str | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, router: str | None = None,
+                 read_only: bool | None = None) -> None:
+        """Open the home of `settings`; `read_only` None opens it read-only when it cannot be
+        written (status, search and ask work; index and remove refuse)."""
         self.settings = settings or load_settings()
-        self.db = Database(self.settings.index_path)
-        self.catalog = Catalog(self.db)
-        self.store = VectorStore(self.db)
-        self.tables = TableStore(self.settings.tables_path)
+        self.db, self.catalog, self.store = _open_index(self.settings, read_only)
+        self.read_only = self.db.read_only
+        self.tables = TableStore(self.settings.tables_path, self.settings.ingest_memory_mb)
+        query_worker.limit_memory(self.settings.query_memory_mb)
         self.graphs = GraphStore(self.settings.graphs_path)
         self.rdf = RdfStore(self.settings.rdf_path)
         self.models = ModelManager(self.settings.models_dir)
@@ -104,11 +128,22 @@ class Trove:
     # -- indexing ------------------------------------------------------------------------------
     def index(self, paths: Iterable[Path | str] = (), progress: Callable[[Progress], None] | None = None
               ) -> IndexReport:
-        report = self._indexer().run([Path(p) for p in paths], progress)
-        t0 = time.perf_counter()
-        self.value_index()  # the values of new and changed structured sources, read now rather than at a question
-        report.timings_s["values"] += time.perf_counter() - t0
+        """Bring the index up to date (adding `paths` as roots); one run per home at a time."""
+        with self._writing("index"):
+            report = self._indexer().run([Path(p) for p in paths], progress)
+            t0 = time.perf_counter()
+            self.value_index()  # the values of new and changed structured sources, read now rather than at a question
+            report.timings_s["values"] += time.perf_counter() - t0
         return report
+
+    @contextmanager
+    def _writing(self, what: str) -> Iterator[None]:
+        """Hold the home's index lock while the index is written; a read-only home refuses at once."""
+        if self.read_only:
+            raise TroveError(f"{self.settings.home} cannot be written (read-only): cannot {what}; "
+                             "status, search and ask still work")
+        with index_lock(self.settings.home):
+            yield
 
     def _indexer(self) -> Indexer:
         return Indexer(self.settings, self.db, self.catalog, self.store, lambda: self.embedder, self.tables,
@@ -129,7 +164,10 @@ class Trove:
         roots = [(rid, p) for rid, p in self.catalog.roots() if p == target]
         if not roots:
             raise TroveError(f"{path}: not a folder Trove follows (see trove status)")
-        root_id = roots[0][0]
+        with self._writing("remove"):
+            return self._remove_root(roots[0][0], target)
+
+    def _remove_root(self, root_id: int, target: str) -> int:
         records = self.catalog.files(root_id)
         indexer = self._indexer()
         for record in records:

@@ -192,7 +192,8 @@ def _worker_message(message: str, timeout_s: float) -> str:
     if "interrupted" in lowered or "timeout" in lowered:
         return f"the query took longer than {timeout_s:g} s and was stopped"
     if "bad_alloc" in lowered or "out of memory" in lowered or "buffer manager" in lowered:
-        return f"the query was stopped: it needed more than the {MEMORY_MB} MB of memory allowed; narrow it down"
+        return (f"the query was stopped: it needed more than the {_WORKER.query_mb} MB of memory allowed; "
+                "narrow it down")
     return message.removeprefix("RuntimeError: ")
 
 
@@ -247,8 +248,8 @@ def _plain(value: object) -> object:
     return value if value is None or isinstance(value, (bool, int, float, str)) else plain(value)
 
 
-_WORKER = query_worker.Worker("local_stores.graph_store", "Cypher",
-                              MEMORY_MB + WORKER_OPEN * (WORKER_DB_MB + WORKER_BUFFER_MB))
+_WORKER = query_worker.Worker("local_stores.graph_store", "Cypher", MEMORY_MB,
+                              WORKER_OPEN * (WORKER_DB_MB + WORKER_BUFFER_MB))
 atexit.register(_WORKER.close)
 
 

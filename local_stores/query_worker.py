@@ -23,6 +23,17 @@ from pathlib import Path
 from local_stores.table_store import QueryFailed
 
 _PROJECT = Path(__file__).resolve().parents[1]
+_WORKERS: list[Worker] = []
+
+
+def limit_memory(query_mb: int) -> None:
+    """Give every worker `query_mb` for its queries (settings.query_memory_mb), beside what the
+    worker itself needs; a running worker whose cap changes is stopped and restarts with it."""
+    for worker in _WORKERS:
+        if worker.query_mb != query_mb:
+            worker.close()
+            worker.query_mb = query_mb
+            worker.memory_mb = query_mb + worker.overhead_mb
 
 
 def serve(fd: int, memory_mb: int, handle: Callable[[tuple], tuple]) -> None:
@@ -55,11 +66,14 @@ class Worker:
     """The parent's side: starts `module.serve(fd, memory_mb)` in a child, sends requests, stops it
     at the time limit, and says what happened in words the query writer can act on."""
 
-    def __init__(self, module: str, language: str, memory_mb: int) -> None:
-        self.module, self.language, self.memory_mb = module, language, memory_mb
+    def __init__(self, module: str, language: str, query_mb: int, overhead_mb: int = 0) -> None:
+        self.module, self.language = module, language
+        self.query_mb, self.overhead_mb = query_mb, overhead_mb
+        self.memory_mb = query_mb + overhead_mb  # the worker's address space
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
         self._conn: Connection | None = None
+        _WORKERS.append(self)
 
     def _start(self) -> None:
         parent, child = Pipe()
@@ -107,7 +121,7 @@ class Worker:
                 return self._conn.recv()  # type: ignore[union-attr]
             except (EOFError, OSError) as exc:
                 self._stop()
-                raise QueryFailed(f"the query was stopped: it needed more than the {self.memory_mb} MB of memory "
+                raise QueryFailed(f"the query was stopped: it needed more than the {self.query_mb} MB of memory "
                                   "allowed (or crashed the engine); narrow it down") from exc
 
     def forget(self, key: str) -> None:

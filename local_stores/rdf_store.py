@@ -29,7 +29,7 @@ import pyoxigraph as ox
 from local_stores import query_worker
 from local_stores.quoting import Quoted
 from local_stores.quoting import sparql as sp
-from local_stores.table_store import QueryFailed, QueryRefused, QueryResult
+from local_stores.table_store import MEMORY_MB, QueryFailed, QueryRefused, QueryResult
 
 FORMATS = {".ttl": "Turtle", ".nt": "N-Triples", ".nq": "N-Quads", ".trig": "TriG", ".rdf": "RDF/XML",
            ".owl": "RDF/XML", ".jsonld": "JSON-LD", ".n3": "N3"}
@@ -445,8 +445,8 @@ def _result(result: object, max_rows: int) -> tuple[list[str], list[tuple], bool
     return columns, rows[:max_rows], len(rows) > max_rows
 
 
-WORKER_MEMORY_MB = 4096  # the worker's address space (idle with 8 stores open: about 650 MB)
-_WORKER = query_worker.Worker("local_stores.rdf_store", "SPARQL", WORKER_MEMORY_MB)
+WORKER_OVERHEAD_MB = 2048  # the worker itself (idle with 8 stores open: about 650 MB), beside the queries' memory
+_WORKER = query_worker.Worker("local_stores.rdf_store", "SPARQL", MEMORY_MB, WORKER_OVERHEAD_MB)
 atexit.register(_WORKER.close)
 
 

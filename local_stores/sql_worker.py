@@ -26,12 +26,12 @@ def _answer(request: tuple) -> tuple:
     from local_stores import database_files
     from local_stores.table_store import duckdb_select
 
-    _, engine, path, statement, timeout_s, max_rows = request
+    _, engine, path, statement, timeout_s, max_rows, memory_mb = request
     try:
         if engine == "sqlite":
             result = database_files.sqlite_select(Path(path), statement, timeout_s, max_rows)
         else:
-            result = duckdb_select(Path(path), statement, timeout_s, max_rows, MEMORY_MB)
+            result = duckdb_select(Path(path), statement, timeout_s, max_rows, memory_mb)
     except QueryRefused as exc:
         return ("refused", str(exc))
     except QueryFailed as exc:
@@ -41,7 +41,8 @@ def _answer(request: tuple) -> tuple:
 
 def run(engine: str, path: Path, statement: str, timeout_s: float, max_rows: int) -> QueryResult:
     """`statement` (already checked) on the database at `path`, in the worker."""
-    reply = _WORKER.run(("query", engine, str(path), statement, timeout_s, max_rows), timeout_s + GRACE_S)
+    request = ("query", engine, str(path), statement, timeout_s, max_rows, _WORKER.query_mb)
+    reply = _WORKER.run(request, timeout_s + GRACE_S)
     if reply[0] == "refused":
         raise QueryRefused(reply[1])
     if reply[0] != "ok":
@@ -50,5 +51,5 @@ def run(engine: str, path: Path, statement: str, timeout_s: float, max_rows: int
     return QueryResult(columns, rows, truncated)
 
 
-_WORKER = query_worker.Worker("local_stores.sql_worker", "SQL", MEMORY_MB + OVERHEAD_MB)
+_WORKER = query_worker.Worker("local_stores.sql_worker", "SQL", MEMORY_MB, OVERHEAD_MB)
 atexit.register(_WORKER.close)

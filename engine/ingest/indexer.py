@@ -7,11 +7,14 @@ old state or fully at its new one. Files that vanished are removed from every co
 
 from __future__ import annotations
 
+import fcntl
 import glob
 import hashlib
+import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +28,7 @@ from engine.ingest.photos import sidecars, thumbnails
 from engine.ingest.photos.items import LOOKS as LOOKS_CORPUS
 from engine.ingest.photos.items import PHOTO as PHOTO_CORPUS
 from engine.ingest.scanner import Found, scan
+from engine.ingest.scanner import readable as readable_name
 from engine.settings import Settings
 from local_stores.catalog import Catalog
 from local_stores.graph_store import GraphStore
@@ -79,6 +83,27 @@ def sha256_file(path: Path) -> str:
 UNEXPECTED = "unexpected error"
 BATCH_TEXTS = 64  # items embedded together across files (fewer, evenly padded batches)
 BATCH_FILES = 16
+LOCK_FILE = "index.lock"  # in the Trove home: held (flock) by the one index run allowed at a time
+
+
+@contextmanager
+def index_lock(home: Path) -> Iterator[None]:
+    """Hold the home's index lock for a whole run: a second run on the same home (another process, or
+    another Trove in this one) stops at once with TroveError, naming the pid that holds it. The lock
+    goes with the process, however it ends."""
+    home.mkdir(parents=True, exist_ok=True)
+    fd = os.open(home / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pid = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            raise TroveError(f"another trove index is running on {home} (pid {pid})") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield
+    finally:
+        os.close(fd)
 
 
 @dataclass
@@ -151,22 +176,16 @@ class Indexer:
     def run(self, paths: Iterable[Path] = (), progress: Callable[[Progress], None] | None = None) -> IndexReport:
         """Add `paths` as roots (when given) and bring every root's index up to date."""
         report = IndexReport()
-        for p in paths:
-            p = Path(p).expanduser()
-            if not p.exists():
-                raise TroveError(f"{p}: no such file or folder")
-            self.catalog.add_root(p)
+        self._add_roots(paths)
         t0 = time.perf_counter()
-        plan: list[tuple[int, Found]] = []
-        for root_id, root in self.catalog.roots():
-            for found in scan(Path(root), kind_of, exclude=(self.settings.home,)):
-                plan.append((root_id, found))
+        plan = self._scan()
         report.timings_s["scan"] += time.perf_counter() - t0
         report.seen = len(plan)
         seen_paths = {str(f.path) for _, f in plan}
         stale = [r for r in self.catalog.files() if r.path not in seen_paths]
-        self._force = self._captions_changed(plan, stale) | self._photos_without_looks(plan)
-        self._references = self._pack_references(plan)
+        readable = [(root_id, f) for root_id, f in plan if f.state is None]  # the files that may be read
+        self._force = self._captions_changed(readable, stale) | self._photos_without_looks(readable)
+        self._references = self._pack_references(readable)
         for record in stale:
             self.forget(record)
             report.removed += 1
@@ -213,7 +232,7 @@ class Indexer:
         self._write(pending, report)
         pending.clear()
         t1 = time.perf_counter()
-        self._index_vaults(plan, report)
+        self._index_vaults(readable, report)
         report.timings_s["vaults"] += time.perf_counter() - t1
         self._describe_text_corpora()
         if self._media_changed:
@@ -227,6 +246,23 @@ class Indexer:
         if progress:
             progress(Progress(len(plan), len(plan), "", "done"))
         return report
+
+    def _add_roots(self, paths: Iterable[Path]) -> None:
+        """Follow `paths` from now on; a name SQLite cannot store (not UTF-8) is refused, saying why."""
+        for p in paths:
+            p = Path(p).expanduser()
+            if not p.exists():
+                raise TroveError(f"{readable_name(p)}: no such file or folder")
+            if readable_name(p.resolve()) != str(p.resolve()):
+                raise TroveError(f"{readable_name(p)}: the name is not valid UTF-8: rename it to index it")
+            self.catalog.add_root(p)
+
+    def _scan(self) -> list[tuple[int, Found]]:
+        """(root id, file) for every file under every root; links out of a root are not followed
+        unless the setting follow_links is true (they come back as skipped)."""
+        return [(root_id, found) for root_id, root in self.catalog.roots()
+                for found in scan(Path(root), kind_of, exclude=(self.settings.home,),
+                                  follow_links=self.settings.follow_links)]
 
     @staticmethod
     def _pack_references(plan: list[tuple[int, Found]]) -> dict[str, str]:
@@ -371,6 +407,9 @@ class Indexer:
             return None
         t0 = time.perf_counter()
         outcome = Outcome(root_id, found)
+        if found.state:  # the scanner's verdict (a link out of the folder, a name that is not UTF-8)
+            outcome.state, outcome.reason = found.state, found.reason
+            return outcome
         try:
             if found.size < 0:
                 raise ParseError("cannot read: the file vanished or is a broken link")

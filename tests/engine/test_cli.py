@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -118,3 +119,107 @@ def test_route_prints_labels_confidences_and_the_router_without_answering(home: 
     assert default["routes"][0] == {**default["routes"][0], "label": "table", "router": "trained"}
     text = run("route", "What is the deposit in my rental contract?", "--router", "trained", home=home).stdout
     assert "(trained)" in text and "paragraph" in text and " ms" in text
+
+
+def _one_error_line(proc: subprocess.CompletedProcess) -> str:
+    """The single line a refused command prints (exit 2, no traceback)."""
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    return lines[0]
+
+
+@pytest.fixture
+def small_home(tmp_path: Path) -> Path:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "boiler.md").write_text("# Boiler\n\nThe boiler was serviced by Ruud Bakker in May 2024.\n")
+    home = tmp_path / "home"
+    run("index", str(folder), home=home)
+    return home
+
+
+def test_a_home_that_is_a_file_is_one_line_error(tmp_path: Path):
+    not_a_folder = tmp_path / "trove-home.txt"
+    not_a_folder.write_text("not a folder")
+    for args in (["status"], ["index", str(tmp_path)], ["search", "boiler"], ["models", "list"]):
+        line = _one_error_line(run(*args, "--home", str(not_a_folder), home=tmp_path / "unused", ok=False))
+        assert line == f"error: {not_a_folder}: not a folder (--home must be a Trove home folder)"
+    assert not_a_folder.read_text() == "not a folder"
+
+
+def _unprivileged() -> list[str]:
+    """A command prefix under which writing a folder without write permission fails: nothing as a
+    normal user; as root, `setpriv` drops the capabilities that let root write anyway."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: a read-only home cannot be made")
+    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner"]
+
+
+def _run_as(prefix: list[str], *args: str, home: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TROVE_")}
+    env.update(TROVE_HOME=str(home), TROVE_MODELS_DIR=str(MODELS_DIR), TROVE_THREADS="2")
+    return subprocess.run([*prefix, sys.executable, "-m", "engine.cli", *args], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+
+
+def _chmod_tree(top: Path, folders: int, files: int) -> None:
+    for folder, _, names in os.walk(top):
+        Path(folder).chmod(folders)
+        for name in names:
+            (Path(folder) / name).chmod(files)
+
+
+def test_a_read_only_home_answers_and_refuses_to_index(small_home: Path):
+    prefix = _unprivileged()
+    _chmod_tree(small_home, 0o555, 0o444)
+    try:
+        if subprocess.run([*prefix, "touch", str(small_home / "probe")], capture_output=True).returncode == 0:
+            pytest.skip("this machine lets the test write a folder without write permission")
+        before = {p: p.stat().st_mtime_ns for p in small_home.rglob("*")}
+        status = _run_as(prefix, "status", "--json", home=small_home)
+        assert status.returncode == 0, status.stderr
+        assert json.loads(status.stdout)["files"]["indexed"] == 1
+        found = _run_as(prefix, "search", "who serviced the boiler", "--k", "1", "--json", home=small_home)
+        assert found.returncode == 0, found.stderr
+        assert "Ruud Bakker" in json.loads(found.stdout)[0]["text"]
+        asked = _run_as(prefix, "ask", "Who serviced the boiler?", "--llm", "smoke", "--json", home=small_home)
+        assert asked.returncode == 0, asked.stderr
+        assert json.loads(asked.stdout)["answer"]
+        refused = _one_error_line(_run_as(prefix, "index", home=small_home))
+        assert refused == (f"error: {small_home} cannot be written (read-only): cannot index; "
+                           "status, search and ask still work")
+        assert {p: p.stat().st_mtime_ns for p in small_home.rglob("*")} == before
+    finally:
+        _chmod_tree(small_home, 0o755, 0o644)
+
+
+def test_empty_questions_and_queries_are_one_line_errors(tmp_path: Path):
+    home = tmp_path / "home"
+    for args, what in ((["ask", ""], "question"), (["ask", " \t\n "], "question"), (["route", "  "], "question"),
+                       (["search", ""], "query"), (["search", "   "], "query")):
+        assert _one_error_line(run(*args, home=home, ok=False)) == f"error: the {what} is empty"
+    assert not home.exists()  # refused before the home was opened
+
+
+@pytest.mark.parametrize("k", ["0", "-1"])
+def test_search_k_must_be_at_least_one(tmp_path: Path, k: str):
+    proc = run("search", "boiler", "--k", k, home=tmp_path / "home", ok=False)
+    assert proc.returncode == 2 and f"Invalid value for '--k': {k} is not in the range x>=1" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_index_and_status_print_a_name_that_is_not_utf8(tmp_path: Path):
+    folder = tmp_path / "names"
+    folder.mkdir()
+    fd = os.open(os.fsencode(folder) + b"/bad\xff.txt", os.O_WRONLY | os.O_CREAT, 0o644)
+    os.write(fd, b"The spare key is with Femke next door.\n")
+    os.close(fd)
+    (folder / "zz.txt").write_text("The boiler was serviced by Ruud Bakker.\n")
+    home = tmp_path / "home"
+    first = run("index", str(folder), home=home).stdout
+    assert "1 indexed" in first and "1 failed" in first
+    assert f"failed: {folder}/bad\\xff.txt: the file name is not valid UTF-8" in first
+    assert "0 indexed, 2 unchanged" in run("index", home=home).stdout
+    assert f"failed: {folder}/bad\\xff.txt: the file name is not valid UTF-8" in run("status", home=home).stdout

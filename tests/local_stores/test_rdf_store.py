@@ -233,6 +233,7 @@ def test_a_query_that_eats_memory_ends_the_worker_not_the_machine(tmp_path: Path
     store.load("many", file)
     rdf_store._WORKER.close()
     monkeypatch.setattr(rdf_store._WORKER, "memory_mb", 1024)
+    monkeypatch.setattr(rdf_store._WORKER, "query_mb", 1024)
     try:
         with pytest.raises(QueryFailed, match="more than the 1024 MB of memory"):
             store.execute("many", "SELECT * WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f } ORDER BY ?b ?d ?f", 60, 10)
