@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from engine.errors import ParseError, SkipFile
-from engine.ingest import chunking
-from engine.ingest.parsers import parser_for
+from engine.ingest import archives, chunking
+from engine.ingest.document import ParsedDoc
+from engine.ingest.isolation import MEMORY_MB, TIMEOUT_S, run_isolated
+from engine.ingest.parsers import parser_for, unpacks
 from local_stores.vector_store import Item
 
 PARAGRAPH = "text/paragraph"
@@ -37,15 +40,22 @@ def embedding_text(item: Item) -> str:
     return f"{context}: {item.text}" if context else item.text
 
 
-def cut_document(path: Path, paragraph_words: int, document_tokens: int) -> Prepared:
-    """Parse and cut a document into paragraph and document items (not yet embedded).
+ISOLATE_FROM_MB = 16  # zip documents unpacking to more are parsed in a worker (10 MB of Word XML: 12 s, 120 MB)
+
+
+def cut_document(path: Path, paragraph_words: int, document_tokens: int, *,
+                 max_unpacked_mb: float = archives.MAX_UNPACKED_MB, timeout_s: float = TIMEOUT_S,
+                 memory_mb: int = MEMORY_MB) -> Prepared:
+    """Parse and cut a document into paragraph and document items (not yet embedded); a zip-based
+    document (docx, odt, epub) unpacking to more than `max_unpacked_mb` is refused, one unpacking
+    to more than ISOLATE_FROM_MB is parsed in a worker held to `timeout_s` and `memory_mb`.
 
     Raises ParseError/SkipFile with the reason."""
-    parse = parser_for(path)
+    parse = parser_for(path, max_unpacked_mb)
     if parse is None:
         raise ParseError(f"no parser for {path.suffix} files")
     t0 = time.perf_counter()
-    doc = parse(path)
+    doc = _parse(parse, path, timeout_s, memory_mb)
     paragraphs = chunking.paragraph_chunks(doc, paragraph_words)
     if not paragraphs:
         raise SkipFile("no text found")
@@ -59,6 +69,14 @@ def cut_document(path: Path, paragraph_words: int, document_tokens: int) -> Prep
               for i, c in enumerate(documents)]
     return Prepared(items, [embedding_text(it) for it in items], doc.text,
                     timings={"parse": time.perf_counter() - t0})
+
+
+def _parse(parse: Callable[[Path], ParsedDoc], path: Path, timeout_s: float, memory_mb: int) -> ParsedDoc:
+    """`parse(path)`, in a worker for a zip document large enough to take long or eat memory."""
+    if unpacks(path) and archives.unpacked_bytes(path) > ISOLATE_FROM_MB * 2**20:
+        return run_isolated(parse, path, timeout_s=timeout_s, memory_mb=memory_mb,
+                            what=f"the {path.suffix.lower()} reader")
+    return parse(path)
 
 
 def embed_all(batch: list[Prepared], embedder) -> float:  # noqa: ANN001

@@ -372,6 +372,10 @@ class Indexer:
             if location not in found_vaults:
                 self.catalog.delete_source(src["name"])
 
+    def _limits(self) -> dict[str, float]:
+        """The time and memory a reader run in a worker process may use (engine.ingest.isolation)."""
+        return {"timeout_s": self.settings.parse_timeout_s, "memory_mb": self.settings.ingest_memory_mb}
+
     def _table_name(self, path: str, sheet: str | None = None) -> str:
         """A table's name: the one it had, else a new one no other table has or was just given."""
         key = f"{path}\x00{sheet or ''}"
@@ -428,7 +432,7 @@ class Indexer:
                 return None
             t1 = time.perf_counter()
             if found.kind == "database":
-                outcome.source = tables.describe_database(found.path)
+                outcome.source = tables.describe_database(found.path, **self._limits())
                 report.timings_s["tables"] += time.perf_counter() - t1
             elif found.kind == "graph":
                 outcome.source = graphs.load(self.graphs, self._table_name(path_s), found.path)
@@ -450,11 +454,14 @@ class Indexer:
             elif found.kind in tables.KINDS:
                 # DuckDB is written here, before the catalog: a kill in between is repaired next run
                 # (same table name, CREATE OR REPLACE; orphans dropped at the end of a run).
-                outcome.tables = tables.load(self.tables, lambda sheet: self._table_name(path_s, sheet), found.path)
+                outcome.tables = tables.load(self.tables, lambda sheet: self._table_name(path_s, sheet), found.path,
+                                             max_unpacked_mb=self.settings.max_unpacked_mb, **self._limits())
                 report.timings_s["tables"] += time.perf_counter() - t1
             else:
                 outcome.prepared = documents.cut_document(found.path, self.settings.paragraph_words,
-                                                          self.settings.document_tokens)
+                                                          self.settings.document_tokens,
+                                                          max_unpacked_mb=self.settings.max_unpacked_mb,
+                                                          **self._limits())
                 if found.kind == "markdown":
                     markdown = found.path.read_text("utf-8", "replace")  # the parsed text has no image links
                     outcome.prepared.image_refs = [(str(p), alt) for p, alt in sidecars.image_refs(markdown,

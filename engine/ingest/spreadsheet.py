@@ -9,8 +9,10 @@ import io
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from xml.etree import ElementTree
 
 from engine.errors import ParseError, SkipFile
+from engine.ingest.archives import MAX_UNPACKED_MB, check_zip
 
 
 @dataclass
@@ -18,6 +20,7 @@ class Sheet:
     name: str
     csv_text: str  # first column `_row`: the row number in the sheet
     warnings: list[str] = field(default_factory=list)
+    columns: int = 0  # the header's columns (without `_row`)
 
 
 def _grid(ws) -> list[list[object]]:  # noqa: ANN001 (openpyxl worksheet)
@@ -76,14 +79,20 @@ def _unsaved_formulas(path: Path, ws) -> list[str]:  # noqa: ANN001 (openpyxl wo
             "file in a spreadsheet app to keep their results"]
 
 
-def read_sheets(path: Path) -> list[Sheet]:
+def read_sheets(path: Path, max_unpacked_mb: float = MAX_UNPACKED_MB) -> list[Sheet]:
+    """Every sheet with a table in it; SkipFile for a workbook whose parts unpack to more than
+    `max_unpacked_mb` (setting max_unpacked_mb) or that has no table, ParseError when unreadable."""
     import openpyxl
+    from lxml import etree
     from openpyxl.utils.exceptions import InvalidFileException
 
+    check_zip(path, max_unpacked_mb)
     try:
         workbook = openpyxl.load_workbook(path, data_only=True)  # formulas as their last computed values
     except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError) as exc:
         raise ParseError(f"corrupt or encrypted workbook: {exc}") from exc
+    except (ElementTree.ParseError, etree.XMLSyntaxError) as exc:  # expat and libxml2 refuse entity bombs
+        raise ParseError(f"not valid XML inside the workbook: {exc}") from exc
     sheets = []
     for ws in workbook.worksheets:
         grid = _grid(ws)
@@ -102,7 +111,7 @@ def read_sheets(path: Path) -> list[Sheet]:
                 writer.writerow([number, *values])
                 rows += 1
         if rows:
-            sheets.append(Sheet(ws.title, out.getvalue(), _unsaved_formulas(path, ws)))
+            sheets.append(Sheet(ws.title, out.getvalue(), _unsaved_formulas(path, ws), len(keep)))
     if not sheets:
         raise SkipFile("no table found in any sheet (no header row with data under it)")
     return sheets

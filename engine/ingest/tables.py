@@ -1,16 +1,24 @@
 """Tables -> DuckDB (OmniRetrieval: tables stay tables). CSV/TSV in any encoding, Parquet, JSON
 arrays of records and JSON lines. Each file becomes one table and one catalog source whose
-descriptor (columns, types, samples, row count) is what source selection and SQL writing read."""
+descriptor (columns, types, samples, row count) is what source selection and SQL writing read.
+
+DuckDB's own readers of the user's bytes (JSON, Parquet, databases) run in a worker process
+(engine.ingest.isolation): a file that crashes DuckDB (200,000 nested `[` are a segfault) fails
+alone instead of ending this and every later index run. JSON and Parquet come back from the
+worker as a fresh Parquet file that DuckDB itself wrote, and that is what the table store loads."""
 
 from __future__ import annotations
 
+import csv
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from engine.errors import ParseError, SkipFile
-from engine.ingest import spreadsheet
+from engine.ingest import archives, spreadsheet
+from engine.ingest.isolation import MEMORY_MB, TIMEOUT_S, run_isolated
 from engine.ingest.textio import decode
-from local_stores.table_store import TableInfo, TableStore
+from local_stores.table_store import TableInfo, TableStore, sniff_delimiter
 
 EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".jsonl": "json",
               ".ndjson": "json", ".json": "json", ".xlsx": "xlsx", ".xlsm": "xlsx",
@@ -18,57 +26,189 @@ EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet"
 
 
 KINDS = frozenset(EXTENSIONS.values())
+MAX_JSON_DEPTH = 64  # records nest a few levels; DuckDB's JSON reader recurses (and crashes) on deep input
+MAX_COLUMNS = 1000  # the table store's cost grows with the square of the columns (2,000: 29 s; 10,000: 160 s)
+MAX_ROW_BYTES = 2_000_000  # DuckDB's CSV line limit (max_line_size): a longer row fails after a long read
+_READERS = {"json": ("the JSON reader", "JSON records", "read_json_auto(?)"),  # (worker, file, table function)
+            "parquet": ("the Parquet reader", "Parquet file", "read_parquet(?)")}
 
 
 def kind_of(path: Path) -> str | None:
     return EXTENSIONS.get(path.suffix.lower())
 
 
-def load(store: TableStore, names: Callable[[str | None], str], path: Path) -> list[TableInfo]:
+def load(store: TableStore, names: Callable[[str | None], str], path: Path, *,
+         timeout_s: float = TIMEOUT_S, memory_mb: int = MEMORY_MB,
+         max_unpacked_mb: float = archives.MAX_UNPACKED_MB) -> list[TableInfo]:
     """Load `path` as tables (one, or one per sheet), replacing them; `names(sheet)` gives each
-    table's name. ParseError/SkipFile with the reason."""
+    table's name. ParseError/SkipFile with the reason. The limits are the settings
+    parse_timeout_s and ingest_memory_mb (the worker reading JSON/Parquet) and max_unpacked_mb (xlsx)."""
     import duckdb
 
     kind = kind_of(path)
     try:
         if kind in ("csv", "tsv"):
-            text = decode(path.read_bytes(), path)
-            if len(text.strip().splitlines()) < 2:
-                raise SkipFile("no data rows (a header at most)")
-            return [store.load_csv(names(None), path, text, delimiter="\t" if kind == "tsv" else None)]
+            return [_load_csv(store, names(None), path, kind)]
         if kind == "xlsx":
-            loaded = []
-            for sheet in spreadsheet.read_sheets(path):
-                info = store.load_csv(names(sheet.name), path, sheet.csv_text, ",", sheet=sheet.name)
-                info.warnings += sheet.warnings
-                loaded.append(info)
-            return loaded
-        if kind == "parquet":
-            return [store.load_parquet(names(None), path)]
-        if kind == "json":
-            if path.suffix.lower() == ".json" and _first_char(path) != "[":
-                raise SkipFile("JSON that is not an array of records (settings or data of an app?)")
-            return [store.load_json(names(None), path)]
+            return _load_workbook(store, names, path, max_unpacked_mb)
+        if kind in ("json", "parquet"):
+            if kind == "json":
+                _check_json(path)
+            return [_load_isolated(store, names(None), path, kind, timeout_s, memory_mb)]
     except duckdb.Error as exc:
-        what = {"parquet": "Parquet file", "json": "JSON records"}.get(kind or "", "table")
-        raise ParseError(f"not a readable {what}: {str(exc).splitlines()[0][:200]}") from exc
+        what = _READERS[kind][1] if kind in _READERS else "table"
+        raise ParseError(f"not a readable {what}: {_first_line(exc)}") from exc
     raise ParseError(f"no table reader for {path.suffix} files")
 
 
-def describe_database(path: Path) -> dict:
-    """A database the user keeps, described in place (never copied): engine, dialect, every table."""
+def _load_csv(store: TableStore, name: str, path: Path, kind: str) -> TableInfo:
+    """A CSV/TSV file as a table; SkipFile for one with no data rows, a row over DuckDB's line
+    limit or more than MAX_COLUMNS columns (refused at once rather than after a long read)."""
+    text = decode(path.read_bytes(), path)
+    lines = text.strip().splitlines()
+    if len(lines) < 2:
+        raise SkipFile("no data rows (a header at most)")
+    _check_rows(lines)
+    delimiter = "\t" if kind == "tsv" else sniff_delimiter("\n".join(lines[:20]))
+    _check_width(len(next(csv.reader(lines[:1], delimiter=delimiter))))
+    return store.load_csv(name, path, text, delimiter=delimiter)
+
+
+def _check_rows(lines: list[str]) -> None:
+    """SkipFile naming the first line longer than MAX_ROW_BYTES in UTF-8 (a 50 MB cell, a log)."""
+    for number, line in enumerate(lines, start=1):
+        if len(line) * 4 > MAX_ROW_BYTES and len(size := line.encode("utf-8", "replace")) > MAX_ROW_BYTES:
+            raise SkipFile(f"line {number} is {len(size) / 2**20:.1f} MB long, over the "
+                           f"{MAX_ROW_BYTES / 1e6:g} MB a table row may have (not a table?)")
+
+
+def _check_width(columns: int, sheet: str | None = None) -> None:
+    if columns > MAX_COLUMNS:
+        where = f"sheet {sheet!r} has" if sheet else "the table has"
+        raise SkipFile(f"{where} {columns} columns, more than the {MAX_COLUMNS} a table may have")
+
+
+def _load_workbook(store: TableStore, names: Callable[[str | None], str], path: Path,
+                   max_unpacked_mb: float) -> list[TableInfo]:
+    """One table per sheet with a table in it; a sheet too wide is left out with a warning."""
+    loaded, refused = [], []
+    for sheet in spreadsheet.read_sheets(path, max_unpacked_mb):
+        try:
+            _check_width(sheet.columns, sheet.name)
+        except SkipFile as exc:
+            refused.append(str(exc))
+            continue
+        info = store.load_csv(names(sheet.name), path, sheet.csv_text, ",", sheet=sheet.name)
+        info.warnings += sheet.warnings
+        loaded.append(info)
+    if not loaded:
+        raise SkipFile("; ".join(refused))
+    for info in loaded:
+        info.warnings += [f"not loaded: {reason}" for reason in refused]
+    return loaded
+
+
+def _check_json(path: Path) -> None:
+    """SkipFile for a .json that is not an array of records, or JSON nested too deep to read safely."""
+    if path.suffix.lower() == ".json" and _first_char(path) != "[":
+        raise SkipFile("JSON that is not an array of records (settings or data of an app?)")
+    if json_depth(path, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+        raise SkipFile(f"JSON nested deeper than {MAX_JSON_DEPTH} levels: not records a table can hold")
+
+
+def json_depth(path: Path, stop_above: int = MAX_JSON_DEPTH, chunk_bytes: int = 1 << 20) -> int:
+    """The deepest nesting of `[`/`{` in a JSON file outside strings, read in chunks (about 2 s per
+    100 MB of records on 2 cores, a fifth of DuckDB's load); it stops once past `stop_above`."""
+    import numpy as np
+
+    depth = deepest = 0
+    in_string, carry = False, b""
+    with path.open("rb") as fh:
+        while chunk := fh.read(chunk_bytes):
+            chunk = carry + chunk
+            if b"\\" in chunk:  # drop escaped backslashes and quotes; an escape cut at the end waits
+                odd = (len(chunk) - len(chunk.rstrip(b"\\"))) % 2
+                chunk, carry = (chunk[:-1], b"\\") if odd else (chunk, b"")
+                chunk = chunk.replace(b"\\\\", b"").replace(b'\\"', b"")
+            steps = np.frombuffer(chunk.translate(_STEPS), np.int8)  # +1 opens, -1 closes, 0 the rest
+            quotes = np.flatnonzero(np.frombuffer(chunk, np.uint8) == ord('"'))
+            brackets = np.flatnonzero(steps)
+            outside = brackets[(np.searchsorted(quotes, brackets) + in_string) % 2 == 0]
+            in_string ^= len(quotes) % 2 == 1
+            if len(outside):
+                levels = depth + np.cumsum(steps[outside], dtype=np.int64)
+                deepest, depth = max(deepest, int(levels.max())), int(levels[-1])
+                if deepest > stop_above:
+                    break
+    return deepest
+
+
+_STEPS = bytes(1 if b in b"[{" else 255 if b in b"]}" else 0 for b in range(256))
+
+
+def _load_isolated(store: TableStore, name: str, path: Path, kind: str, timeout_s: float,
+                   memory_mb: int) -> TableInfo:
+    """A JSON or Parquet file read by DuckDB in a worker process, loaded from the Parquet it wrote."""
+    with tempfile.TemporaryDirectory(prefix="trove-table-") as tmp:
+        clean = Path(tmp) / "records.parquet"
+        run_isolated(to_parquet, str(path), kind, str(clean), memory_mb, timeout_s=timeout_s,
+                     memory_mb=memory_mb, what=_READERS[kind][0])
+        info = store.load_parquet(name, clean)
+    info.file = str(path)
+    return info
+
+
+def to_parquet(source: str, kind: str, target: str, memory_mb: int) -> int:
+    """(In the worker.) Read the user's JSON/Parquet `source` with DuckDB, which may reach only it
+    and `target`, and write its rows to `target` as Parquet; returns the number of columns."""
+    import duckdb
+
+    _, what, reader = _READERS[kind]
+    config = {"memory_limit": f"{max(memory_mb // 2, 128)}MB", "threads": 1,
+              "autoinstall_known_extensions": False, "autoload_known_extensions": False}
+    try:
+        with duckdb.connect(config=config) as con:
+            con.execute("SET enable_progress_bar = false")  # its output would fill the worker's log
+            con.execute("SET allowed_paths = ?", [[source, target]])
+            con.execute("SET enable_external_access = false")
+            con.execute("SET lock_configuration = true")
+            rows = con.sql(f"SELECT * FROM {reader}", params=[source])
+            _check_width(len(rows.columns))
+            rows.write_parquet(target)
+            return len(rows.columns)
+    except duckdb.OutOfMemoryException as exc:
+        raise MemoryError(str(exc)) from exc
+    except duckdb.Error as exc:
+        raise ParseError(f"not a readable {what}: {_first_line(exc)}") from exc
+
+
+def describe_database(path: Path, *, timeout_s: float = TIMEOUT_S, memory_mb: int = MEMORY_MB) -> dict:
+    """A database the user keeps, described in place (never copied): engine, dialect, every table.
+    Read in a worker process: a damaged database file must not crash the index run."""
     from local_stores import database_files
 
     engine = database_files.engine_of(path)
     if engine is None:
         raise SkipFile("not a SQLite or DuckDB database")
-    try:
-        described = database_files.describe(path, engine)
-    except Exception as exc:  # a locked, encrypted or damaged database file
-        raise ParseError(f"cannot read this {engine} database: {str(exc).splitlines()[0][:200]}") from exc
+    described = run_isolated(_describe, str(path), engine, timeout_s=timeout_s, memory_mb=memory_mb,
+                             what=f"the {engine} reader")
     if not described:
         raise SkipFile(f"the {engine} database has no tables")
     return {"engine": engine, "dialect": engine, "language": "sql", "file": str(path), "tables": described}
+
+
+def _describe(path: str, engine: str) -> list[dict]:
+    """(In the worker.) Every table of the database, or ParseError with the engine's reason."""
+    from local_stores import database_files
+
+    try:
+        return database_files.describe(Path(path), engine)
+    except Exception as exc:  # a locked, encrypted or damaged database file
+        raise ParseError(f"cannot read this {engine} database: {_first_line(exc)}") from exc
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).splitlines() or [""])[0][:200]
 
 
 def _first_char(path: Path) -> str:

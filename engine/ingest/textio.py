@@ -37,10 +37,28 @@ def decode(data: bytes, path: Path) -> str:
         pass
     from charset_normalizer import from_bytes
 
-    best = from_bytes(data).best()
+    best = from_bytes(_sample(data)).best()
     if best is None or best.chaos > 0.35:
         raise ParseError("undecodable text: not UTF-8 and no known encoding fits")
-    return str(best)
+    return str(best) if len(data) <= DETECT_BYTES else data.decode(best.encoding, errors="replace")
+
+
+DETECT_BYTES = 1 << 20  # the encoding of a larger file is detected on a sample of this size
+
+
+def _sample(data: bytes, slices: int = 8) -> bytes:
+    """At most about DETECT_BYTES of `data` to detect its encoding on: its head and `slices` pieces
+    spread over the rest, each from a line start. Detecting on a whole 46 MB file took 11 s, on
+    this sample 0.1 s (charset_normalizer decodes everything once per candidate encoding)."""
+    if len(data) <= DETECT_BYTES:
+        return data
+    size = DETECT_BYTES // (2 * slices)
+    pieces = [data[:DETECT_BYTES // 2]]
+    for k in range(1, slices + 1):
+        start = k * (len(data) - size) // slices
+        piece = data[start:start + size]
+        pieces.append(piece[piece.find(b"\n") + 1:])
+    return b"\n".join(pieces)
 
 
 def read_text(path: Path) -> str:

@@ -1,10 +1,12 @@
-"""Document parsers: each module has `KIND`, `EXTENSIONS` and `parse(path) -> ParsedDoc`.
+"""Document parsers: each module has `KIND`, `EXTENSIONS` and `parse(path) -> ParsedDoc`; a
+zip-based kind also has `UNPACKS = True` and `parse(path, max_unpacked_mb)`.
 
 A new kind is one module plus one line in `_MODULES`.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from pathlib import Path
@@ -40,6 +42,17 @@ def kind_of(path: Path) -> str | None:
     return module.KIND if module else None
 
 
-def parser_for(path: Path) -> Callable[[Path], ParsedDoc] | None:
+def unpacks(path: Path) -> bool:
+    """Whether the path's kind is a zip of XML parts (docx, odt, epub)."""
+    return getattr(by_extension().get(path.suffix.lower()), "UNPACKS", False)
+
+
+def parser_for(path: Path, max_unpacked_mb: float | None = None) -> Callable[[Path], ParsedDoc] | None:
+    """`parse(path)` for the path's kind, None when no parser handles it; a zip-based kind's parser
+    gets `max_unpacked_mb` when given (else its own default, the setting's)."""
     module = by_extension().get(path.suffix.lower())
-    return module.parse if module else None
+    if module is None:
+        return None
+    if max_unpacked_mb is not None and unpacks(path):
+        return functools.partial(module.parse, max_unpacked_mb=max_unpacked_mb)
+    return module.parse
