@@ -17,7 +17,7 @@ from pathlib import Path
 from engine.errors import ParseError, SkipFile
 from engine.ingest import archives, spreadsheet
 from engine.ingest.isolation import MEMORY_MB, TIMEOUT_S, run_isolated
-from engine.ingest.textio import decode
+from engine.ingest.textio import decode_noting
 from local_stores.table_store import TableInfo, TableStore, sniff_delimiter
 
 EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".jsonl": "json",
@@ -64,14 +64,16 @@ def load(store: TableStore, names: Callable[[str | None], str], path: Path, *,
 def _load_csv(store: TableStore, name: str, path: Path, kind: str) -> TableInfo:
     """A CSV/TSV file as a table; SkipFile for one with no data rows, a row over DuckDB's line
     limit or more than MAX_COLUMNS columns (refused at once rather than after a long read)."""
-    text = decode(path.read_bytes(), path)
+    text, notes = decode_noting(path.read_bytes(), path)
     lines = text.strip().splitlines()
     if len(lines) < 2:
         raise SkipFile("no data rows (a header at most)")
     _check_rows(lines)
     delimiter = "\t" if kind == "tsv" else sniff_delimiter("\n".join(lines[:20]))
     _check_width(len(next(csv.reader(lines[:1], delimiter=delimiter))))
-    return store.load_csv(name, path, text, delimiter=delimiter)
+    info = store.load_csv(name, path, text, delimiter=delimiter)
+    info.warnings += notes
+    return info
 
 
 def _check_rows(lines: list[str]) -> None:

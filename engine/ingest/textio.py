@@ -24,6 +24,38 @@ def looks_binary(data: bytes) -> bool:
 
 def decode(data: bytes, path: Path) -> str:
     """The text of `data`; ParseError when it is binary or no encoding fits."""
+    return decode_noting(data, path)[0]
+
+
+def decode_noting(data: bytes, path: Path) -> tuple[str, list[str]]:
+    """The text of `data` and what was odd about its encoding: lines of UTF-8 and lines of a legacy
+    8-bit encoding mixed in one file (two exports pasted together) are each read as what they are,
+    with a warning naming how many lines were not UTF-8, instead of silently becoming mojibake."""
+    try:
+        return _decode(data, path), []
+    except ParseError:
+        mixed = _mixed_lines(data)
+        if mixed is None:
+            raise
+        text, legacy = mixed
+        return text, [f"{legacy} lines are not UTF-8 like the rest; they were read as Windows-1252 (check them)"]
+
+
+def _mixed_lines(data: bytes) -> tuple[str, int] | None:
+    """(text, lines read as cp1252) when some lines are non-ASCII UTF-8 and others are not UTF-8."""
+    utf8 = legacy = 0
+    lines = []
+    for line in data.split(b"\n"):
+        try:
+            lines.append(line.decode("utf-8"))
+            utf8 += not line.isascii()
+        except UnicodeDecodeError:
+            lines.append(line.decode("cp1252", errors="replace"))
+            legacy += 1
+    return ("\n".join(lines), legacy) if utf8 and legacy else None
+
+
+def _decode(data: bytes, path: Path) -> str:
     if not data.strip():
         raise SkipFile("empty file")
     for bom, enc in _BOMS:
@@ -34,7 +66,8 @@ def decode(data: bytes, path: Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        pass
+        if _mixed_lines(data[:DETECT_BYTES]) is not None:
+            raise ParseError("UTF-8 and legacy lines mixed") from None
     from charset_normalizer import from_bytes
 
     best = from_bytes(_sample(data)).best()

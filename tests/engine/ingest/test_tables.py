@@ -175,3 +175,15 @@ def test_formulas_give_their_saved_values_and_unsaved_ones_are_reported(trove: T
     [warning] = sources["unsaved_sheet"]["descriptor"]["warnings"]
     assert warning.startswith("2 formula cells have no saved value") and "C2, C3" in warning
     assert trove.sql("SELECT count(with_vat) FROM unsaved_sheet").rows == [(0,)]
+
+
+def test_utf8_and_cp1252_lines_mixed_in_one_csv_are_each_read_and_warned_about(trove: Trove, tmp_path: Path):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "payees.csv").write_bytes("name,amount\nBäckerei Müller,3.40\n".encode() +
+                                        "Café Zoë,12.10\n".encode("cp1252") + "Straße,1.00\n".encode())
+    trove.index([folder])
+    source = next(iter(_sources(trove).values()))
+    assert trove.sql(f'SELECT name FROM "{source["name"]}" ORDER BY _row').rows == [
+        ("Bäckerei Müller",), ("Café Zoë",), ("Straße",)]
+    assert any("1 lines are not UTF-8" in w for w in source["descriptor"]["warnings"])
