@@ -35,7 +35,7 @@ def write(folder: Path, markers: Path) -> list[Path]:
     markers.mkdir(parents=True, exist_ok=True)
     p = payloads(markers)
     writers = [_csv, _tsv, _xlsx, _json, _parquet, _sqlite, _duckdb, _graphml, _edge_csv, _cypher, _vault,
-               _turtle, _rdf_xml_bomb, _graphml_bomb, _text, _eml, _photo]
+               _turtle, _rdf_xml_bomb, _graphml_bomb, _text, _eml, _photo, _video]
     for writer in writers:
         writer(folder, p)
     return sorted(f for f in folder.rglob("*") if f.is_file())
@@ -182,6 +182,20 @@ def _photo(folder: Path, p: dict[str, str]) -> None:
     exif[0x0110] = p["cypher"]  # Model
     image.save(folder / "sunset.jpg", exif=exif)
     (folder / "sunset.txt").write_text(f"Sunset over the harbour. {p['prompt']}", encoding="utf-8")
+
+
+def _video(folder: Path, p: dict[str, str]) -> None:
+    """Two seconds of video with subtitles that carry the payloads."""
+    import cv2
+    import numpy as np
+
+    writer = cv2.VideoWriter(str(folder / "harbour.avi"), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
+    for i in range(20):
+        writer.write(np.full((48, 64, 3), (i * 12) % 255, np.uint8))
+    writer.release()
+    (folder / "harbour.srt").write_text(
+        f"1\n00:00:00,000 --> 00:00:01,000\n{p['prompt']}\n\n2\n00:00:01,000 --> 00:00:02,000\n{p['sql']}\n",
+        encoding="utf-8")
 
 
 if __name__ == "__main__":
