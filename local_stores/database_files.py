@@ -138,7 +138,8 @@ def _sqlite_table(timed: _Timed, name: str, samples: int) -> dict:
     return table
 
 
-def sqlite_select(path: Path, statement: str, timeout_s: float, max_rows: int) -> QueryResult:
+def sqlite_select(path: Path, statement: str, timeout_s: float, max_rows: int,
+                  params: tuple | list = ()) -> QueryResult:
     """One checked statement on a SQLite file, read-only, under the authorizer, stopped at the time
     limit. In this process: generated queries come through local_stores.sql_worker."""
     try:
@@ -149,7 +150,7 @@ def sqlite_select(path: Path, statement: str, timeout_s: float, max_rows: int) -
     con.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
     con.set_authorizer(_sqlite_authorizer)
     try:
-        cursor = con.execute(statement)
+        cursor = con.execute(statement, tuple(params))
         columns = [d[0] for d in cursor.description or []]
         rows = cursor.fetchmany(max_rows + 1)
     except sqlean.DatabaseError as exc:
@@ -218,6 +219,8 @@ def explain(path: Path, engine: str, sql: str) -> str:
     return statement
 
 
-def execute(path: Path, engine: str, sql: str, timeout_s: float = 10.0, max_rows: int = 200) -> QueryResult:
+def execute(path: Path, engine: str, sql: str, timeout_s: float = 10.0, max_rows: int = 200,
+            params: tuple | list = ()) -> QueryResult:
+    """One checked SELECT in the SQL worker; `params` are its bound values (Trove's own lookups)."""
     statement = check_query(sql, dialect=engine)
-    return sql_worker.run(engine, path, statement, timeout_s, max_rows)
+    return sql_worker.run(engine, path, statement, timeout_s, max_rows, params)

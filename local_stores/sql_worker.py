@@ -26,12 +26,12 @@ def _answer(request: tuple) -> tuple:
     from local_stores import database_files
     from local_stores.table_store import duckdb_select
 
-    _, engine, path, statement, timeout_s, max_rows, memory_mb = request
+    _, engine, path, statement, timeout_s, max_rows, memory_mb, params = request
     try:
         if engine == "sqlite":
-            result = database_files.sqlite_select(Path(path), statement, timeout_s, max_rows)
+            result = database_files.sqlite_select(Path(path), statement, timeout_s, max_rows, params)
         else:
-            result = duckdb_select(Path(path), statement, timeout_s, max_rows, memory_mb)
+            result = duckdb_select(Path(path), statement, timeout_s, max_rows, memory_mb, params)
     except QueryRefused as exc:
         return ("refused", str(exc))
     except QueryFailed as exc:
@@ -39,9 +39,10 @@ def _answer(request: tuple) -> tuple:
     return ("ok", result.columns, result.rows, result.truncated)
 
 
-def run(engine: str, path: Path, statement: str, timeout_s: float, max_rows: int) -> QueryResult:
-    """`statement` (already checked) on the database at `path`, in the worker."""
-    request = ("query", engine, str(path), statement, timeout_s, max_rows, _WORKER.query_mb)
+def run(engine: str, path: Path, statement: str, timeout_s: float, max_rows: int,
+        params: tuple | list = ()) -> QueryResult:
+    """`statement` (already checked) on the database at `path`, in the worker, with `params` bound."""
+    request = ("query", engine, str(path), statement, timeout_s, max_rows, _WORKER.query_mb, list(params))
     reply = _WORKER.run(request, timeout_s + GRACE_S)
     if reply[0] == "refused":
         raise QueryRefused(reply[1])

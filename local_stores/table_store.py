@@ -270,7 +270,7 @@ def _categories(con: duckdb.DuckDBPyConnection, table: Quoted, column: Quoted) -
 
 
 def duckdb_select(path: Path, statement: str, timeout_s: float, max_rows: int,
-                  memory_mb: int = MEMORY_MB) -> QueryResult:
+                  memory_mb: int = MEMORY_MB, params: tuple | list = ()) -> QueryResult:
     """One checked SELECT on a DuckDB file: a fresh read-only, sandboxed connection with a memory
     cap, interrupted at the time limit, at most `max_rows` rows fetched. In this process: generated
     queries come through local_stores.sql_worker, which calls this in its worker."""
@@ -281,7 +281,7 @@ def duckdb_select(path: Path, statement: str, timeout_s: float, max_rows: int,
     timer = threading.Timer(timeout_s, con.interrupt)
     timer.start()
     try:
-        cursor = con.execute(statement)
+        cursor = con.execute(statement, list(params))
         columns = [d[0] for d in cursor.description or []]
         rows = cursor.fetchmany(max_rows + 1)
     except duckdb.InterruptException as exc:

@@ -123,13 +123,17 @@ def validate(source: Source, query: str, stores: Stores) -> str:
     return database_files.explain(*_sql_target(source, stores.tables), query)
 
 
-def run(source: Source, statement: str, stores: Stores, timeout_s: float, max_rows: int) -> QueryResult:
-    """Run a validated statement read-only, time- and row-limited, on the source's own engine."""
+def run(source: Source, statement: str, stores: Stores, timeout_s: float, max_rows: int,
+        params: tuple | list = ()) -> QueryResult:
+    """Run a validated statement read-only, time- and row-limited, on the source's own engine;
+    `params` are the bound values of Trove's own SQL lookups (the other engines take none here)."""
+    if params and source.language != "sql":
+        raise ValueError(f"bound values are for SQL sources, not {source.language}")
     if source.language == "cypher":
         return stores.graphs.execute(source.name, statement, timeout_s, max_rows)
     if source.language == "sparql":
         return stores.rdf.execute(source.name, statement, timeout_s, max_rows)
-    return database_files.execute(*_sql_target(source, stores.tables), statement, timeout_s, max_rows)
+    return database_files.execute(*_sql_target(source, stores.tables), statement, timeout_s, max_rows, params)
 
 
 def _sql_target(source: Source, store: TableStore) -> tuple[Path, str]:

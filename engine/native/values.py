@@ -82,15 +82,18 @@ def _text_columns(source: Source) -> list[tuple[str, Quoted, Quoted]]:
             if column["name"] != "_row" and _TEXT_TYPE.search(str(column.get("type") or ""))]
 
 
-def lookup_sql(source: Source, wanted: list[str]) -> str | None:
+def lookup_sql(source: Source, wanted: list[str]) -> tuple[str, list[str]] | None:
     """One statement finding, in every text column of the source's tables, the stored values equal
-    (ignoring case and surrounding spaces) to one of `wanted`."""
-    listed = ", ".join(duck.literal(p) for p in wanted)
-    parts = [f"SELECT DISTINCT {duck.literal(place)} AS place, {value} AS value FROM {table} "
-             f"WHERE lower(trim({value})) IN ({listed})" for place, table, value in _text_columns(source)]
+    (ignoring case and surrounding spaces) to one of `wanted`; the phrases are its bound values."""
+    columns = _text_columns(source)
+    parts = [f"SELECT DISTINCT CAST(? AS VARCHAR) AS place, {value} AS value FROM {table} "
+             f"WHERE lower(trim({value})) IN (SELECT phrase FROM wanted)" for _, table, value in columns]
     if not parts:
         return None
-    return "SELECT place, value FROM (" + " UNION ALL ".join(parts) + f") AS found LIMIT {MAX_MATCHES * 4}"
+    phrases_sql = ", ".join("(?)" for _ in wanted)
+    statement = (f"WITH wanted(phrase) AS (VALUES {phrases_sql}) SELECT place, value FROM ("
+                 + " UNION ALL ".join(parts) + f") AS found LIMIT {MAX_MATCHES * 4}")
+    return statement, [*wanted, *(place for place, _, _ in columns)]
 
 
 def lookup_sparql(source: Source, wanted: list[str]) -> str:
@@ -100,13 +103,14 @@ def lookup_sparql(source: Source, wanted: list[str]) -> str:
             f"FILTER(isLiteral(?value) && lcase(str(?value)) IN ({listed})) }} LIMIT {MAX_MATCHES * 4}")
 
 
-def _lookup(source: Source, wanted: list[str]) -> str | None:
+def _lookup(source: Source, wanted: list[str]) -> tuple[str, list[str]] | None:
+    """The lookup statement for the source's language and its bound values (none in SPARQL)."""
     if not wanted:
         return None
     if source.language == "sql":
         return lookup_sql(source, wanted)
     if source.language == "sparql":
-        return lookup_sparql(source, wanted)
+        return lookup_sparql(source, wanted), []
     return None
 
 
@@ -119,11 +123,11 @@ def find(question: str, source: Source, stores: Stores, timeout_s: float = 3.0) 
     """The stored values the question names, longest phrases first, at most MAX_MATCHES; a phrase
     inside a longer phrase that matched is not reported again."""
     wanted = phrases(question)
-    statement = _lookup(source, wanted)
-    if statement is None:
+    lookup = _lookup(source, wanted)
+    if lookup is None:
         return []
     try:
-        rows = run(source, statement, stores, timeout_s, MAX_MATCHES * 4).rows
+        rows = run(source, lookup[0], stores, timeout_s, MAX_MATCHES * 4, lookup[1]).rows
     except (QueryFailed, QueryRefused) as exc:
         log.info("value lookup skipped for %s: %s", source.name, exc)
         return []
@@ -254,7 +258,7 @@ def absent_literals(statement: str, source: Source, stores: Stores, timeout_s: f
     if lookup is None:
         return []
     try:
-        held = {str(v).strip().lower() for _, v in run(source, lookup, stores, timeout_s, 1000).rows}
+        held = {str(v).strip().lower() for _, v in run(source, lookup[0], stores, timeout_s, 1000, lookup[1]).rows}
     except (QueryFailed, QueryRefused):
         return []
     return [t for t in literals if t.strip().lower() not in held]
