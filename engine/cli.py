@@ -232,6 +232,8 @@ def route(question: str, router: str | None, home: Path | None, as_json: bool) -
 
 
 def print_answer(result) -> None:  # noqa: ANN001 (AskResult)
+    for notice in result.notices:
+        click.echo(click.style(f"({notice})", dim=True))
     click.echo(result.answer)
     for c in result.citations:
         snippet = " ".join(c.text.split())

@@ -16,6 +16,7 @@ import sqlean
 from engine.errors import ModelError, TroveError
 from engine.generation import answer as answering
 from engine.generation.evidence import pack
+from engine.generation.untrusted import cut_question
 from engine.ingest.documents import DOCUMENT, PARAGRAPH
 from engine.ingest.indexer import Indexer, IndexReport, Progress, index_lock
 from engine.models import ModelManager
@@ -407,10 +408,12 @@ class Trove:
         question = " ".join(question.split())
         if not question:
             raise ValueError("the question is empty")
+        question, notice = cut_question(question, self.settings.max_question_chars)
         timings: dict[str, float] = {}
         t_start = time.perf_counter()
         routes, hits, runs, vector = self.gather(question, image, timings, labels, on_routes)
-        result = AskResult(question=question, answer="", routes=[r.as_dict() for r in routes], queries=runs)
+        result = AskResult(question=question, answer="", routes=[r.as_dict() for r in routes], queries=runs,
+                           notices=[notice] if notice else [])
         relevant = [(kind, h) for kind, h in hits if h.relevance >= self.settings.min_relevance]
         if routes and routes[0].router == "empty index":
             result.answer, result.answered = NOTHING_INDEXED, False

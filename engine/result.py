@@ -41,6 +41,7 @@ class AskResult:
     general: bool = False  # answered from the model alone (route `none`), not from the files
     unsupported: list[str] = field(default_factory=list)  # answer sentences their citations do not back
     model: str = ""
+    notices: list[str] = field(default_factory=list)  # what was changed about the question (cut to length)
 
     def to_dict(self) -> dict:
         return {
@@ -53,6 +54,7 @@ class AskResult:
             "general": self.general,
             "unsupported": self.unsupported,
             "model": self.model,
+            "notices": self.notices,
         }
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.generation.untrusted import inline
 from engine.retrieval.hybrid import Hit
 
 TOKENS_PER_WORD = 1.35
+CHARS_PER_TOKEN = 5.0  # English runs about 4.4 characters a token: words count first there
 
 
 @dataclass
@@ -21,28 +23,37 @@ class Evidence:
     score: float
 
     def header(self) -> str:
+        """`[n] title (file, page …)`: the item's number, then its file-given names neutralised onto
+        one line, so a title or a file name cannot fake another item or close the evidence."""
+        return f"[{self.n}] " + inline(self._where(), 1000)
+
+    def _where(self) -> str:
         if "sql" in self.locator:
-            return f"[{self.n}] {self.title}, query: {self.locator['sql']}"
+            return f"{self.title}, query: {self.locator['sql']}"
         where = Path(self.source).name
         if self.kind == "image":
-            return f"[{self.n}] photo {where}"
+            return f"photo {where}"
         if self.kind == "region":
-            return f"[{self.n}] seen in photo {where}"
+            return f"seen in photo {where}"
         if "start_s" in self.locator:
-            return f"[{self.n}] video {where}, {self.locator['start_s']:.1f}-{self.locator['end_s']:.1f} s"
+            return f"video {where}, {self.locator['start_s']:.1f}-{self.locator['end_s']:.1f} s"
         if "page" in self.locator:
             where += f", page {self.locator['page']}"
-        return f"[{self.n}] {self.title} ({where})"
+        return f"{self.title} ({where})"
 
 
 def _tokens(text: str) -> int:
-    return int(len(text.split()) * TOKENS_PER_WORD) + 1
+    """Estimated tokens: by words, or by characters where words are long (codes, base64, tables of
+    digits), which the word count misses."""
+    return int(max(len(text.split()) * TOKENS_PER_WORD, len(text) / CHARS_PER_TOKEN)) + 1
 
 
 def _excerpt(text: str, budget_tokens: int) -> str:
     words = text.split()
     keep = int(budget_tokens / TOKENS_PER_WORD)
-    return text if len(words) <= keep else " ".join(words[:keep]) + " …"
+    out = text if len(words) <= keep else " ".join(words[:keep]) + " …"
+    limit = int(budget_tokens * CHARS_PER_TOKEN)
+    return out if len(out) <= limit else out[:limit] + " …"
 
 
 def pack(hits: list[tuple[str, Hit]], max_items: int, budget_tokens: int,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from engine.generation.budget import Budget
 from engine.native import values
 from engine.native.examples import Example
 from engine.native.sources import Source, Stores, run, validate
@@ -43,7 +44,7 @@ def write_and_run(llm, question: str, source: Source, stores: Stores, max_tries:
                   ) -> QueryOutcome:
     """Write, validate, repair (feeding the engine's error back), then run; at most `max_tries` writes."""
     writer = writer_for(source.language)
-    convo = writer.messages(question, source, examples)
+    convo = writer.messages(question, source, examples, Budget.of(llm))
     if found := values.find(question, source, stores):
         convo[-1] = {**convo[-1], "content": _with_hint(convo[-1]["content"], values.hint(found))}
     attempts: list[QueryAttempt] = []

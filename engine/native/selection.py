@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.generation.budget import Budget
+from engine.generation.untrusted import inline
 from engine.native.sources import Source, part_texts, summary_text
 
 SELECT_PROMPT = """You choose which data sources can answer a question. Each source is a table, a \
@@ -67,10 +69,8 @@ def choose(llm, question: str, candidates: list[tuple[Source, float]], k: int,  
     if len(candidates) <= 1 or llm is None:
         return [s for s, _ in candidates[:k]]
     names = [s.name for s, _ in candidates]
-    notes = notes or {}
-    listing = "\n".join(f"- {s.name}: {summary_text(s)[:300]}"
-                        + (f"\n  holds what the question names: {notes[s.name]}" if s.name in notes else "")
-                        for s, _ in candidates)
+    listing = _listing(candidates, notes or {})
+    question = Budget.of(llm).question(question)
     schema = {"type": "object", "properties": {"sources": {"type": "array", "items": {"type": "string", "enum": names},
                                                            "minItems": 1, "maxItems": k}},
               "required": ["sources"]}
@@ -80,3 +80,11 @@ def choose(llm, question: str, candidates: list[tuple[Source, float]], k: int,  
     picked = [n for n in dict.fromkeys(out.get("sources", [])) if n in names]
     by_name = {s.name: s for s, _ in candidates}
     return [by_name[n] for n in picked] or [s for s, _ in candidates[:1]]
+
+
+def _listing(candidates: list[tuple[Source, float]], notes: dict[str, str]) -> str:
+    """One line per candidate: its name and what it holds (file-given texts neutralised, cut), and
+    the values of it the question names."""
+    return "\n".join(f"- {s.name}: {inline(summary_text(s), 300)}"
+                     + (f"\n  holds what the question names: {inline(notes[s.name], 300)}" if s.name in notes else "")
+                     for s, _ in candidates)

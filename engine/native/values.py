@@ -16,6 +16,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from engine.generation.untrusted import inline, neutralise
 from engine.native.sources import Source, Stores, run
 from local_stores.quoting import Quoted
 from local_stores.quoting import duckdb_sql as duck
@@ -231,7 +232,7 @@ def value_notes(question: str, index: ValueIndex, most: int = 3) -> dict[str, st
 def hint(matches: list[ValueMatch]) -> str:
     """The matches as a line a model reads before the question."""
     return "Values the question mentions, spelt as the data holds them: " + "; ".join(
-        f"{m.value!r} in {m.place}" for m in matches)
+        f"{neutralise(m.value)[:80]!r} in {inline(m.place)}" for m in matches)  # repr keeps its spaces
 
 
 _SQL_TEXT = re.compile(r"'((?:[^']|'')*)'")

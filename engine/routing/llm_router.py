@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from engine.generation.budget import Budget
+from engine.generation.untrusted import cut_question
 from engine.routing.base import Route
 from engine.routing.decision import EXCLUSIVE
 
@@ -59,7 +61,9 @@ class LLMRouter:
                                                                                        "enum": allowed},
                                                              "minItems": 1, "maxItems": most}},
                   "required": ["kinds"]}
-        out = self._llm().chat_json(  # type: ignore[attr-defined]
+        llm = self._llm()
+        question = Budget.of(llm).question(cut_question(question)[0])
+        out = llm.chat_json(  # type: ignore[attr-defined]
             [{"role": "system", "content": SYSTEM.format(definitions=definitions) + "\n\nExamples:\n" + shots},
              {"role": "user", "content": f"Available kinds: {', '.join(allowed)}\nQuestion: {question}"}],
             schema, max_tokens=40)

@@ -1,14 +1,26 @@
 """The local LLM through llama-cpp-python: chat template, streaming, grammar-constrained JSON.
 
+Content is text, never control tokens: llama-cpp-python's `create_chat_completion` renders the chat
+template to one string and tokenizes all of it with `special=True`, so an `<|im_start|>system` inside
+a file's text would become a real turn marker. Here the template is rendered with a placeholder per
+message; its own markers are tokenized as special tokens and every message's content as plain text
+(`special=False`), and the model generates from that token list (`create_completion`).
+
+Prompts always fit: one that would leave less than `max_tokens` of the context for the reply has its
+longest user content trimmed in the middle (the builders fit their prompts first; this is the last
+line of defence), or a clear `ModelError` when trimming cannot make it fit.
+
 Prompt prefix reuse: llama.cpp keeps the KV cache of the last prompt, and llama-cpp-python resumes
-from the longest common prefix, so prompts that start with the same fixed instructions (the system
-prompt comes first) only evaluate what is new. Measured in bench/RESULTS.md: a second question over
-the same evidence takes 0.6 s instead of 20 s. (A `LlamaRAMCache` of saved states was tried: it cost
-1 GB of RAM and ~1 s a call for no gain here.)"""
+from the longest common prefix of tokens, so prompts that start with the same fixed instructions (the
+system prompt comes first) only evaluate what is new. Measured in bench/RESULTS.md: a second question
+over the same evidence takes 0.6 s instead of 20 s. (A `LlamaRAMCache` of saved states was tried: it
+cost 1 GB of RAM and ~1 s a call for no gain here.)"""
 
 from __future__ import annotations
 
 import json
+import re
+import secrets
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,6 +29,10 @@ from engine.errors import ModelError
 from engine.models import ModelManager
 
 _TAGS = {"default": "llm", "fast": "llm:fast", "smoke": "llm:smoke"}
+# Sampling as llama-cpp-python's chat completion used it (greedy at temperature 0).
+_SAMPLING = {"top_p": 0.95, "top_k": 40, "min_p": 0.05, "repeat_penalty": 1.0}
+_CUT = " … [{cut:,} tokens cut to fit the model's context] … "
+_MIN_KEPT = 32  # tokens of a trimmed content kept at least, else the prompt is refused
 
 
 def resolve_llm_choice(choice: str) -> str:
@@ -40,6 +56,7 @@ class LLM:
         self.n_ctx = n_ctx
         self._lock = threading.Lock()
         self._grammars: dict[str, object] = {}
+        self._formatter, self._eos = _formatter(self.llama)
 
     @classmethod
     def from_manager(cls, manager: ModelManager, choice: str = "default", n_ctx: int = 4096,
@@ -53,21 +70,25 @@ class LLM:
         return cls(gguf, n_ctx=n_ctx, threads=threads, name=spec.name)
 
     def count_tokens(self, text: str) -> int:
-        return len(self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        return len(self._text_tokens(text))
+
+    def prompt_tokens(self, messages: list[dict], max_tokens: int = 0) -> list[int]:
+        """The prompt as tokens: the template's markers special, each content plain text; trimmed
+        so that `max_tokens` of reply still fit the context."""
+        segments = self._segments(messages)
+        _trim(segments, messages, self.n_ctx - max_tokens - 1, self._text_tokens, self.name)
+        return [t for tokens, _ in segments for t in tokens]
 
     def chat(self, messages: list[dict], max_tokens: int = 256, temperature: float = 0.0,
              stop: list[str] | None = None, on_token: Callable[[str], None] | None = None) -> str:
         """The assistant's reply; with `on_token`, each piece is passed on as it is generated."""
         with self._lock:
+            out = self._complete(messages, max_tokens, temperature, stop, stream=on_token is not None)
             if on_token is None:
-                out = self.llama.create_chat_completion(messages=messages, max_tokens=max_tokens,
-                                                        temperature=temperature, stop=stop)
-                return out["choices"][0]["message"]["content"] or ""
+                return out["choices"][0]["text"] or ""
             pieces = []
-            stream: Iterator = self.llama.create_chat_completion(messages=messages, max_tokens=max_tokens,
-                                                                 temperature=temperature, stop=stop, stream=True)
-            for chunk in stream:
-                piece = chunk["choices"][0]["delta"].get("content") or ""
+            for chunk in out:
+                piece = chunk["choices"][0].get("text") or ""
                 if piece:
                     pieces.append(piece)
                     on_token(piece)
@@ -81,11 +102,88 @@ class LLM:
         if key not in self._grammars:
             self._grammars[key] = LlamaGrammar.from_json_schema(key, verbose=False)
         with self._lock:
-            out = self.llama.create_chat_completion(messages=messages, max_tokens=max_tokens, temperature=0.0,
-                                                    grammar=self._grammars[key])
-        text = out["choices"][0]["message"]["content"] or ""
+            out = self._complete(messages, max_tokens, 0.0, None, grammar=self._grammars[key])
+        text = out["choices"][0]["text"] or ""
         try:
             return json.loads(text)
         except json.JSONDecodeError as exc:
             # only possible when max_tokens cut the object short
             raise ValueError(f"{self.name}: JSON output cut short after {max_tokens} tokens: {text[:200]!r}") from exc
+
+    def _complete(self, messages: list[dict], max_tokens: int, temperature: float, stop: list[str] | None,
+                  stream: bool = False, grammar: object | None = None) -> dict | Iterator:
+        """llama-cpp-python's completion from the prompt's tokens (the KV-cache prefix is reused)."""
+        from llama_cpp import StoppingCriteriaList
+
+        eos = self._eos
+        return self.llama.create_completion(
+            prompt=self.prompt_tokens(messages, max_tokens), max_tokens=max_tokens, temperature=temperature,
+            stop=[*(stop or []), *self._formatter.stop], stream=stream, grammar=grammar,
+            stopping_criteria=StoppingCriteriaList([lambda tokens, _logits: tokens[-1] == eos]), **_SAMPLING)
+
+    def _text_tokens(self, text: str) -> list[int]:
+        return self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False) if text else []
+
+    def _segments(self, messages: list[dict]) -> list[tuple[list[int], int | None]]:
+        """(tokens, message index) pieces of the prompt; the index is None for the template's own text."""
+        nonce = secrets.token_hex(8)
+        marks = [{**m, "content": f"\x1e{nonce}:{i}\x1e"} for i, m in enumerate(messages)]
+        rendered = self._formatter.render(marks)
+        pieces = re.split(f"\x1e{nonce}:(\\d+)\x1e", rendered)
+        found = [int(i) for i in pieces[1::2]]
+        if sorted(found) != list(range(len(messages))):
+            raise ModelError("llm", self.name, "its chat template does not place each message's text once, "
+                                               "as given", "use a model with a ChatML-like template")
+        segments: list[tuple[list[int], int | None]] = []
+        for k, piece in enumerate(pieces):
+            if k % 2:
+                content = messages[int(piece)]["content"]
+                segments.append((self._text_tokens(content if isinstance(content, str) else str(content)),
+                                 int(piece)))
+            elif piece:
+                segments.append((self.llama.tokenize(piece.encode("utf-8"), add_bos=False, special=True), None))
+        return segments
+
+
+class _Formatter:
+    """The model's chat template (llama-cpp-python's Jinja2 renderer) and its stop strings."""
+
+    def __init__(self, template: str, eos_text: str, bos_text: str) -> None:
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        self._jinja = Jinja2ChatFormatter(template=template, eos_token=eos_text, bos_token=bos_text)
+        self.stop = [eos_text] if eos_text else []
+
+    def render(self, messages: list[dict]) -> str:
+        return self._jinja(messages=messages).prompt
+
+
+def _formatter(llama) -> tuple[_Formatter, int]:  # noqa: ANN001 (llama_cpp.Llama)
+    """The GGUF's own chat template (ChatML when it has none) and the end-of-turn token id."""
+    from llama_cpp.llama_chat_format import CHATML_CHAT_TEMPLATE
+
+    eos, bos = llama.token_eos(), llama.token_bos()
+    text = {t: llama.detokenize([t], special=True).decode("utf-8", "replace") if t >= 0 else "" for t in (eos, bos)}
+    template = llama.metadata.get("tokenizer.chat_template") or CHATML_CHAT_TEMPLATE
+    return _Formatter(template, text[eos], text[bos]), eos
+
+
+def _trim(segments: list[tuple[list[int], int | None]], messages: list[dict], limit: int,
+          tokenize: Callable[[str], list[int]], name: str) -> None:
+    """Cut user contents in the middle, the longest first, until the prompt is at most `limit` tokens."""
+    total = sum(len(tokens) for tokens, _ in segments)
+    users = [k for k, (_, i) in enumerate(segments) if i is not None and messages[i].get("role") == "user"]
+    for k in sorted(users, key=lambda j: -len(segments[j][0])):
+        if total <= limit:
+            return
+        tokens, i = segments[k]
+        note = tokenize(_CUT.format(cut=total - limit))
+        keep = max(_MIN_KEPT, len(tokens) - (total - limit) - len(note))
+        if keep + len(note) >= len(tokens):
+            continue
+        note = tokenize(_CUT.format(cut=len(tokens) - keep))
+        segments[k] = (tokens[:keep // 2] + note + tokens[len(tokens) - (keep - keep // 2):], i)
+        total = sum(len(t) for t, _ in segments)
+    if total > limit:
+        raise ModelError("llm", name, f"the prompt needs {total:,} tokens, more than the {limit:,} the context "
+                                      "leaves beside the reply", "ask a shorter question or raise llm_context")

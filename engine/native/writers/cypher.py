@@ -6,7 +6,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from engine.generation.budget import Budget
+from engine.generation.untrusted import inline, quoted
 from engine.native.examples import Example
+from engine.native.writers.fitting import capped, fit, preferred, schema_room
 
 LANGUAGE = "cypher"
 SYSTEM = """You write one Cypher query (Kùzu dialect) that answers the user's question from the graph below.
@@ -67,34 +70,52 @@ _RENAMES = [(r"\btype\(", "label("), (r"\btoInteger\(", "to_int64("), (r"\btoFlo
             (r"\btoString\(", "to_string(")]
 
 
-def _value(v: object) -> str:
-    return repr(v) if isinstance(v, str) else str(v)
+# Renderings of a schema, most detailed first: (samples per property, properties per table)
+LEVELS = [(3, None), (1, None), (1, 100), (0, 50), (0, 20), (0, 8), (0, 3)]
 
 
-def _props(props: list[dict], key: str | None, hidden: list[str]) -> tuple[str, list[str]]:
+def _props(props: list[dict], key: str | None, hidden: list[str], samples: int = 3, max_props: int | None = None,
+           question: str = "") -> tuple[str, list[str]]:
+    """A table's properties (`name TYPE`) and the notes of their values; over `max_props`, those the
+    question names first and a count of the others."""
+    props = [p for p in props if p["name"] not in hidden]
+    shown = preferred([p["name"] for p in props], question, max_props) if max_props is not None \
+        else set(range(len(props)))
     fields, notes = [], []
-    for p in props:
-        if p["name"] in hidden:
+    for i, p in enumerate(props):
+        if i not in shown:
             continue
         fields.append(f"{p['name']} {p['type']}" + (" (key)" if p["name"] == key else ""))
-        if p.get("values"):
-            notes.append(f"{p['name']} is one of " + ", ".join(_value(v) for v in p["values"]))
-        elif p.get("samples"):
-            notes.append(f"{p['name']} e.g. " + ", ".join(_value(v) for v in p["samples"][:3]))
+        if samples and p.get("values"):
+            notes.append(f"{p['name']} is one of " + ", ".join(quoted(v) for v in p["values"]))
+        elif samples and p.get("samples"):
+            notes.append(f"{p['name']} e.g. " + ", ".join(quoted(v) for v in p["samples"][:samples]))
+    if len(shown) < len(props):
+        fields.append(f"... and {len(props) - len(shown):,} more")
     return ", ".join(fields), notes
 
 
-def schema_text(source) -> str:  # noqa: ANN001 (engine.native.sources.Source)
-    """Node and relationship tables with property types, counts and sample values."""
+def schema_text(source, budget: Budget | None = None, room: int = 0,  # noqa: ANN001 (sources.Source)
+                question: str = "") -> str:
+    """Node and relationship tables with property types, counts and sample values (file-given texts
+    on one line, cut). With a `budget`, the first rendering within `room` tokens: fewer samples,
+    then fewer properties (those the question names first)."""
+    if budget is None:
+        return _schema(source, *LEVELS[0], question)
+    return fit(budget, room, [lambda s=s, m=m: _schema(source, s, m, question) for s, m in LEVELS])
+
+
+def _schema(source, samples: int, max_props: int | None, question: str) -> str:  # noqa: ANN001
     d = source.descriptor
-    lines = [f"// graph from {Path(source.location).name}", "Node tables:"]
+    lines = [f"// graph from {inline(Path(source.location).name, 120)}", "Node tables:"]
     for label, node in d.get("nodes", {}).items():
-        fields, notes = _props(node.get("properties", []), node.get("key"), node.get("hidden", []))
+        fields, notes = _props(node.get("properties", []), node.get("key"), node.get("hidden", []), samples,
+                               max_props, question)
         lines.append(f"  {label} {{{fields}}}  // {node.get('count', '?')} nodes" + (
             "; " + "; ".join(notes) if notes else ""))
     lines.append("Relationship tables:")
     for rel, info in d.get("relationships", {}).items():
-        fields, notes = _props(info.get("properties", []), None, [])
+        fields, notes = _props(info.get("properties", []), None, [], samples, max_props, question)
         props = f" {{{fields}}}" if fields else ""
         for a, b in info.get("pairs", []):
             lines.append(f"  (:{a})-[:{rel}{props}]->(:{b})  // {info.get('count', '?')}" + (
@@ -106,21 +127,29 @@ def default_examples(source) -> list[Example]:  # noqa: ANN001
     return EXAMPLES[:DEFAULT_EXAMPLES]
 
 
-def messages(question: str, source, examples: list[Example] | None = None) -> list[dict]:  # noqa: ANN001
+def messages(question: str, source, examples: list[Example] | None = None,  # noqa: ANN001
+             budget: Budget | None = None) -> list[dict]:
+    """Rules and examples, then the user's graph and the question, fitted to `budget` (the model's
+    context; an estimate when not given) with room kept for the query and its repairs."""
+    budget = budget or Budget()
+    question = budget.question(question)
     shots = [f"Example {i}:\n{e.schema}\nQuestion: {e.question}\nCypher: {e.query}"
              for i, e in enumerate(examples if examples is not None else default_examples(source), start=1)]
     system = SYSTEM + "\n\n" + "\n\n".join(shots)
-    user = f"The user's graph:\n{schema_text(source)}\n\nQuestion: {question}\nCypher:"
-    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    head, tail = "The user's graph:\n", f"\n\nQuestion: {question}\nCypher:"
+    room = schema_room(budget, question, names_hint(source), system, head + tail)
+    return [{"role": "system", "content": system},
+            {"role": "user", "content": head + schema_text(source, budget, room, question) + tail}]
 
 
 def names_hint(source) -> str:  # noqa: ANN001
+    """The node tables and relationships to remind the model of after a failed query (cut when long)."""
     d = source.descriptor
     nodes = "; ".join(f"{label}({', '.join(p['name'] for p in n.get('properties', []))})"
                       for label, n in d.get("nodes", {}).items())
     rels = "; ".join(f"(:{a})-[:{r}]->(:{b})" for r, info in d.get("relationships", {}).items()
                      for a, b in info.get("pairs", []))
-    return f"node tables: {nodes}; relationships: {rels}"
+    return capped(f"node tables: {nodes}; relationships: {rels}")
 
 
 def fix(query: str, source) -> str:  # noqa: ANN001

@@ -9,8 +9,11 @@ import json
 import re
 from pathlib import Path
 
+from engine.generation.budget import Budget
+from engine.generation.untrusted import inline
 from engine.native.examples import Example
 from engine.native.writers import sparql_fixes
+from engine.native.writers.fitting import fit, mentioned, schema_room, words
 from local_stores.rdf_store import compact, local_name
 
 LANGUAGE = "sparql"
@@ -88,6 +91,7 @@ EXAMPLES = [
 ]
 DEFAULT_EXAMPLES = 3
 MAX_SCHEMA_CHARS = 6000  # about 1,700 tokens: room for rules, examples and the answer in a 4k context
+SCHEMA_CHARS = (MAX_SCHEMA_CHARS, 4000, 2500, 1500, 800)  # tried in turn until the schema fits the budget
 _NUMERIC = {"integer", "int", "long", "short", "decimal", "double", "float", "boolean", "nonNegativeInteger",
             "positiveInteger", "unsignedInt", "unsignedLong"}
 _FENCE = re.compile(r"```[ \t]*(?:sparql|rq)?[ \t]*\n?(.*?)```", re.DOTALL | re.IGNORECASE)
@@ -108,7 +112,8 @@ def subject_variable(class_iri: str) -> str:
 
 
 def _example(value: str, datatype: str | None) -> str:
-    return value if datatype in _NUMERIC else json.dumps(value, ensure_ascii=False)
+    """A literal's sample as the schema shows it: numbers bare, text quoted, on one line and cut."""
+    return inline(value, 40) if datatype in _NUMERIC else json.dumps(inline(value, 60), ensure_ascii=False)
 
 
 class _Names:
@@ -130,7 +135,7 @@ def _pattern(subject: str, pred: dict, names: _Names, samples: bool) -> str:
         rng = pred.get("range")
         obj = _var(local_name(rng) if rng else pred["label"], "o")
         note = f"a {names(rng)}" if rng else "an IRI"
-        shown = pred.get("samples", [])
+        shown = [inline(v, 60) for v in pred.get("samples", [])]
     else:
         obj = f"{subject}_{_var(local_name(pred['iri']), 'value')}"  # ?book_name, ?person_name: never shared
         note = pred.get("datatype") or "literal"
@@ -138,7 +143,7 @@ def _pattern(subject: str, pred: dict, names: _Names, samples: bool) -> str:
     if samples and shown:
         note += ", e.g. " + ", ".join(shown)
     if pred["label"].lower() not in (local_name(pred["iri"]).lower(), obj.lower()):
-        note = f"\"{pred['label']}\"; {note}"
+        note = f"{json.dumps(inline(pred['label'], 80), ensure_ascii=False)}; {note}"
     if obj == subject:
         obj += "2"
     return f"?{subject} {names(pred['iri'])} ?{obj} .  # {note}"
@@ -151,7 +156,8 @@ def _blocks(d: dict, samples: bool) -> list[tuple[list[str], set[str]]]:
     for cls in d.get("classes", []):
         names = _Names(d.get("prefixes", {}))
         subject = subject_variable(cls["iri"])
-        label = f' "{cls["label"]}"' if cls["label"].lower() != local_name(cls["iri"]).lower() else ""
+        label = " " + json.dumps(inline(cls["label"], 80), ensure_ascii=False) \
+            if cls["label"].lower() != local_name(cls["iri"]).lower() else ""
         lines = [f"# class {names(cls['iri'])}{label} ({cls['instances']} instances)",
                  f"?{subject} a {names(cls['iri'])} ."]
         out.append((lines + [_pattern(subject, p, names, samples) for p in cls.get("predicates", [])], names.used))
@@ -166,23 +172,51 @@ def _size(lines: list[str]) -> int:
     return sum(len(line) + 1 for line in lines)
 
 
-def schema_text(source, max_chars: int = MAX_SCHEMA_CHARS) -> str:  # noqa: ANN001
+def _within(lines: list[str], room: int, wanted: set[str]) -> list[str]:
+    """A class's block within `room` characters: whole, or its header and the predicates that fit
+    (those the question names first) with a count of the others; [] when not even one fits."""
+    if _size(lines) <= room:
+        return lines
+    head = [line for line in lines if line.startswith("#") or re.match(r"\?\w+ a ", line)]
+    patterns = [line for line in lines if line not in head]
+    order = sorted(range(len(patterns)), key=lambda i: (-mentioned(patterns[i].split("#")[0], wanted), i))
+    note, chosen = "# ... and {n:,} more predicates, not shown", set()
+    size = _size([*head, note]) + 4
+    for i in order:
+        if size + len(patterns[i]) + 1 <= room:
+            chosen.add(i)
+            size += len(patterns[i]) + 1
+    if not chosen:
+        return []
+    return head + [patterns[i] for i in sorted(chosen)] + [note.format(n=len(patterns) - len(chosen))]
+
+
+def schema_text(source, max_chars: int = MAX_SCHEMA_CHARS, budget: Budget | None = None,  # noqa: ANN001
+                room: int = 0, question: str = "") -> str:
     """The descriptor as a model reads it: PREFIX lines, then per class its instance count and the
-    triple patterns of its predicates (kind, datatype or target class, samples). Over `max_chars`,
-    samples go first, then the classes with the fewest instances."""
+    triple patterns of its predicates (kind, datatype or target class, samples; file-given texts on
+    one line, cut). Over `max_chars`, samples go first, then the classes that no longer fit (those
+    the question's words name are kept first); with a `budget`, `max_chars` shrinks until the text
+    fits `room` tokens."""
+    if budget is not None:
+        return fit(budget, room, [lambda n=n: schema_text(source, n, question=question)
+                                  for n in SCHEMA_CHARS if n <= max_chars])
     d = source.descriptor
     blocks = _blocks(d, samples=True)
     if _size([line for lines, _ in blocks for line in lines]) > max_chars:
         blocks = _blocks(d, samples=False)
-    body, used, left_out = [], set(), 0
-    for lines, prefixes in blocks:
-        if _size(body + lines) > max_chars:
-            left_out += 1
-            continue
-        body, used = body + lines, used | prefixes
+    kept: dict[int, list[str]] = {}
+    size, wanted = 0, words(question)
+    for i in sorted(range(len(blocks)), key=lambda i: -mentioned(blocks[i][0][0], wanted)):
+        if lines := _within(blocks[i][0], max_chars - size, wanted):
+            kept[i] = lines
+            size += _size(lines)
+    body = [line for i in sorted(kept) for line in kept[i]]
+    used = {p for i, (_, prefixes) in enumerate(blocks) if i in kept for p in prefixes}
+    left_out = len(blocks) - len(kept)
     if left_out:
         body.append(f"# ... and {left_out} more, not shown")
-    head = [f"# {Path(source.location).name}: {d.get('format', 'RDF')}, {d.get('triples', '?')} triples"]
+    head = [f"# {inline(Path(source.location).name, 120)}: {d.get('format', 'RDF')}, {d.get('triples', '?')} triples"]
     head += [f"PREFIX {p}: <{ns}>" for p, ns in d.get("prefixes", {}).items() if p in used]
     if d.get("graphs"):
         shown = ", ".join(f"<{g}>" for g in d["graphs"][:5]) + (" ..." if len(d["graphs"]) > 5 else "")
@@ -194,17 +228,24 @@ def default_examples(source) -> list[Example]:  # noqa: ANN001
     return EXAMPLES[:DEFAULT_EXAMPLES]
 
 
-def messages(question: str, source, examples: list[Example] | None = None) -> list[dict]:  # noqa: ANN001
+def messages(question: str, source, examples: list[Example] | None = None,  # noqa: ANN001
+             budget: Budget | None = None) -> list[dict]:
     """System (rules, then the examples, each example schema shown once) and user (the source's
-    schema and the question, ending with `SPARQL:`)."""
+    schema and the question, ending with `SPARQL:`), fitted to `budget` (the model's context; an
+    estimate when not given) with room kept for the query and its repairs."""
+    budget = budget or Budget()
+    question = budget.question(question)
     parts, shown = [SYSTEM], None
     for e in examples if examples is not None else default_examples(source):
         if e.schema != shown:
             parts.append(f"Example data:\n{e.schema}")
             shown = e.schema
         parts.append(f"Question: {e.question}\nSPARQL:\n{e.query}")
-    user = f"The user's RDF data:\n{schema_text(source)}\n\nQuestion: {question}\nSPARQL:"
-    return [{"role": "system", "content": "\n\n".join(parts)}, {"role": "user", "content": user}]
+    system = "\n\n".join(parts)
+    head, tail = "The user's RDF data:\n", f"\n\nQuestion: {question}\nSPARQL:"
+    room = schema_room(budget, question, names_hint(source), system, head + tail)
+    user = head + schema_text(source, budget=budget, room=room, question=question) + tail
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 def fix(query: str, source) -> str:  # noqa: ANN001

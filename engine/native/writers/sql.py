@@ -6,7 +6,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from engine.generation.budget import Budget
+from engine.generation.untrusted import inline, quoted
 from engine.native.examples import Example
+from engine.native.writers.fitting import capped, fit, preferred, schema_room
+from local_stores.quoting import Quoted
+from local_stores.quoting import duckdb_sql as duck
 
 LANGUAGE = "sql"
 SYSTEM = """You write one {dialect} SQL query that answers the user's question from the tables below.
@@ -70,32 +75,62 @@ DEFAULT_EXAMPLES = 3
 _FENCE = re.compile(r"```(?:sql)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 
-def _value(v: object) -> str:
-    return repr(v) if isinstance(v, str) else str(v)
+# Renderings of a schema, most detailed first: (samples per column, columns per table)
+LEVELS = [(3, None), (1, None), (1, 200), (0, 100), (0, 50), (0, 25), (0, 12), (0, 6)]
 
 
-def schema_text(source) -> str:  # noqa: ANN001 (engine.native.sources.Source)
-    """CREATE TABLE statements with sample values and original headers as comments."""
+def schema_text(source, budget: Budget | None = None, room: int = 0,  # noqa: ANN001 (sources.Source)
+                question: str = "") -> str:
+    """CREATE TABLE statements with sample values and original headers as comments (file-given
+    texts on one line, cut). With a `budget`, the first rendering within `room` tokens: fewer
+    samples, then fewer columns per table (those the question's words name first), a note saying
+    how many are not shown."""
+    if budget is None:
+        return _schema(source, *LEVELS[0], question)
+    return fit(budget, room, [lambda s=s, c=c: _schema(source, s, c, question) for s, c in LEVELS])
+
+
+def _schema(source, samples: int, max_cols: int | None, question: str) -> str:  # noqa: ANN001
     out = []
     for table in source.tables:
-        cols = []
-        for c in table.get("columns", []):
-            notes = []
-            if c.get("label"):
-                notes.append(f"header {c['label']!r}")
-            if c.get("values"):
-                notes.append("values: " + ", ".join(_value(v) for v in c["values"]))
-            elif c.get("samples"):
-                notes.append("e.g. " + ", ".join(_value(v) for v in c["samples"][:3]))
-            if c["name"] == "_row":
-                notes = ["original row number in the file"]
-            cols.append(f"  {c['name']} {c['type']}" + (f"  -- {'; '.join(notes)}" if notes else ""))
+        columns = table.get("columns", [])
+        shown = _shown(columns, max_cols, question)
+        cols = [_column(c, samples) for i, c in enumerate(columns) if i in shown]
         for fk in table.get("foreign_keys", []):
-            cols.append(f"  FOREIGN KEY ({fk['column']}) REFERENCES {fk['references']}")
-        where = Path(source.location).name + (f", sheet {table['sheet']!r}" if table.get("sheet") else "")
-        out.append(f"-- from {where}, {table.get('rows', '?')} rows\nCREATE TABLE {table['table']} (\n"
-                   + ",\n".join(cols) + "\n);")
+            target = ".".join(duck.shown(part) for part in str(fk["references"]).split(".", 1))
+            cols.append(f"  FOREIGN KEY ({duck.shown(fk['column'])}) REFERENCES {inline(target)}")
+        more = f"\n  -- ... and {len(columns) - len(shown):,} more columns, not shown" if len(shown) < len(columns) \
+            else ""
+        where = inline(Path(source.location).name, 120) + (
+            f", sheet {quoted(table['sheet'])}" if table.get("sheet") else "")
+        comment = f"-- from {where}, {inline(table.get('rows', '?'))} rows"
+        create = f"CREATE TABLE {duck.shown(table['table'])} (\n" + ",\n".join(cols) + more + "\n);"
+        out.append(comment + "\n" + create)
     return "\n".join(out)
+
+
+def _shown(columns: list[dict], max_cols: int | None, question: str) -> set[int]:
+    """The columns a rendering shows: all, or `max_cols` of them (_row, then those the question names)."""
+    if max_cols is None or len(columns) <= max_cols:
+        return set(range(len(columns)))
+    names = [f"{c['name']} {c.get('label') or ''}" for c in columns]
+    rows = {i for i, c in enumerate(columns) if c["name"] == "_row"}
+    return rows | preferred(names, question, max_cols - len(rows))
+
+
+def _column(c: dict, samples: int) -> Quoted:
+    """One column line: its name and type as `duck.shown` shows them, notes from the file neutralised."""
+    notes = []
+    if c.get("label"):
+        notes.append(f"header {quoted(c['label'])}")
+    if samples and c.get("values"):
+        notes.append("values: " + ", ".join(quoted(v) for v in c["values"]))
+    elif samples and c.get("samples"):
+        notes.append("e.g. " + ", ".join(quoted(v) for v in c["samples"][:samples]))
+    if c["name"] == "_row":
+        notes = ["original row number in the file"]
+    note = f"  -- {'; '.join(notes)}" if notes else ""
+    return Quoted(f"  {duck.shown(c['name'])} {duck.shown_type(c['type'])}{note}")
 
 
 def default_examples(source) -> list[Example]:  # noqa: ANN001
@@ -103,18 +138,26 @@ def default_examples(source) -> list[Example]:  # noqa: ANN001
     return usable[:DEFAULT_EXAMPLES]
 
 
-def messages(question: str, source, examples: list[Example] | None = None) -> list[dict]:  # noqa: ANN001
+def messages(question: str, source, examples: list[Example] | None = None,  # noqa: ANN001
+             budget: Budget | None = None) -> list[dict]:
+    """Rules and examples, then the user's schema and the question, fitted to `budget` (the model's
+    context; an estimate when not given) with room kept for the query and its repairs."""
+    budget = budget or Budget()
+    question = budget.question(question)
     shots = [f"Example {i}:\n{e.schema}\nQuestion: {e.question}\nSQL: {e.query}"
              for i, e in enumerate(examples if examples is not None else default_examples(source), start=1)]
     rows = any(c["name"] == "_row" for t in source.tables for c in t.get("columns", []))
     system = SYSTEM.format(dialect=source.dialect, row_rules=ROW_RULES if rows else "") + "\n\n" + "\n\n".join(shots)
-    user = f"The user's tables:\n{schema_text(source)}\n\nQuestion: {question}\nSQL:"
-    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    head, tail = "The user's tables:\n", f"\n\nQuestion: {question}\nSQL:"
+    room = schema_room(budget, question, names_hint(source), system, head + tail)
+    return [{"role": "system", "content": system},
+            {"role": "user", "content": head + schema_text(source, budget, room, question) + tail}]
 
 
 def names_hint(source) -> str:  # noqa: ANN001
-    return "tables and columns: " + "; ".join(
-        f"{t['table']}({', '.join(c['name'] for c in t.get('columns', []))})" for t in source.tables)
+    """The tables and columns to remind the model of after a failed query (cut when long)."""
+    return capped("tables and columns: " + "; ".join(
+        f"{t['table']}({', '.join(c['name'] for c in t.get('columns', []))})" for t in source.tables))
 
 
 _TEMPORAL = ("DATE", "TIMESTAMP", "TIME", "TIMESTAMP WITH TIME ZONE")

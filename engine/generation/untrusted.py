@@ -1,0 +1,66 @@
+"""Text from the user's files in a prompt: evidence, never instructions.
+
+File content (document text, table cells, captions, OCR text, subtitles, RDF literals, e-mail bodies,
+file names) is pasted into prompts between delimiters the model is told to read as data. Content must
+not be able to close those delimiters, fake a numbered evidence item or a citation, or spell a chat
+template's control markers. The LLM runtime tokenizes message content as plain text (never as special
+tokens); this module is the other half: it defangs the delimiters inside the pasted text. Every prompt
+builder that pastes file content uses `neutralise` (blocks) or `inline` (values on one line)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields
+
+DELIMITERS = ("evidence",)  # the tags prompts wrap file content in: <evidence> ... </evidence>
+_TAG = re.compile(r"<\s*(/?)\s*(" + "|".join(DELIMITERS) + r")\b[^<>]{0,40}>", re.IGNORECASE)
+_ITEM = re.compile(r"\[(\s*\d{1,6}\s*)\]")  # "[3]": an evidence item's header, or a citation
+_MARKER = re.compile(r"<\|([^<>|]{0,40})\|>")  # ChatML / Llama 3 / Phi control markers: <|im_start|>
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u2028\u2029]")
+_SPACE = re.compile(r"\s+")
+
+
+def neutralise(text: str) -> str:
+    """`text` with the prompt's delimiters defanged: <evidence> tags become ‹evidence›, "[3]" becomes
+    "(3)" (no fake item header or citation), "<|im_start|>" loses its bars; control characters become
+    spaces. Words, numbers and line breaks are kept."""
+    text = _CONTROL.sub(" ", text)
+    text = _TAG.sub(lambda m: f"‹{m.group(1)}{m.group(2)}›", text)
+    text = _MARKER.sub(lambda m: f"‹{m.group(1)}›", text).replace("<|", "‹").replace("|>", "›")
+    return _ITEM.sub(lambda m: f"({m.group(1)})", text)
+
+
+def inline(text: object, max_chars: int = 200) -> str:
+    """A file-given value (a name, a title, a cell) neutralised onto one line and cut to `max_chars`,
+    so it cannot start a line of the prompt (a fake "Question:" or "SQL:") or flood it."""
+    flat = _SPACE.sub(" ", neutralise(str(text))).strip()
+    return flat if len(flat) <= max_chars else flat[:max_chars - 1].rstrip() + "…"
+
+
+def quoted(value: object, max_chars: int = 80) -> str:
+    """A sample value as a prompt shows it: text in quotes (repr), numbers bare; one line, cut."""
+    if not isinstance(value, str):
+        return inline(value, max_chars)
+    text = inline(value, max_chars)
+    return repr(text)
+
+
+def _default_max_question_chars() -> int:
+    from engine.settings import Settings
+
+    return next(f.default for f in fields(Settings) if f.name == "max_question_chars")
+
+
+MAX_QUESTION_CHARS = _default_max_question_chars()
+CUT_NOTICE = "The question was cut to its first {kept:,} of {total:,} characters."
+
+
+def cut_question(question: str, max_chars: int = MAX_QUESTION_CHARS) -> tuple[str, str]:
+    """The question cut to `max_chars` (setting `max_question_chars`), and a notice saying so
+    ('' when it was short enough): a 100 KB question must not flood routing and prompts."""
+    if len(question) <= max_chars:
+        return question, ""
+    cut = question[:max_chars]
+    if " " in cut[max_chars // 2:]:
+        cut = cut[:cut.rindex(" ")]
+    return cut.rstrip() + " …", CUT_NOTICE.format(kept=len(cut), total=len(question))
