@@ -24,6 +24,11 @@ from local_stores.quoting import kuzu_cypher as cy
 from local_stores.table_store import MEMORY_MB, QueryFailed, QueryRefused, QueryResult, plain
 
 CATEGORY_LIMIT = 30
+# Kùzu reserves address space for every open database: 80 % of the RAM for its buffer pool and 8 TB
+# (max_db_size) by default, so the 16th database open in one process failed ("Mmap ... failed").
+MAX_DB_BYTES = 1 << 36  # 64 GB: a graph of a person's files is far smaller
+BUILD_BUFFER_MB = 1024
+READ_BUFFER_MB = 256
 _STRINGS = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`|//[^\n]*|/\*.*?\*/", re.DOTALL)
 # clauses that write, read files, reach the network or change settings
 FORBIDDEN = ("CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "DROP", "ALTER", "COPY", "LOAD", "ATTACH",
@@ -85,7 +90,7 @@ class GraphStore:
         self.close(name)
         tmp = self.root / f".{name}.building"
         _remove(tmp)
-        db = kuzu.Database(str(tmp))
+        db = kuzu.Database(str(tmp), buffer_pool_size=BUILD_BUFFER_MB * 2**20, max_db_size=MAX_DB_BYTES)
         con = kuzu.Connection(db)
         try:
             for table in nodes:
@@ -131,7 +136,8 @@ class GraphStore:
 
             if not self.path(name).exists():
                 raise QueryFailed(f"the graph {name!r} is not in the index (re-index its file)")
-            db = kuzu.Database(str(self.path(name)), read_only=True)
+            db = kuzu.Database(str(self.path(name)), read_only=True, buffer_pool_size=READ_BUFFER_MB * 2**20,
+                               max_db_size=MAX_DB_BYTES)
             self._open[name] = (db, kuzu.Connection(db))
         return self._open[name][1]
 

@@ -42,7 +42,7 @@ def test_indexing_a_hostile_folder_runs_nothing_and_explains_every_refusal(trove
     assert status["files"]["indexed"] >= len(before) - 3
     refused = [p for p in status["problems"] if p["state"] != "indexed"]
     assert all(p["reason"] for p in refused), refused
-    assert {Path(p["path"]).name for p in refused} <= {"laughs.rdf", "laughs.graphml"}
+    assert {Path(p["path"]).name for p in refused} <= {"laughs.rdf", "laughs.graphml"}, refused
     assert report.failed + report.skipped == len(refused)
     made = {s["name"] for s in trove.catalog.sources() if s["kind"] == "table"}
     assert _trove_tables(trove) == made | {"photos", "videos"} & _trove_tables(trove)

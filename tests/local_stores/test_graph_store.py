@@ -94,3 +94,12 @@ def test_a_query_that_would_eat_the_machine_is_stopped_and_the_next_works(store:
     with pytest.raises(QueryFailed, match="memory|longer than"):
         store.execute("people", "UNWIND range(1, 1000000000) AS x RETURN sum(x)", timeout_s=5)
     assert store.execute("people", "MATCH (p:Person) RETURN count(*)").rows == [(60,)]
+
+
+def test_many_graphs_open_in_one_process(tmp_path: Path):
+    """Kùzu's default 8 TB reservation per database made the 16th open graph fail to open."""
+    store = GraphStore(tmp_path / "graphs")
+    for i in range(20):
+        store.build(f"g{i}", [NodeTable("P", "id", {"id": "STRING"}, [{"id": str(i)}])], [])
+        assert store.describe(f"g{i}")["nodes"]["P"]["count"] == 1
+    store.close()
