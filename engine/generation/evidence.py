@@ -21,6 +21,8 @@ class Evidence:
     locator: dict
     text: str  # the text shown to the model (may be an excerpt of a long document)
     score: float
+    section: str = ""  # the heading path the text sits under ("Part 2 > Terms"), shown with it
+
 
     def header(self) -> str:
         """`[n] title (file, page …)`: the item's number, then its file-given names neutralised onto
@@ -39,7 +41,8 @@ class Evidence:
             return f"video {where}, {self.locator['start_s']:.1f}-{self.locator['end_s']:.1f} s"
         if "page" in self.locator:
             where += f", page {self.locator['page']}"
-        return f"{self.title} ({where})"
+        section = f", section: {self.section}" if self.section and self.section != self.title else ""
+        return f"{self.title} ({where}){section}"
 
 
 def _tokens(text: str) -> int:
@@ -76,7 +79,8 @@ def pack(hits: list[tuple[str, Hit]], max_items: int, budget_tokens: int,
             if remaining < 60:
                 break
             text = _excerpt(text, remaining)
-        chosen.append(Evidence(len(chosen) + 1, kind, item.source, item.title, item.locator, text, hit.score))
+        chosen.append(Evidence(len(chosen) + 1, kind, item.source, item.title, item.locator, text, hit.score,
+                               item.heading))
         if start is not None:
             spans.append((item.source, start, end))
         used += _tokens(text)

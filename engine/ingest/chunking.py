@@ -1,5 +1,8 @@
 """Cutting a parsed document into items at two granularities.
 
+The headings right before a block start the first chunk cut from it, so whatever the parser took for
+a heading (a PDF's date line, a title) is still in the text the model reads.
+
 paragraph: at most ~`max_words` words, cut at paragraph then sentence boundaries; short
            neighbouring blocks under the same heading (list items) are merged.
 document:  the whole file, or consecutive paragraphs up to ~`max_tokens` for long files.
@@ -53,6 +56,8 @@ def _split_long(block: Block, doc_text: str, max_words: int) -> list[Chunk]:
             continue
         for m in re.finditer(rf"(?:\S+\s*){{1,{max_words}}}", doc_text[s:e]):
             pieces.append((s + m.start(), s + m.start() + len(m.group(0).rstrip())))
+    if pieces and block.lead is not None:
+        pieces[0] = (block.lead, pieces[0][1])
     chunks: list[Chunk] = []
     cur_start, cur_end, count = None, None, 0
     for s, e in pieces:
@@ -74,7 +79,7 @@ def paragraph_chunks(doc: ParsedDoc, max_words: int = 100) -> list[Chunk]:
 
     def flush() -> None:
         if pending:
-            s, e = pending[0].start, pending[-1].end
+            s, e = _start(pending[0]), pending[-1].end
             out.append(Chunk(doc.text[s:e], pending[0].heading, s, e, pending[0].page))
             pending.clear()
 
@@ -84,7 +89,7 @@ def paragraph_chunks(doc: ParsedDoc, max_words: int = 100) -> list[Chunk]:
             flush()
             out.extend(_split_long(block, doc.text, max_words))
             continue
-        if pending and (pending[0].heading != block.heading or pending[0].page != block.page
+        if pending and (pending[0].heading != block.heading or pending[0].page != block.page or block.lead is not None
                         or sum(words(b.text) for b in pending) + n > max_words):
             flush()
         pending.append(block)
@@ -93,6 +98,10 @@ def paragraph_chunks(doc: ParsedDoc, max_words: int = 100) -> list[Chunk]:
             flush()
     flush()
     return out
+
+
+def _start(block: Block) -> int:
+    return block.lead if block.lead is not None else block.start
 
 
 def document_chunks(doc: ParsedDoc, paragraphs: list[Chunk], max_tokens: int = 4000) -> list[Chunk]:

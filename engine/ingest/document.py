@@ -14,6 +14,7 @@ class Block:
     start: int
     end: int
     page: int | None = None  # 1-based, for paged formats
+    lead: int | None = None  # where the headings right before this block start (they are cut with it)
 
 
 @dataclass
@@ -33,6 +34,7 @@ class DocBuilder:
         self.blocks: list[Block] = []
         self.headings: list[tuple[int, str]] = []  # (level, title)
         self.title = ""
+        self._lead: int | None = None  # start of the headings since the last paragraph
 
     def heading(self, level: int, text: str, page: int | None = None) -> None:
         text = " ".join(text.split())
@@ -44,6 +46,8 @@ class DocBuilder:
         if not self.title:
             self.title = text
         self._append(text, page, is_heading=True)
+        if self._lead is None:
+            self._lead = self.length - len(text)
 
     def paragraph(self, text: str, page: int | None = None) -> None:
         text = text.strip()
@@ -59,7 +63,8 @@ class DocBuilder:
         self.length += len(text)
         if not is_heading:
             path = tuple(h for _, h in self.headings)
-            self.blocks.append(Block(text, path, start, self.length, page))
+            self.blocks.append(Block(text, path, start, self.length, page, self._lead))
+            self._lead = None
 
     def build(self, fallback_title: str, meta: dict | None = None) -> ParsedDoc:
         return ParsedDoc(self.title or fallback_title, "".join(self.parts), self.blocks, meta or {})

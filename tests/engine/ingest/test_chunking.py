@@ -36,7 +36,21 @@ def test_short_list_items_are_merged_under_one_heading():
 def test_a_sentence_longer_than_the_limit_is_cut_at_words():
     doc = _doc([" ".join(["word"] * 250)])
     chunks = paragraph_chunks(doc, max_words=100)
-    assert [words(c.text) for c in chunks] == [100, 100, 50]
+    assert [words(c.text) for c in chunks] == [101, 100, 50]  # the heading "H" starts the first
+    assert chunks[0].text.startswith("H\n\nword")
+
+
+def test_lines_taken_for_headings_stay_in_the_text_of_the_block_after_them():
+    b = DocBuilder()
+    b.heading(1, "KNOWLES v. MIRZAYANCE")
+    b.heading(1, "Tuesday, January 13, 2009")
+    b.paragraph("The above-entitled matter came on for oral argument.")
+    b.paragraph("APPEARANCES: Steven E. Mercer for the petitioner.")
+    doc = b.build("t")
+    chunks = paragraph_chunks(doc, max_words=100)
+    assert chunks[0].text.startswith("KNOWLES v. MIRZAYANCE\n\nTuesday, January 13, 2009\n\nThe above-entitled")
+    assert doc.text[chunks[0].start:chunks[0].end] == chunks[0].text
+    assert chunks[0].heading == ("Tuesday, January 13, 2009",)
 
 
 def test_document_granularity_is_whole_file_or_sections_within_the_token_budget():
