@@ -248,6 +248,8 @@ def print_answer(result) -> None:  # noqa: ANN001 (AskResult)
         click.echo(f"  [{c.n}] {citation_place(c.source, c.locator)}: {shown}")
     if result.unsupported:
         click.echo(f"  (not backed by a citation: {len(result.unsupported)} sentence(s))")
+    if result.dropped:
+        click.echo(f"  (left out, the files do not back it: {len(result.dropped)} sentence(s); --json shows them)")
     routes = ", ".join(f"{r['label']} {r['confidence']:.2f}" for r in result.routes)
     stages = ", ".join(f"{k} {v / 1000:.1f}s" for k, v in result.timings_ms.items())
     click.echo(click.style(f"  route: {routes} | {stages}", dim=True))

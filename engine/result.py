@@ -40,6 +40,7 @@ class AskResult:
     answered: bool = True  # False when the files hold nothing that answers the question
     general: bool = False  # answered from the model alone (route `none`), not from the files
     unsupported: list[str] = field(default_factory=list)  # answer sentences their citations do not back
+    dropped: list[dict] = field(default_factory=list)  # {"sentence", "why"}: not shown, the files do not back it
     model: str = ""
     notices: list[str] = field(default_factory=list)  # what was changed about the question (cut to length)
 
@@ -53,6 +54,7 @@ class AskResult:
             "answered": self.answered,
             "general": self.general,
             "unsupported": self.unsupported,
+            "dropped": self.dropped,
             "model": self.model,
             "notices": self.notices,
         }

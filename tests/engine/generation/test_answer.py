@@ -1,7 +1,7 @@
 """Turning the model's raw text into a cited answer: citations resolve, "not found" is detected,
 and sentences whose citations do not back them are listed."""
 
-from engine.generation.answer import NOT_FOUND, build_messages, finalise, renumber
+from engine.generation.answer import NOT_BACKED, NOT_FOUND, build_messages, finalise, gate, renumber
 from engine.generation.evidence import Evidence
 
 
@@ -62,3 +62,52 @@ def test_an_initial_does_not_end_a_sentence():
 def test_citations_after_the_full_stop_move_before_it():
     draft = finalise("The theft excess is EUR 65. [1] Verhoeven fixed the tap.[2]", EVIDENCE)
     assert draft.text == "The theft excess is EUR 65 [1]. Verhoeven fixed the tap [2]."
+
+
+def test_a_citation_after_an_abbreviation_inside_a_name_moves_to_the_sentence_end():
+    evidence = [_ev(1, "KNOWLES v. MIRZAYANCE. Tuesday, January 13, 2009. The matter came on for oral argument.")]
+    draft = finalise("The Knowles v. [1] Mirzayance case was argued on January 13, 2009.", evidence,
+                     "When was Knowles v. Mirzayance argued?")
+    assert draft.text == "The Knowles v. Mirzayance case was argued on January 13, 2009 [1]."
+
+
+def test_sentences_about_the_evidence_are_dropped():
+    draft = finalise("Verhoeven fixed the tap [2]. This is stated in the evidence [2] under the section Home.",
+                     EVIDENCE, "Who fixed the tap?")
+    assert draft.text == "Verhoeven fixed the tap [2]."
+    assert draft.dropped == [{"sentence": "This is stated in the evidence under the section Home.",
+                              "why": "about the evidence, not the question"}]
+
+
+def test_a_name_missing_from_the_cited_text_makes_the_sentence_unsupported():
+    draft = finalise("Jansen fixed the tap [2].", EVIDENCE, "Who fixed the tap?")
+    assert draft.unsupported == ["Jansen fixed the tap."]
+    assert draft.reasons["Jansen fixed the tap."] == "the name Jansen is not in the cited text"
+
+
+def test_the_gate_writes_an_unsupported_answer_again_once_and_keeps_the_backed_one():
+    first = finalise("The theft excess is EUR 95 [1].", EVIDENCE, "What is the theft excess?")
+    calls = []
+
+    def rewrite():  # noqa: ANN202
+        calls.append(1)
+        return finalise("The theft excess is EUR 65 per claim [1].", EVIDENCE, "What is the theft excess?")
+
+    draft = gate(first, rewrite)
+    assert calls == [1] and draft.text == "The theft excess is EUR 65 per claim [1]." and draft.unsupported == []
+    assert draft.dropped[0]["sentence"] == "The theft excess is EUR 95." and "95" in draft.dropped[0]["why"]
+
+
+def test_what_stays_unsupported_is_not_shown_and_an_answer_left_empty_says_so():
+    question = "When was the boiler serviced?"
+    made_up = finalise("The boiler was serviced on 1 January 2007 [1].", EVIDENCE, question)
+    draft = gate(made_up, lambda: finalise("It was serviced in 2007 [1].", EVIDENCE, question))
+    assert (draft.text, draft.answered, draft.cited) == (NOT_BACKED, False, [])
+    assert [d["sentence"] for d in draft.dropped] == ["The boiler was serviced on 1 January 2007."]
+
+
+def test_a_supported_sentence_stays_when_another_is_dropped():
+    question = "What is the theft excess and who fixed the tap?"
+    mixed = finalise("The theft excess is EUR 65 [1]. It was raised to EUR 80 in 2024 [1].", EVIDENCE, question)
+    draft = gate(mixed, lambda: mixed)
+    assert draft.text == "The theft excess is EUR 65 [1]." and draft.answered and draft.cited == [1]

@@ -5,28 +5,13 @@ from __future__ import annotations
 
 from engine.routing import make_router
 from engine.routing.labels import ORDER
+from tests.scripted import ScriptedLLM
 
 HUGE = "How much did I spend on groceries in March 2024? " + "Also think about this. " * 4500  # ~100 KB
 
 
-class ScriptedLLM:
-    """Records the prompt and answers with the first allowed kind, counting tokens like the estimate."""
-
-    n_ctx = 4096
-
-    def __init__(self) -> None:
-        self.sent: list[list[dict]] = []
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.encode()) // 3 + 1
-
-    def chat_json(self, messages: list[dict], schema: dict, max_tokens: int = 40) -> dict:
-        self.sent.append(messages)
-        return {"kinds": ["table"]}
-
-
 def test_a_100kb_question_is_cut_before_the_llm_router_prompts():
-    llm = ScriptedLLM()
+    llm = ScriptedLLM(json_reply=lambda _messages, _schema: {"kinds": ["table"]})
     routes = make_router("llm", llm=lambda: llm).route(HUGE, set(ORDER))
     assert [r.label for r in routes] == ["table"]
     user = llm.sent[0][1]["content"]
