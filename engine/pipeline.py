@@ -15,8 +15,10 @@ import sqlean
 
 from engine.errors import ModelError, TroveError
 from engine.generation import answer as answering
+from engine.generation import finding
 from engine.generation.evidence import pack
 from engine.generation.untrusted import cut_question
+from engine.grounding import counting
 from engine.ingest.documents import DOCUMENT, PARAGRAPH
 from engine.ingest.indexer import Indexer, IndexReport, Progress, index_lock
 from engine.models import ModelManager
@@ -431,7 +433,13 @@ class Trove:
             evidence = pack(relevant, self.settings.evidence_items, self.settings.evidence_tokens, excerpts)
         with _timed(timings, "generate"):
             computed = _computed_answer(evidence) or _moment_answer(question, evidence)
-            if computed is not None:  # an aggregate, a single row or a short list: the engine's result
+            listing = None if computed else (counting.answer(question, evidence) or (
+                finding.answer(evidence) if finding.is_find(question) else None))
+            if listing is not None:  # the detector's count, or a find/show request's ranked items
+                draft = listing
+                if on_token:
+                    on_token(draft.text)
+            elif computed is not None:  # an aggregate, a single row or a short list: the engine's result
                 ev, values = computed
                 if ev.kind == "clip":
                     draft = answering.state_result(self.llm, question, _moment(ev), values, ev.n)
@@ -446,12 +454,14 @@ class Trove:
                 draft = self._look(question, evidence)
             else:
                 draft = answering.generate(self.llm, question, evidence, self.settings.answer_max_tokens, on_token)
-        looked = self.vlm is not None and computed is None and evidence[0].kind in ("region", "image")
+        looked = (self.vlm is not None and computed is None and listing is None
+                  and evidence[0].kind in ("region", "image"))
         result.model = self.vlm.name if looked else self.llm.name
         mapping = {old: new for new, old in enumerate(draft.cited, start=1)}
         result.answer = answering.renumber(draft.text, mapping)
         result.answered = draft.answered
         result.unsupported = draft.unsupported
+        result.dropped = draft.dropped
         by_n = {e.n: e for e in evidence}
         result.citations = [Citation(n=mapping[old], kind=by_n[old].kind, source=by_n[old].source,
                                      locator=by_n[old].locator, text=by_n[old].text, title=by_n[old].title,

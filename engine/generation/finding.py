@@ -1,0 +1,78 @@
+"""Find/show requests ("find my photo of a cat", "show me the video where…", "which files mention…")
+are answered by the ranked items themselves, one per file, with a one-line summary of each, not by a
+yes/no the model writes: search already knows the answer, and a small model's "not found" over a
+photo it was shown is the failure this path removes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from engine.generation.answer import Draft
+from engine.generation.evidence import Evidence
+from engine.generation.untrusted import inline
+from engine.result import clock
+
+_NOUN = (r"(?:photo|picture|image|pic|snapshot|video|clip|recording|footage|file|document|doc|paper|note|"
+         r"article|report|pdf|letter|scan|abstract|transcript|spreadsheet|table)s?")
+_FIND = re.compile(
+    r"^\s*(?:please\s+|can you\s+|could you\s+)?(?:find|show|locate|look for|search for|bring up|pull up|get)"
+    rf"\b(?:\s+me)?\s+(?:(?:my|the|a|an|all|any|some|every|that|those)\s+)?(?:[\w-]+\s+){{0,2}}?{_NOUN}\b"
+    rf"|^\s*(?:do|did) i have (?:a|an|any)\s+(?:[\w-]+\s+){{0,2}}?{_NOUN}\b"
+    rf"|^\s*(?:which|what) (?:of my )?(?:[\w-]+\s+)?{_NOUN}\b(?! (?:says?|states?|gives?|shows how many)\b)"
+    rf"|^\s*where (?:is|are) (?:my|the) (?:[\w-]+\s+)?{_NOUN}\b",
+    re.IGNORECASE)
+LISTED = 3  # files named in a find answer
+CLOSE = 0.85  # ... each at least this share of the best one's relevance
+KINDS = ("image", "region", "clip", "video", "paragraph", "document")  # what a find answer can list
+
+
+def is_find(question: str) -> bool:
+    """The question asks for items (a photo, a video, the files about something), not a fact."""
+    return bool(_FIND.search(question))
+
+
+def found(evidence: list[Evidence]) -> list[Evidence]:
+    """The evidence to list: the best item of each file (a photo's best region, a video's best
+    moment), most relevant first, those close to the best one."""
+    items = [e for e in evidence if e.kind in KINDS]
+    if not items:
+        return []
+    best: dict[str, Evidence] = {}
+    for e in items:
+        if e.source not in best or _rank(e) > _rank(best[e.source]):
+            best[e.source] = e
+    ranked = sorted(best.values(), key=lambda e: -e.score)
+    top = ranked[0].score
+    return [e for e in ranked if e.score >= CLOSE * top][:LISTED]
+
+
+def _rank(e: Evidence) -> tuple[float, int]:
+    # of one file: the higher score, and a region (a box) or a moment before the whole photo or video
+    return e.score, int(e.kind in ("region", "clip"))
+
+
+def answer(evidence: list[Evidence]) -> Draft | None:
+    """"Found: chelsea.png [1] — a cat (Egyptian cat, tiger cat)." for the items of `evidence`;
+    None when there is nothing a find answer can list."""
+    listed = found(evidence)
+    if not listed:
+        return None
+    parts = [f"{Path(e.source).name} [{e.n}]" + (f" — {summary}" if (summary := describe(e).rstrip(".")) else "")
+             for e in listed]
+    text = ("Found " + parts[0] + "." if len(parts) == 1
+            else "Found " + parts[0] + ". Also: " + "; ".join(parts[1:]) + ".")
+    return Draft(text, [e.n for e in listed], True, [])
+
+
+def describe(e: Evidence) -> str:
+    """One line on what the item holds: the region's label, the moment's span and what is seen or
+    said there, the passage's opening words."""
+    lines = [line.strip() for line in e.text.splitlines() if line.strip()]
+    if e.kind == "clip" and "start_s" in e.locator:
+        span = f"{clock(e.locator['start_s'])}–{clock(e.locator['end_s'])}"
+        return f"{span}: {inline(lines[0], 120)}" if lines else span
+    if e.kind in ("region", "image", "video"):
+        return inline("; ".join(lines[:2]), 140)
+    where = f"page {e.locator['page']}: " if "page" in e.locator else ""
+    return where + inline(" ".join(lines), 140)

@@ -1,0 +1,104 @@
+"""Counting things in a photo ("how many people are next to the bus?") from the object detector's
+own regions, at the detector's threshold, instead of from a model reading "A person." lines: the
+answer states the detector's count, cites its boxes, says how sure the detector was, and says what
+a detector misses. A thing the detector has no class for is not counted here (the model answers,
+and the support gate holds it to the evidence)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.generation.answer import Draft
+from engine.generation.evidence import Evidence
+from engine.runtimes.vision.coco import COCO80
+
+_HOW_MANY = re.compile(r"\bhow many\s+((?:[a-z-]+\s+){0,3}?[a-z-]+?)(?=\s+(?:are|is|were|was|do|does|did|can|could|"
+                       r"stand\w*|sit\w*|appear\w*|in|on|at|of|there|next|beside|near|around|by|with)\b|\s*[?.!]|$)",
+                       re.IGNORECASE)
+_PEOPLE = frozenset("""people persons person men man women woman kids kid children child boys boy girls girl guys
+players adults adult pedestrians humans figures teenagers""".split())
+_IRREGULAR = {"knives": "knife", "mice": "mouse", "sheep": "sheep", "skis": "skis", "buses": "bus",
+              "couches": "couch", "sandwiches": "sandwich", "benches": "bench", "glasses": "wine glass",
+              "wine glasses": "wine glass", "tvs": "tv", "phones": "cell phone", "cell phones": "cell phone",
+              "balls": "sports ball", "plants": "potted plant", "tables": "dining table"}
+SURE = 0.5  # detector score from which a box is counted as clear
+PHOTO_KINDS = ("image", "region")
+
+
+@dataclass(frozen=True)
+class Count:
+    label: str  # the detector's class
+    photo: Evidence  # the photo counted in (its evidence, with the grounding decisions)
+    scores: list[float]  # one per box found, best first
+
+
+def target(question: str) -> str | None:
+    """The detector class a "how many …" question counts (people -> person, "traffic lights" ->
+    traffic light), or None when the question counts something else (photos, years, euros)."""
+    m = _HOW_MANY.search(question)
+    if not m:
+        return None
+    words = m.group(1).lower().split()
+    for n in (2, 1):
+        if len(words) >= n and (label := _label(" ".join(words[-n:]))):
+            return label
+    return None
+
+
+def _label(phrase: str) -> str | None:
+    if phrase in _PEOPLE:
+        return "person"
+    if phrase in _IRREGULAR:
+        return _IRREGULAR[phrase]
+    for form in (phrase, phrase[:-1], phrase[:-2]):
+        if form in COCO80 and form not in ("person",):
+            return form
+    return None
+
+
+def count(question: str, evidence: list[Evidence]) -> Count | None:
+    """What the detector found of the question's class in the best photo of `evidence`."""
+    label = target(question)
+    photos = [e for e in evidence if e.kind == "image" and "grounding" in e.locator]
+    if label is None or not photos:
+        return None
+    best = next((e for e in evidence if e.kind in PHOTO_KINDS), photos[0])
+    photo = next((e for e in photos if e.source == best.source), photos[0])
+    scores = sorted((d["region"]["score"] for d in photo.locator["grounding"]
+                     if d["region"]["kind"] == "object" and d["region"]["label"] == label), reverse=True)
+    return Count(label, photo, scores)
+
+
+def answer(question: str, evidence: list[Evidence]) -> Draft | None:
+    """The count as the answer, citing the counted boxes (or the photo when there are none)."""
+    found = count(question, evidence)
+    if found is None:
+        return None
+    boxes = [e.n for e in evidence if e.kind == "region" and e.source == found.photo.source
+             and e.locator.get("label") == found.label]
+    refs = "".join(f"[{n}]" for n in (boxes or [found.photo.n]))
+    name, n = Path(found.photo.source).name, len(found.scores)
+    if n == 0:
+        text = (f"The object detector found no {plural(found.label, 2)} in {name} {refs}; it can miss small, "
+                "hidden or unusual ones.")
+    else:
+        unsure = sum(s < SURE for s in found.scores)
+        doubt = f", {_words(unsure)} of them less surely" if unsure else ""
+        text = (f"The object detector found {n} {plural(found.label, n)} in {name} {refs}{doubt}; it can miss "
+                f"{plural(found.label, 2)} that are small, hidden or cut off at the edge.")
+    cited = list(dict.fromkeys(int(x) for x in re.findall(r"\[(\d+)\]", refs)))
+    return Draft(text, cited, True, [])
+
+
+def plural(label: str, n: int) -> str:
+    if label == "person":
+        return "person" if n == 1 else "people"
+    if n == 1:
+        return label
+    return label + ("es" if label.endswith(("s", "sh", "ch", "x")) else "s")
+
+
+def _words(n: int) -> str:
+    return ("one", "two", "three", "four", "five")[n - 1] if 1 <= n <= 5 else str(n)

@@ -1,0 +1,39 @@
+"""Find/show requests are answered by the ranked items: one per file, the best region or moment of
+each, with what it shows; facts asked about a photo are not find requests."""
+
+from engine.generation.evidence import Evidence
+from engine.generation.finding import answer, is_find
+
+
+def _ev(n: int, kind: str, source: str, text: str, score: float, locator: dict | None = None) -> Evidence:
+    return Evidence(n, kind, source, source.rsplit("/", 1)[-1], locator or {}, text, score)
+
+
+def test_find_and_show_requests_are_told_from_questions_of_fact():
+    for question in ("Find my photo of a cat.", "Show me the video of people walking in a hall.",
+                     "Do I have a picture of a giraffe?", "Which of my papers discuss boundary layers?",
+                     "Which files mention the boiler?", "Find the article by Vannevar Bush about memory."):
+        assert is_find(question), question
+    for question in ("How many people are standing next to the bus in my photo?", "Which movies were released "
+                     "before 1990?", "What is written on the sign in my photo?", "Show the average age of singers",
+                     "Which document says when the case was argued?"):
+        assert not is_find(question), question
+
+
+def test_a_find_answer_lists_the_best_item_of_each_file_most_relevant_first():
+    evidence = [_ev(1, "region", "/p/chelsea.png", "A cat.", 0.73, {"box": [10, 10, 200, 200]}),
+                _ev(2, "image", "/p/chelsea.png", "Photo chelsea.png, taken 2020.", 0.72),
+                _ev(3, "region", "/p/coffee.png", "A cup.", 0.40),
+                _ev(4, "image", "/p/cat2.jpg", "Shows 2 cats.", 0.70)]
+    draft = answer(evidence)
+    assert draft.text == "Found chelsea.png [1] — A cat. Also: cat2.jpg [4] — Shows 2 cats."
+    assert draft.cited == [1, 4] and draft.answered
+
+
+def test_a_moment_is_listed_with_its_span():
+    evidence = [_ev(1, "clip", "/v/vtest.avi", "People walk along a path.", 0.5, {"start_s": 0.0, "end_s": 12.4})]
+    assert answer(evidence).text == "Found vtest.avi [1] — 0:00–0:12: People walk along a path."
+
+
+def test_nothing_listable_gives_no_find_answer():
+    assert answer([_ev(1, "table", "/t/sales.csv", "count: 3", 0.9)]) is None

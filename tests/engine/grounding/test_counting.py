@@ -1,0 +1,38 @@
+"""Counting things in a photo: from the detector's regions of the question's class in the best
+photo, citing their boxes, saying how sure and what a detector misses."""
+
+from engine.generation.evidence import Evidence
+from engine.grounding.counting import answer, target
+
+
+def _decision(label: str, score: float, kind: str = "object") -> dict:
+    return {"region": {"kind": kind, "label": label, "box": [0, 0, 10, 10], "score": score, "text": ""}}
+
+
+def _evidence() -> list[Evidence]:
+    photo = "/p/bus.jpg"
+    grounding = [_decision("person", 0.89), _decision("person", 0.88), _decision("bus", 0.76),
+                 _decision("person", 0.41), _decision("face", 0.9, kind="face")]
+    return [Evidence(1, "region", photo, "bus.jpg", {"label": "person", "box": [1, 1, 5, 5]}, "A person.", 0.6),
+            Evidence(2, "region", photo, "bus.jpg", {"label": "bus", "box": [0, 0, 9, 9]}, "A bus.", 0.6),
+            Evidence(3, "region", photo, "bus.jpg", {"label": "person", "box": [6, 1, 9, 5]}, "A person.", 0.59),
+            Evidence(4, "image", photo, "bus.jpg", {"grounding": grounding}, "Photo bus.jpg.", 0.58),
+            Evidence(5, "image", "/p/other.jpg", "other.jpg", {"grounding": [_decision("person", 0.9)]}, "x", 0.5)]
+
+
+def test_the_counted_class_is_read_from_the_question():
+    assert target("How many people are standing next to the bus in my photo?") == "person"
+    assert target("How many traffic lights are there?") == "traffic light"
+    assert target("How many toothbrushes are in the holder?") == "toothbrush"
+    assert target("How many photos did I take in May?") is None and target("Who is in the photo?") is None
+
+
+def test_the_count_is_the_detectors_in_the_best_photo_with_its_boxes_cited():
+    draft = answer("How many people are standing next to the bus?", _evidence())
+    assert draft.text.startswith("The object detector found 3 people in bus.jpg [1][3], one of them less surely;")
+    assert draft.cited == [1, 3] and draft.answered
+
+
+def test_nothing_of_the_class_found_is_said_as_what_the_detector_saw():
+    draft = answer("How many dogs are in my photo of the bus?", _evidence())
+    assert draft.text.startswith("The object detector found no dogs in bus.jpg [4]")
