@@ -48,9 +48,14 @@ def write_and_run(llm, question: str, source: Source, stores: Stores, max_tries:
     if found := values.find(question, source, stores):
         convo[-1] = {**convo[-1], "content": _with_hint(convo[-1]["content"], values.hint(found))}
     attempts: list[QueryAttempt] = []
-    query, fallback = "", None
+    query, fallback, tried = "", None, set()
     for _ in range(max_tries):
-        query = writer.fix(writer.extract(llm.chat(convo, max_tokens=220)), source)
+        written = _write(llm, writer, convo, source, tried)
+        if written is None:  # a repair that gives back a query already tried is a wasted run: stop
+            attempts[-1].error = f"{attempts[-1].error} (the repair repeated this query; no further tries)"
+            break
+        query = written
+        tried.add(_normal(query))
         try:
             statement = validate(source, query, stores)
             if problem := writer.check(statement, source):
@@ -79,6 +84,23 @@ def write_and_run(llm, question: str, source: Source, stores: Stores, max_tries:
     if fallback is not None:  # an empty answer the repairs could not better
         return QueryOutcome(source, fallback[0], fallback[1], attempts)
     return QueryOutcome(source, query, None, attempts)
+
+
+RESAMPLE_TEMPERATURE = 0.7
+
+
+def _write(llm, writer, convo: list[dict], source: Source, tried: set[str]) -> str | None:  # noqa: ANN001
+    """The model's next query; one that repeats a query already tried is written once more with
+    sampling (greedy decoding tends to give it back), and None if that repeats one too."""
+    query = writer.fix(writer.extract(llm.chat(convo, max_tokens=220)), source)
+    if _normal(query) not in tried:
+        return query
+    query = writer.fix(writer.extract(llm.chat(convo, max_tokens=220, temperature=RESAMPLE_TEMPERATURE)), source)
+    return None if _normal(query) in tried else query
+
+
+def _normal(query: str) -> str:
+    return " ".join(query.split()).rstrip(";").lower()
 
 
 def _empty(result: QueryResult) -> bool:

@@ -16,6 +16,7 @@ from local_stores.graph_store import GraphStore
 from local_stores.rdf_store import RdfStore
 from local_stores.table_store import QueryResult, TableStore
 from tests.conftest import EXAMPLES
+from tests.scripted import ScriptedLLM
 
 CSV = "Date,Shop,Amount (EUR)\n2024-03-01,Albert Heijn,23.50\n2024-03-02,HEMA,7.95\n2024-04-11,Albert Heijn,41.20\n"
 
@@ -151,3 +152,14 @@ def test_cell_values_in_the_schema_stay_quoted_on_one_line(table, smoke_llm):  #
     assert prompt[-1]["content"].count("\nSQL:") == 1
     start = smoke_llm.llama.tokenize(b"<|im_start|>", add_bos=False, special=True)
     assert smoke_llm.prompt_tokens(prompt).count(start[0]) == 3  # the template's markers only
+
+
+def test_a_repair_that_repeats_a_query_already_tried_is_resampled_once_then_stops(table):  # noqa: ANN001
+    store, source = table
+    stores = sources.Stores(store, GraphStore(store.path.parent / "graphs"), RdfStore(store.path.parent / "rdf"))
+    wrong = "SELECT sum(length) FROM expenses"
+    llm = ScriptedLLM([wrong, wrong, wrong.lower() + ";"])
+    outcome = write_and_run(llm, "What is the total amount spent?", source, stores, max_tries=3)
+    assert [a.query for a in outcome.attempts] == [wrong] and not outcome.ok
+    assert "repeated" in outcome.attempts[0].error
+    assert [o.get("temperature", 0.0) > 0 for o in llm.options] == [False, False, True]  # the second repair samples
