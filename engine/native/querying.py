@@ -67,6 +67,9 @@ def write_and_run(llm, question: str, source: Source, stores: Stores, max_tries:
             if not _YES_NO.match(question) and (echoed := echo(result, statement)):
                 raise QueryFailed(f"the result only repeats {echoed!r}, the value the query filters on: return "
                                   "what the question asks for instead")
+            if (missing := _aggregates_missing(question, result)) is not None:
+                raise QueryFailed(f"the question asks for {missing}, each as its own column of one row: the "
+                                  f"query returned {len(result.columns)} column(s)")
             if not _YES_NO.match(question) and _empty(result) and (
                     absent := values.absent_literals(statement, source, stores)):
                 fallback = fallback or (statement, result)
@@ -101,6 +104,26 @@ def _write(llm, writer, convo: list[dict], source: Source, tried: set[str]) -> s
 
 def _normal(query: str) -> str:
     return " ".join(query.split()).rstrip(";").lower()
+
+
+_AGGREGATES = {"average": r"average|mean", "minimum": r"minimum|min|lowest|smallest|youngest|earliest",
+               "maximum": r"maximum|max|highest|largest|biggest|oldest|latest", "total": r"total|sum",
+               "count": r"number|count"}
+_AGGREGATE = "|".join(_AGGREGATES.values())
+_AGGREGATE_LIST = re.compile(rf"\b(?:{_AGGREGATE})\b(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*/\s*)(?:the\s+)?"
+                             rf"(?:{_AGGREGATE})\b)+", re.IGNORECASE)
+
+
+def _aggregates_missing(question: str, result: QueryResult) -> str | None:
+    """"What is the average, minimum and maximum age?" answered by a one-row result with fewer
+    columns than the aggregates listed: the names of those asked (the repair selects each)."""
+    listed = _AGGREGATE_LIST.search(question)
+    if not listed:
+        return None
+    asked = [name for name, words in _AGGREGATES.items() if re.search(rf"\b(?:{words})\b", listed.group(0), re.I)]
+    if len(asked) < 2 or len(result.rows) != 1 or len(result.columns) >= len(asked):
+        return None
+    return ", ".join(asked[:-1]) + " and " + asked[-1]
 
 
 def _empty(result: QueryResult) -> bool:

@@ -163,3 +163,14 @@ def test_a_repair_that_repeats_a_query_already_tried_is_resampled_once_then_stop
     assert [a.query for a in outcome.attempts] == [wrong] and not outcome.ok
     assert "repeated" in outcome.attempts[0].error
     assert [o.get("temperature", 0.0) > 0 for o in llm.options] == [False, False, True]  # the second repair samples
+
+
+def test_a_result_with_fewer_columns_than_the_aggregates_asked_for_is_repaired(table):  # noqa: ANN001
+    store, source = table
+    stores = sources.Stores(store, GraphStore(store.path.parent / "graphs"), RdfStore(store.path.parent / "rdf"))
+    one = 'SELECT avg("amount_eur") FROM expenses'
+    three = 'SELECT avg("amount_eur"), min("amount_eur"), max("amount_eur") FROM expenses'
+    llm = ScriptedLLM([one, three])
+    outcome = write_and_run(llm, "What is the average, minimum and maximum amount?", source, stores)
+    assert outcome.ok and [a.ok for a in outcome.attempts] == [False, True]
+    assert "average, minimum and maximum" in outcome.attempts[0].error and len(outcome.result.columns) == 3
