@@ -40,6 +40,8 @@ NOTHING_RELEVANT = "Nothing in your files matches this question."
 NOTHING_INDEXED = "Nothing is indexed yet: add a folder first (trove index PATH)."
 VISUAL_LABELS = {"image", "region", "clip", "video"}  # answered by engine.retrieval.visual
 FALLBACK_LABELS = ("paragraph",)  # searched when the routes found nothing relevant
+OWN_LABELS = ("paragraph", "image", "clip", "video")  # searched for a first-person question routed to `none`
+_FIRST_PERSON = re.compile(r"\b(?:my|mine|me|i|i'm|i've|i'd|our|ours|we)\b", re.IGNORECASE)
 
 
 def _open_index(settings: Settings, read_only: bool | None) -> tuple[Database, Catalog, VectorStore]:
@@ -275,7 +277,38 @@ class Trove:
         available |= {label for label, source_kinds in NATIVE.items() if kinds & set(source_kinds)}
         if not available:  # nothing indexed: no router (nor its LLM) has anything to choose from
             return [Route("none", 1.0, "empty index")]
-        return self.router.route(question, available)
+        routes = self.router.route(question, available)
+        if {route.label for route in routes} == {"none"} and _FIRST_PERSON.search(question):
+            return self._own_things(question, available) or routes
+        return self._settled(question, routes, available)
+
+    def _settled(self, question: str, routes: list[Route], available: set[str]) -> list[Route]:
+        """The router's routes checked against the files: text vs structured by which fits the
+        question better (`engine.routing.sources.by_evidence`), then the kind of file it names."""
+        from engine.routing import sources as routing_sources
+
+        if "paragraph" in available and {route.label for route in routes} & ({*NATIVE, "paragraph", "document"}):
+            vector = self.embedder.embed_one(question)
+            nearness = {label: s for label, s in self.source_nearness(vector).items() if label in available}
+            passages = self.retriever().search(question, PARAGRAPH, 1, vector=vector)
+            routes = routing_sources.by_evidence(routes, nearness, passages[0].relevance if passages else 0.0,
+                                                 self.settings.route_evidence_margin)
+        return routing_sources.named_kind(routes, question, available)
+
+    def _own_things(self, question: str, available: set[str]) -> list[Route] | None:
+        """A question about the user's own things ("my", "I") is not general knowledge when some
+        corpus or source holds an item near it: the route of the nearest one."""
+        vector = self.embedder.embed_one(question)
+        retriever = self.retriever()
+        near = [(hits[0].relevance, label) for label in OWN_LABELS if label in available
+                and (hits := retriever.search(question, LABELS[label], 1, vector=vector))]
+        near += [(similarity, label) for label, similarity in self.source_nearness(vector).items()
+                 if label in available]
+        near = [(similarity, label) for similarity, label in near if similarity >= self.settings.min_relevance]
+        if not near:
+            return None
+        similarity, label = max(near)
+        return [Route(label, round(similarity, 3), "first person")]
 
     def source_index(self):  # noqa: ANN201 (engine.native.selection.SourceIndex)
         """The descriptor embeddings of the structured sources, brought up to date with the catalog."""

@@ -7,7 +7,8 @@ The data of ../shared/eval is copied onto a disk under `--work` (default ~/.cach
 and indexed into one home there (kept between runs; `--reindex` starts it afresh, which a change to
 ingest needs). Every question of bench/answers/questions/*.toml is asked of each system; `--limit N`
 keeps at most N questions of each kind (spread over the set) for a quick look, `--only` those whose id
-contains TEXT. Per kind: correct (values and citation), wrong with a citation, unsupported claims,
+contains TEXT; `--routes-only` routes every question and answers none (where routing sends each
+kind of question, in seconds). Per kind: correct (values and citation), wrong with a citation, unsupported claims,
 seconds per question; "not found" precision and recall. Writes answers.md / answers.json under `--out`.
 """
 
@@ -25,7 +26,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from bench.answers import baseline, disk
+from bench.answers import baseline, disk, routes
 from bench.answers.judging import Verdict, judge, sources
 
 HERE = Path(__file__).resolve().parent
@@ -205,6 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--only", default=None)
     parser.add_argument("--reindex", action="store_true")
+    parser.add_argument("--routes-only", action="store_true", help="route every question, answer none")
     parser.add_argument("--work", type=Path, default=Path.home() / ".cache" / "trove" / "bench-answers")
     parser.add_argument("--out", type=Path, default=HERE.parent / "out")
     args = parser.parse_args(argv)
@@ -213,6 +215,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit("no questions chosen")
     trove = open_home(args.work, args.llm, args.reindex, load_questions())
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.routes_only:
+        text = routes.run(trove, questions)
+        (args.out / "answers-routes.md").write_text(text, encoding="utf-8")
+        print(text)
+        return 0
     systems = args.systems.split(",")
     runs = run(trove, systems, questions, args.out / "answers.jsonl")
     summaries = {s: summarise([r for r in runs if r["system"] == s]) for s in systems}

@@ -13,6 +13,8 @@ descriptor embeddings that pick sources for native queries) settles such questio
 
 from __future__ import annotations
 
+import re
+
 from engine.routing.base import Route
 from engine.routing.labels import NATIVE
 
@@ -64,3 +66,48 @@ def with_sources(routes: list[Route], nearness: dict[str, float], level: float, 
     if labels == ["none"]:
         return [found]
     return [*routes, found]
+
+
+EVIDENCE = "evidence"  # the `router` of a route the evidence (text vs sources) decided
+_TEXT_LABELS = ("paragraph", "document")
+
+
+def by_evidence(routes: list[Route], nearness: dict[str, float], text_relevance: float, margin: float
+                ) -> list[Route]:
+    """Text or structured, settled by what the user's files hold: structured routes give way to
+    the passages when the best passage fits the question `margin` better than the nearest source
+    does, and text routes give way to the nearest source when it fits `margin` better than any
+    passage (a question about "the report" misread as a database question, and the reverse)."""
+    labels = {route.label for route in routes}
+    best = max(nearness, key=nearness.__getitem__) if nearness else None
+    near = nearness.get(best, 0.0) if best else 0.0
+    structured = labels & set(STRUCTURED)
+    if structured and text_relevance - near >= margin:
+        kept = [route for route in routes if route.label not in STRUCTURED]
+        return kept if labels & set(_TEXT_LABELS) else [*kept, Route("paragraph", round(text_relevance, 3), EVIDENCE)]
+    if best and labels and labels <= set(_TEXT_LABELS) and near - text_relevance >= margin:
+        return [Route(best, round(near, 3), EVIDENCE)]
+    return routes
+
+
+_NAMED = {"table": re.compile(r"\b(?:databases?|spreadsheets?|csv|excel|sqlite|tables?|sheets?)\b", re.I),
+          "rdf": re.compile(r"\b(?:knowledge graphs?|ontolog\w*|triples?|rdf|turtle|linked data)\b", re.I)}
+
+
+def named_kind(routes: list[Route], question: str, available: set[str]) -> list[Route]:
+    """A question that names the kind of file ("in my concert database", "my pets knowledge graph")
+    goes to that kind when the router chose another structured kind: the words settle what the
+    meaning cannot (the same subjects live in a database and in an RDF graph)."""
+    named = [label for label, words in _NAMED.items() if words.search(question) and label in available]
+    if len(named) != 1:
+        return routes
+    wanted = named[0]
+    labels = [route.label for route in routes]
+    if wanted in labels or not set(labels) & set(STRUCTURED):
+        return routes
+    out: list[Route] = []
+    for route in routes:
+        route = Route(wanted, route.confidence, "named") if route.label in STRUCTURED else route
+        if route.label not in {r.label for r in out}:
+            out.append(route)
+    return out

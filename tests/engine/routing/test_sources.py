@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from engine.routing import make_router
 from engine.routing.base import Route
-from engine.routing.sources import by_label, settle_structured, with_sources
+from engine.routing.sources import by_evidence, by_label, named_kind, settle_structured, with_sources
 from tests.conftest import EXAMPLES
 
 ALL = {"paragraph", "document", "table", "graph", "rdf", "image", "region", "clip", "video"}
@@ -59,3 +59,28 @@ def test_the_ensemble_follows_the_users_sources(trove):  # noqa: ANN001
                          nearness=trove.source_nearness)
     assert [r.label for r in seeing.route(question, ALL)] == ["table"]
     assert [r.label for r in trove.route(question)] == ["table"]  # the product's router is the seeing ensemble
+
+
+def test_a_passage_that_fits_much_better_than_any_source_turns_a_structured_route_to_text():
+    routes = by_evidence([Route("rdf", 0.9, "trained")], {"rdf": 0.33, "table": 0.30}, 0.71, 0.1)
+    assert [(r.label, r.router) for r in routes] == [("paragraph", "evidence")]
+
+
+def test_a_source_that_fits_much_better_than_any_passage_turns_a_text_route_to_it():
+    routes = by_evidence([Route("paragraph", 0.7, "trained")], {"table": 0.62, "rdf": 0.55}, 0.24, 0.1)
+    assert [(r.label, r.router) for r in routes] == [("table", "evidence")]
+
+
+def test_close_evidence_and_visual_routes_are_left_as_routed():
+    assert [r.label for r in by_evidence([Route("table", 0.9, "t")], {"table": 0.5}, 0.55, 0.1)] == ["table"]
+    assert [r.label for r in by_evidence([Route("image", 0.9, "t")], {"table": 0.9}, 0.1, 0.1)] == ["image"]
+
+
+def test_the_kind_of_file_a_question_names_settles_between_structured_kinds():
+    available = {"table", "rdf", "graph", "paragraph"}
+    routed = [Route("rdf", 0.9, "trained")]
+    assert [r.label for r in named_kind(routed, "How many students are in my student database?", available)] == [
+        "table"]
+    assert [r.label for r in named_kind([Route("table", 0.9, "t")], "In my pets knowledge graph, how many dogs?",
+                                        available)] == ["rdf"]
+    assert named_kind(routed, "How many students are there?", available) == routed
