@@ -1,11 +1,12 @@
 """The plain baseline: hybrid top-k from every corpus at once, one generic prompt, no routing, no
-native queries, no special answer paths. What a first RAG over the same index would do."""
+native queries, no special answer paths, no support gate. What a first RAG over the same index would do."""
 
 from __future__ import annotations
 
 import time
 
 from engine.generation import answer as answering
+from engine.generation.budget import Budget
 from engine.generation.evidence import pack
 from engine.routing.labels import LABELS
 
@@ -26,8 +27,10 @@ def ask(trove, question: str) -> dict:  # noqa: ANN001 (engine.pipeline.Trove)
     hits.sort(key=lambda kh: -kh[1].relevance)
     relevant = [(k, h) for k, h in hits if h.relevance >= settings.min_relevance][:settings.evidence_items]
     evidence = pack(relevant, settings.evidence_items, settings.evidence_tokens)
-    if evidence:
-        draft = answering.generate(trove.llm, question, evidence, settings.answer_max_tokens)
+    if evidence:  # the generic prompt, its citations cleaned, but no support gate
+        messages = answering.build_messages(question, evidence, Budget.of(trove.llm), settings.answer_max_tokens)
+        raw = trove.llm.chat(messages, max_tokens=settings.answer_max_tokens)
+        draft = answering.finalise(raw, evidence, question)
     else:
         draft = answering.Draft(answering.NOT_FOUND, [], False, [])
     by_n = {e.n: e for e in evidence}

@@ -1,0 +1,57 @@
+"""The failure classes of issue 13, on real files from ../shared/eval: a date the PDF parser took for
+a heading reaches the evidence; "find my photo of a cat" is answered by the photo; a count in a photo
+is the detector's, with its boxes; a made-up date is not shown as a fact."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from engine.generation.answer import NOT_BACKED, finalise, gate
+from engine.generation.evidence import Evidence
+from engine.ingest.chunking import paragraph_chunks
+from engine.ingest.parsers.pdf import parse
+from tests.conftest import shared_path
+
+SCOTUS = ("eval", "documents", "pdfs", "pdfplumber", "scotus-transcript-p1.pdf")
+
+
+def test_the_argued_date_of_the_scotus_transcript_is_in_a_paragraph_item():
+    chunks = paragraph_chunks(parse(shared_path(*SCOTUS)))
+    assert any("Tuesday, January 13, 2009" in c.text and "oral argument" in c.text for c in chunks)
+
+
+def test_a_made_up_date_cited_to_the_transcript_is_not_shown_as_a_fact():
+    text = next(c.text for c in paragraph_chunks(parse(shared_path(*SCOTUS))) if "January 13, 2009" in c.text)
+    evidence = [Evidence(1, "paragraph", str(shared_path(*SCOTUS)), "10811.exe", {"page": 1}, text, 0.6)]
+    question = "On what date was the Knowles v. Mirzayance case argued before the Supreme Court?"
+    made_up = finalise("The Knowles v. Mirzayance case was argued on January 1, 2007 [1].", evidence, question)
+    assert made_up.unsupported
+    again = finalise("It was argued in 2007 [1].", evidence, question)
+    draft = gate(made_up, lambda: again)
+    assert draft.text == NOT_BACKED and not draft.answered and "2007" in draft.dropped[0]["why"]
+
+
+@pytest.fixture
+def photos(tmp_path: Path) -> Path:
+    folder = tmp_path / "Pictures"
+    folder.mkdir()
+    for name in ("chelsea.png", "coffee.png", "astronaut.png", "rocket.jpg"):
+        shutil.copy(shared_path("eval", "images", "skimage", name), folder / name)
+    for name in ("bus.jpg", "zidane.jpg"):
+        shutil.copy(shared_path("eval", "images", "ultralytics", name), folder / name)
+    return folder
+
+
+@pytest.mark.slow
+def test_find_my_photo_of_a_cat_is_answered_by_the_photo_and_a_count_by_the_detector(trove, photos):  # noqa: ANN001
+    trove.index([photos])
+    found = trove.ask("Find my photo of a cat.")
+    assert found.answered and found.answer.startswith("Found chelsea.png [1]")
+    assert found.citations[0].source.endswith("chelsea.png")
+    counted = trove.ask("How many people are standing next to the bus in my photo?")
+    assert counted.answer.startswith("The object detector found ") and " people in bus.jpg [1]" in counted.answer
+    assert {Path(c.source).name for c in counted.citations} == {"bus.jpg"}
+    assert all("box" in c.locator for c in counted.citations)
