@@ -182,9 +182,6 @@ class TableStore:
     def load_parquet(self, name: str, path: Path) -> TableInfo:
         return self._load_copy(name, path, Quoted("read_parquet(?)"))
 
-    def load_json(self, name: str, path: Path) -> TableInfo:
-        return self._load_copy(name, path, Quoted("read_json_auto(?)"))
-
     def _load_copy(self, name: str, path: Path, reader: Quoted) -> TableInfo:
         """Load a copy of the user's file, so the loading connection can reach nothing of theirs."""
         with tempfile.TemporaryDirectory() as tmp:

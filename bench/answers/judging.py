@@ -92,8 +92,17 @@ def unsupported_claim(result: dict, question: str) -> bool:
     if not result.get("answered") or result.get("general"):
         return False
     backing = " ".join([question, *(c.get("text", "") + " " + _locator_text(c) for c in result["citations"])])
-    known = numbers(backing)
+    known = numbers(backing) + _boxes_per_photo(result["citations"])
     return any(all(abs(v - k) > 1e-9 for k in known) for v in numbers(result["answer"]))
+
+
+def _boxes_per_photo(citations: list[dict]) -> list[float]:
+    """A count the citations show: the number of cited boxes in each photo."""
+    per: dict[str, int] = {}
+    for c in citations:
+        if "box" in (c.get("locator") or {}):
+            per[c["source"]] = per.get(c["source"], 0) + 1
+    return [float(n) for n in per.values()]
 
 
 def _locator_text(citation: dict) -> str:
