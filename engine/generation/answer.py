@@ -234,10 +234,10 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
             dropped.append({"sentence": strip_citations(sentence), "why": "about the evidence, not the question"})
             continue
         refs = [int(n) for n in _CITE.findall(sentence)]
-        if not refs:
-            best = _best_support(sentence, evidence, question)
+        if not refs or not _supported(sentence, [by_n[n].text + " " + by_n[n].header() for n in refs], question):
+            best = _best_support(sentence, evidence, question)  # no citation, or the wrong one: the one that backs it
             if best is not None:
-                sentence = _append_citation(sentence, best)
+                sentence = _append_citation(strip_citations(sentence), best)
                 refs = [best]
         why = (_unsupported_because(sentence, [by_n[n].text + " " + by_n[n].header() for n in refs], question)
                if refs else ("no citation backs it" if _content_words(sentence) else None))

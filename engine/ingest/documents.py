@@ -36,8 +36,11 @@ class Prepared:
 
 
 def embedding_text(item: Item) -> str:
+    """The item's text after its section (or title), unless the text already opens with it."""
     context = item.heading or item.title
-    return f"{context}: {item.text}" if context else item.text
+    if not context or item.text.startswith(context.rsplit(" > ", 1)[-1]):
+        return item.text
+    return f"{context}: {item.text}"
 
 
 ISOLATE_FROM_MB = 16  # zip documents unpacking to more are parsed in a worker (10 MB of Word XML: 12 s, 120 MB)

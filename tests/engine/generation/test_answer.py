@@ -111,3 +111,8 @@ def test_a_supported_sentence_stays_when_another_is_dropped():
     mixed = finalise("The theft excess is EUR 65 [1]. It was raised to EUR 80 in 2024 [1].", EVIDENCE, question)
     draft = gate(mixed, lambda: mixed)
     assert draft.text == "The theft excess is EUR 65 [1]." and draft.answered and draft.cited == [1]
+
+
+def test_a_sentence_citing_the_wrong_item_is_cited_to_the_one_that_backs_it():
+    draft = finalise("Verhoeven fixed the tap [1].", EVIDENCE, "Who fixed the tap?")
+    assert draft.text == "Verhoeven fixed the tap [2]." and draft.unsupported == []
