@@ -43,8 +43,10 @@ _ABBREVIATED = re.compile(_ABBREVIATIONS + "$")
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _NAME = re.compile(r"(?<![\w'’-])[A-Z][a-zà-ÿ]{2,}(?:[-'’][A-Za-z]+)?")
 # a sentence about the evidence instead of the question ("This is stated in the evidence [2] …")
-_META = re.compile(r"\b(?:the|this|that|given|provided) (?:evidence|passage|excerpt|context)s?\b|^(?:this|that|it) "
-                   r"(?:is|was|can be) (?:stated|mentioned|found|given|shown|noted|seen|described)\b", re.IGNORECASE)
+_META = re.compile(r"\b(?:the|this|that|given|provided) (?:evidence|passage|excerpt|context)s?\b"
+                   r"|^(?:this|that|it|these)(?: (?:information|answer|detail|fact|value|date|figure|number)s?)?"
+                   r" (?:is|was|are|were|can be) (?:stated|mentioned|found|given|shown|noted|seen|described|"
+                   r"provided|listed|located|written)\b", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-zÀ-ÿ]{3,}")
 _STOP = frozenset("""
 the and for with that this from your you are was were has have had not but its into which who whom

@@ -71,6 +71,11 @@ def test_a_citation_after_an_abbreviation_inside_a_name_moves_to_the_sentence_en
     assert draft.text == "The Knowles v. Mirzayance case was argued on January 13, 2009 [1]."
 
 
+def test_a_sentence_on_where_the_information_is_found_is_dropped():
+    draft = finalise("Verhoeven fixed the tap [2]. This information is found in the Abstract section.", EVIDENCE)
+    assert draft.text == "Verhoeven fixed the tap [2]."
+
+
 def test_sentences_about_the_evidence_are_dropped():
     draft = finalise("Verhoeven fixed the tap [2]. This is stated in the evidence [2] under the section Home.",
                      EVIDENCE, "Who fixed the tap?")
