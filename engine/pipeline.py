@@ -453,7 +453,7 @@ class Trove:
         if routes and routes[0].router == "empty index":
             result.answer, result.answered = NOTHING_INDEXED, False
             return _finish(result, timings, t_start)
-        if not relevant and {route.label for route in routes} == {"none"}:
+        if not relevant and ({route.label for route in routes} == {"none"} or _general(question)):
             with _timed(timings, "generate"):
                 draft = answering.general(self.llm, question, on_token=on_token)
             result.answer, result.answered, result.general, result.model = draft.text, False, True, self.llm.name
@@ -598,6 +598,17 @@ class Trove:
 
     def close(self) -> None:
         self.db.close()
+
+
+_QUESTION = re.compile(r"^\s*(?:who|what|when|where|which|why|how|is|are|was|were|do|does|did|can|name|list)\b|\?\s*$",
+                       re.IGNORECASE)
+
+
+def _general(question: str) -> bool:
+    """A question nothing in the files fits that is not about the user's own things ("What is the
+    boiling point of water?", routed to some kind of file by its words): the model answers it as
+    general knowledge, and says so."""
+    return bool(_QUESTION.search(question)) and not _FIRST_PERSON.search(question)
 
 
 def _computed_answer(evidence: list) -> tuple | None:  # list[Evidence] -> (Evidence, [values]) | None

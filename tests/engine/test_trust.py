@@ -55,3 +55,12 @@ def test_find_my_photo_of_a_cat_is_answered_by_the_photo_and_a_count_by_the_dete
     assert counted.answer.startswith("The object detector found ") and " people in bus.jpg [1]" in counted.answer
     assert {Path(c.source).name for c in counted.citations} == {"bus.jpg"}
     assert all("box" in c.locator for c in counted.citations)
+
+
+def test_a_question_not_about_the_users_things_is_general_knowledge_when_no_file_fits():
+    from engine.pipeline import _general
+
+    assert _general("What is the boiling point of water at sea level in Celsius?")
+    assert _general("Who painted the Mona Lisa?")
+    assert not _general("What did my dentist say at my last appointment?")
+    assert not _general("zxqv plmokn wqrtyu")  # not a question: nothing is answered from the model
