@@ -192,7 +192,7 @@ def gate(draft: Draft, rewrite: Callable[[], Draft]) -> Draft:
                    for u in draft.unsupported] + dropped
     shown = [x for x in split_sentences(kept.text) if strip_citations(x) not in set(kept.unsupported)]
     if not shown:
-        return Draft(NOT_BACKED, [], False, [], dropped=dropped)
+        return Draft(NOT_BACKED, [], False, [], dropped=kept.dropped + dropped)
     text = " ".join(shown)
     cited = list(dict.fromkeys(int(n) for n in _CITE.findall(text)))
     return Draft(text, cited, True, [], dropped=kept.dropped + dropped)
