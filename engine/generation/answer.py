@@ -230,7 +230,7 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
         return Draft(NOT_FOUND, [], False, [])
     by_n = {e.n: e for e in evidence}
     out, unsupported, reasons, dropped = [], [], {}, []
-    for sentence in split_sentences(text):
+    for sentence in _meta_citations_moved(split_sentences(text)):
         sentence = _without_preamble(sentence)
         if _META.search(strip_citations(sentence)):
             dropped.append({"sentence": strip_citations(sentence), "why": "about the evidence, not the question"})
@@ -252,6 +252,17 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
     final = " ".join(out)
     cited = list(dict.fromkeys(int(n) for n in _CITE.findall(final)))
     return Draft(final, cited, True, unsupported, reasons, dropped)
+
+
+def _meta_citations_moved(sentences: list[str]) -> list[str]:
+    """A sentence about where the claim before it is found ("This is found in the text … [3].") gives
+    its citations to that claim when the claim cites nothing: they say where it comes from."""
+    out = list(sentences)
+    for i in range(1, len(out)):
+        refs = _CITE.findall(out[i])
+        if refs and _META.search(strip_citations(out[i])) and not _CITE.search(out[i - 1]):
+            out[i - 1] = _append_citation(out[i - 1], int(refs[0]))
+    return out
 
 
 def _move_citation(m: re.Match) -> str:

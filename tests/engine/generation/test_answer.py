@@ -76,6 +76,11 @@ def test_a_sentence_on_where_the_information_is_found_is_dropped():
     assert draft.text == "Verhoeven fixed the tap [2]."
 
 
+def test_the_citation_of_a_dropped_sentence_on_where_a_claim_is_found_goes_to_the_claim():
+    draft = finalise("Verhoeven fixed the tap. This information is found in the note on the tap [2].", EVIDENCE)
+    assert draft.text == "Verhoeven fixed the tap [2]."
+
+
 def test_sentences_about_the_evidence_are_dropped():
     draft = finalise("Verhoeven fixed the tap [2]. This is stated in the evidence [2] under the section Home.",
                      EVIDENCE, "Who fixed the tap?")
