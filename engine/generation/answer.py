@@ -236,13 +236,12 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
             dropped.append({"sentence": strip_citations(sentence), "why": "about the evidence, not the question"})
             continue
         refs = [int(n) for n in _CITE.findall(sentence)]
-        if not refs or not _supported(sentence, [by_n[n].text + " " + by_n[n].header() for n in refs], question):
-            best = _best_support(sentence, evidence, question)  # no citation, or the wrong one: the one that backs it
+        why = _unsupported_because(sentence, [by_n[n].text + " " + by_n[n].header() for n in refs], question) \
+            if refs else ("no citation backs it" if _content_words(sentence) else None)
+        if not refs or why:  # no citation, or the wrong one: the item that backs it (its text alone does)
+            best = _best_support(sentence, evidence, question)
             if best is not None:
-                sentence = _append_citation(strip_citations(sentence), best)
-                refs = [best]
-        why = (_unsupported_because(sentence, [by_n[n].text + " " + by_n[n].header() for n in refs], question)
-               if refs else ("no citation backs it" if _content_words(sentence) else None))
+                sentence, why = _append_citation(strip_citations(sentence), best), None
         if why:
             unsupported.append(strip_citations(sentence))
             reasons[unsupported[-1]] = why
