@@ -53,7 +53,7 @@ def _label(phrase: str) -> str | None:
     if phrase in _IRREGULAR:
         return _IRREGULAR[phrase]
     for form in (phrase, phrase[:-1], phrase[:-2]):
-        if form in COCO80 and form not in ("person",):
+        if form in COCO80:
             return form
     return None
 
