@@ -210,10 +210,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path.home() / ".cache" / "trove" / "bench-answers")
     parser.add_argument("--out", type=Path, default=HERE.parent / "out")
     args = parser.parse_args(argv)
-    questions = pick(load_questions(), args.limit, args.only)
+    every = load_questions()
+    questions = pick(every, args.limit, args.only)
     if not questions:
         raise SystemExit("no questions chosen")
-    trove = open_home(args.work, args.llm, args.reindex, load_questions())
+    trove = open_home(args.work, args.llm, args.reindex, every)
     args.out.mkdir(parents=True, exist_ok=True)
     if args.routes_only:
         text = routes.run(trove, questions)
