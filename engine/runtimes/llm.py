@@ -24,13 +24,27 @@ import secrets
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal, TypedDict, cast, overload
 
 from engine.errors import ModelError
 from engine.models import ModelManager
 
+if TYPE_CHECKING:
+    from llama_cpp import Llama, LlamaGrammar
+    from llama_cpp.llama_types import ChatCompletionRequestMessage, CreateCompletionResponse
+
 _TAGS = {"default": "llm", "fast": "llm:fast", "smoke": "llm:smoke"}
+
+
+class _Sampling(TypedDict):
+    top_p: float
+    top_k: int
+    min_p: float
+    repeat_penalty: float
+
+
 # Sampling as llama-cpp-python's chat completion used it (greedy at temperature 0).
-_SAMPLING = {"top_p": 0.95, "top_k": 40, "min_p": 0.05, "repeat_penalty": 1.0}
+_SAMPLING: _Sampling = {"top_p": 0.95, "top_k": 40, "min_p": 0.05, "repeat_penalty": 1.0}
 _CUT = " … [{cut:,} tokens cut to fit the model's context] … "
 _MIN_KEPT = 32  # tokens of a trimmed content kept at least, else the prompt is refused
 
@@ -55,7 +69,7 @@ class LLM:
                            seed=seed, verbose=False, n_batch=512)
         self.n_ctx = n_ctx
         self._lock = threading.Lock()
-        self._grammars: dict[str, object] = {}
+        self._grammars: dict[str, LlamaGrammar] = {}
         self._formatter, self._eos = _formatter(self.llama)
 
     @classmethod
@@ -83,11 +97,10 @@ class LLM:
              stop: list[str] | None = None, on_token: Callable[[str], None] | None = None) -> str:
         """The assistant's reply; with `on_token`, each piece is passed on as it is generated."""
         with self._lock:
-            out = self._complete(messages, max_tokens, temperature, stop, stream=on_token is not None)
             if on_token is None:
-                return out["choices"][0]["text"] or ""
+                return self._complete(messages, max_tokens, temperature, stop)["choices"][0]["text"] or ""
             pieces = []
-            for chunk in out:
+            for chunk in self._complete(messages, max_tokens, temperature, stop, stream=True):
                 piece = chunk["choices"][0].get("text") or ""
                 if piece:
                     pieces.append(piece)
@@ -110,8 +123,17 @@ class LLM:
             # only possible when max_tokens cut the object short
             raise ValueError(f"{self.name}: JSON output cut short after {max_tokens} tokens: {text[:200]!r}") from exc
 
+    @overload
     def _complete(self, messages: list[dict], max_tokens: int, temperature: float, stop: list[str] | None,
-                  stream: bool = False, grammar: object | None = None) -> dict | Iterator:
+                  stream: Literal[False] = False, grammar: LlamaGrammar | None = None) -> CreateCompletionResponse: ...
+
+    @overload
+    def _complete(self, messages: list[dict], max_tokens: int, temperature: float, stop: list[str] | None,
+                  stream: Literal[True], grammar: LlamaGrammar | None = None) -> Iterator[CreateCompletionResponse]: ...
+
+    def _complete(self, messages: list[dict], max_tokens: int, temperature: float, stop: list[str] | None,
+                  stream: bool = False, grammar: LlamaGrammar | None = None,
+                  ) -> CreateCompletionResponse | Iterator[CreateCompletionResponse]:
         """llama-cpp-python's completion from the prompt's tokens (the KV-cache prefix is reused)."""
         from llama_cpp import StoppingCriteriaList
 
@@ -155,10 +177,11 @@ class _Formatter:
         self.stop = [eos_text] if eos_text else []
 
     def render(self, messages: list[dict]) -> str:
-        return self._jinja(messages=messages).prompt
+        # role and content dicts, as the template reads them (llama-cpp-python types them as TypedDicts)
+        return self._jinja(messages=cast("list[ChatCompletionRequestMessage]", messages)).prompt
 
 
-def _formatter(llama) -> tuple[_Formatter, int]:  # noqa: ANN001 (llama_cpp.Llama)
+def _formatter(llama: Llama) -> tuple[_Formatter, int]:
     """The GGUF's own chat template (ChatML when it has none) and the end-of-turn token id."""
     from llama_cpp.llama_chat_format import CHATML_CHAT_TEMPLATE
 

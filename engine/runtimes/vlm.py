@@ -11,11 +11,17 @@ from __future__ import annotations
 import base64
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from engine.errors import ModelError
 from engine.models import ModelManager
+
+if TYPE_CHECKING:
+    from llama_cpp.llama_types import ChatCompletionRequestMessage, CreateChatCompletionResponse
+
+    from engine.grounding.inventory import Element
 
 # model family (a word in the file name) -> llama_cpp.llama_chat_format handler class; the generic
 # MTMD handler reads any projector llama.cpp's mtmd library knows
@@ -83,14 +89,15 @@ class VisionLanguageModel:
         return cls(model, projector, n_ctx=n_ctx, threads=threads, name=manager.spec(choice).name)
 
     def look(self, image: np.ndarray, prompt: str, max_tokens: int = 256, system: str = "") -> str:
-        messages = [{"role": "system", "content": system}] if system else []
+        messages: list[ChatCompletionRequestMessage] = [{"role": "system", "content": system}] if system else []
         messages.append({"role": "user", "content": [{"type": "image_url", "image_url": {"url": data_uri(image)}},
                                                      {"type": "text", "text": prompt}]})
         with self._lock:
-            out = self.llama.create_chat_completion(messages=messages, max_tokens=max_tokens, temperature=0.0)
+            out = cast("CreateChatCompletionResponse",  # not streamed: one response
+                       self.llama.create_chat_completion(messages=messages, max_tokens=max_tokens, temperature=0.0))
         return (out["choices"][0]["message"]["content"] or "").strip()
 
-    def shows(self, crop: np.ndarray, element) -> bool:  # noqa: ANN001 (engine.grounding.inventory.Element)
+    def shows(self, crop: np.ndarray, element: Element) -> bool:
         """GranuRAG's yes/no check: does this crop show the element?"""
         what = element.title + (f" ({element.description})" if element.description else "")
         reply = self.look(crop, f"Does this picture show {what}? Answer yes or no.", max_tokens=4)

@@ -11,20 +11,21 @@ corrupt model raises `ModelError` naming the role.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, TypeVar, Unpack
 
 import numpy as np
 
 from engine.errors import ModelError
 from engine.models import ModelManager, ModelSpec
 from engine.runtimes.vision.clip import IMAGE_TEXT_EMBEDDERS, ImageTextEmbedder, image_text_runtime
+from engine.runtimes.vision.common import DetectorThresholds
 from engine.runtimes.vision.coral import Classifier, ImageEmbedder
 from engine.runtimes.vision.fastestdet import FastestDet
-from engine.runtimes.vision.ppocr import Ocr
+from engine.runtimes.vision.ppocr import Ocr, OcrThresholds
 from engine.runtimes.vision.regions import FACE, OBJECT, TEXT, Region, keep_smaller
 from engine.runtimes.vision.yolo_fastest import YoloFastest
 from engine.runtimes.vision.yolo_world import UltralyticsDetector
-from engine.runtimes.vision.yunet import YuNet
+from engine.runtimes.vision.yunet import FaceThresholds, YuNet
 
 
 class ObjectDetector(Protocol):
@@ -39,12 +40,20 @@ class ObjectDetector(Protocol):
     def run(self, image: np.ndarray) -> list[Region]: ...  # = detect; every runtime has `run`
 
 
-DETECTORS: dict[str, type] = {"fastestdet": FastestDet, "yolo-fastest-1.1-xl": YoloFastest,
-                              "ultralytics": UltralyticsDetector}  # YOLO / YOLO-World .pt weights a user imports
-FACE_DETECTORS: dict[str, type] = {"yunet-s-640": YuNet}
-CLASSIFIERS: dict[str, type] = {"coral-mobilenet-v2-imagenet": Classifier}
-IMAGE_EMBEDDERS: dict[str, type] = {"coral-mobilenet-v1-embedding": ImageEmbedder}
-OCR_ENGINES: dict[str, type] = {"rapidocr-ppocrv4": Ocr}
+class DetectorRuntime(Protocol):
+    """An object detector's class, as `DETECTORS` holds it: its factory."""
+
+    def from_manager(self, manager: ModelManager, model: str, threads: int = 1,
+                     **thresholds: Unpack[DetectorThresholds]) -> ObjectDetector: ...
+
+
+DETECTORS: dict[str, DetectorRuntime] = {"fastestdet": FastestDet, "yolo-fastest-1.1-xl": YoloFastest,
+                                         "ultralytics": UltralyticsDetector}  # YOLO / YOLO-World .pt a user imports
+FACE_DETECTORS: dict[str, type[YuNet]] = {"yunet-s-640": YuNet}
+CLASSIFIERS: dict[str, type[Classifier]] = {"coral-mobilenet-v2-imagenet": Classifier}
+IMAGE_EMBEDDERS: dict[str, type[ImageEmbedder]] = {"coral-mobilenet-v1-embedding": ImageEmbedder}
+OCR_ENGINES: dict[str, type[Ocr]] = {"rapidocr-ppocrv4": Ocr}
+_Runtime = TypeVar("_Runtime")
 
 
 def resolve(manager: ModelManager, role: str, choice: str = "default") -> ModelSpec:
@@ -62,7 +71,7 @@ def resolve(manager: ModelManager, role: str, choice: str = "default") -> ModelS
     return spec
 
 
-def _runtime(registry: dict[str, type], spec: ModelSpec) -> type:
+def _runtime(registry: dict[str, _Runtime], spec: ModelSpec) -> _Runtime:
     key = str(spec.extra.get("runtime", spec.name))
     if key not in registry and any(f.name.endswith(".pt") for f in spec.files) and "ultralytics" in registry:
         key = "ultralytics"  # an imported PyTorch detector: YOLO or YOLO-World weights
@@ -73,7 +82,7 @@ def _runtime(registry: dict[str, type], spec: ModelSpec) -> type:
 
 
 def object_detector(manager: ModelManager, choice: str = "default", threads: int = 1,
-                    **thresholds: float) -> ObjectDetector:
+                    **thresholds: Unpack[DetectorThresholds]) -> ObjectDetector:
     """A COCO-80 detector: `choice` "default"/"fast" (FastestDet), "better" (Yolo-Fastest-XL) or a name.
 
     thresholds: score_threshold, nms_iou."""
@@ -81,7 +90,8 @@ def object_detector(manager: ModelManager, choice: str = "default", threads: int
     return _runtime(DETECTORS, spec).from_manager(manager, spec.name, threads=threads, **thresholds)
 
 
-def face_detector(manager: ModelManager, choice: str = "default", threads: int = 1, **thresholds: float) -> YuNet:
+def face_detector(manager: ModelManager, choice: str = "default", threads: int = 1,
+                  **thresholds: Unpack[FaceThresholds]) -> YuNet:
     """YuNet faces; thresholds: score_threshold, nms_iou."""
     spec = resolve(manager, "face-detector", choice)
     return _runtime(FACE_DETECTORS, spec).from_manager(manager, spec.name, threads=threads, **thresholds)
@@ -99,7 +109,8 @@ def image_embedder(manager: ModelManager, choice: str = "default", threads: int 
     return _runtime(IMAGE_EMBEDDERS, spec).from_manager(manager, spec.name, threads=threads)
 
 
-def ocr(manager: ModelManager, choice: str = "default", threads: int = 1, **thresholds: float) -> Ocr:
+def ocr(manager: ModelManager, choice: str = "default", threads: int = 1,
+        **thresholds: Unpack[OcrThresholds]) -> Ocr:
     """Text lines with their boxes; thresholds: min_score, det_min_side, max_side."""
     spec = resolve(manager, "ocr", choice)
     return _runtime(OCR_ENGINES, spec).from_manager(manager, spec.name, threads=threads, **thresholds)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import cv2
 import numpy as np
@@ -33,6 +33,10 @@ import numpy as np
 from engine.errors import ModelError
 from engine.models import ModelManager, ModelSpec
 from engine.runtimes.vision.common import as_bgr, ort_session, resize
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
+    from tokenizers import Tokenizer
 
 ROLE = "image-text-embedder"
 IMAGE_FILES = ("image.onnx", "visual.onnx", "vision_model.onnx", "image_encoder.onnx", "vision_encoder.onnx")
@@ -251,11 +255,12 @@ class ImageTextEmbedder:
                 f"context_length={self.context_length}, combined={self.combined})")
 
 
-IMAGE_TEXT_EMBEDDERS: dict[str, type] = {"onnx-clip": ImageTextEmbedder}
+IMAGE_TEXT_EMBEDDERS: dict[str, type[ImageTextEmbedder]] = {"onnx-clip": ImageTextEmbedder}
 DEFAULT_RUNTIME = "onnx-clip"
+_Runtime = TypeVar("_Runtime")
 
 
-def image_text_runtime(registry: Mapping[str, type], spec: ModelSpec) -> type:
+def image_text_runtime(registry: Mapping[str, _Runtime], spec: ModelSpec) -> _Runtime:
     """The runtime class of a catalog model: its `runtime = "..."` entry, else its name, else the generic
     ONNX CLIP runtime (imported models have names of the user's choosing)."""
     key = spec.extra.get("runtime")
@@ -390,7 +395,8 @@ def _tower_files(files: Mapping[str, Path], config: Mapping[str, Any], model: st
             seen = ", ".join(sorted(files)) or "nothing"
             raise ModelError(ROLE, f"{model}/{names[0]}", f"no {tower} tower: expected one of {', '.join(names)} "
                              f"(found: {seen})", IMPORT_HINT)
-    return image, text  # type: ignore[return-value]
+    assert image is not None and text is not None  # the loop above raised for a missing tower
+    return image, text
 
 
 def _find(files: Mapping[str, Path], onnx: list[str], chosen: Any, names: Sequence[str], words: Sequence[str],
@@ -412,7 +418,7 @@ def _find(files: Mapping[str, Path], onnx: list[str], chosen: Any, names: Sequen
     return files[loose[0]] if loose else None
 
 
-def _tokenizer(files: Mapping[str, Path], model: str):  # noqa: ANN202 (tokenizers.Tokenizer)
+def _tokenizer(files: Mapping[str, Path], model: str) -> Tokenizer:
     from tokenizers import Tokenizer
 
     if "tokenizer.json" not in files:
@@ -426,7 +432,7 @@ def _tokenizer(files: Mapping[str, Path], model: str):  # noqa: ANN202 (tokenize
                          "save the model's fast tokenizer with tokenizer.save_pretrained(FOLDER)") from exc
 
 
-def _session(path: Path, label: str, threads: int):  # noqa: ANN202 (onnxruntime.InferenceSession)
+def _session(path: Path, label: str, threads: int) -> InferenceSession:
     try:
         return ort_session(path, threads)
     except Exception as exc:  # onnxruntime raises InvalidProtobuf, Fail, NoSuchFile, ...
@@ -436,7 +442,7 @@ def _session(path: Path, label: str, threads: int):  # noqa: ANN202 (onnxruntime
                          "trove models import FOLDER --role image-text-embedder") from exc
 
 
-def _inputs(session: Any, label: str) -> dict[str, Any]:
+def _inputs(session: InferenceSession, label: str) -> dict[str, Any]:
     """The session's inputs by what they are: pixels, ids, mask, token_type, position."""
     found: dict[str, Any] = {}
     for arg in session.get_inputs():
@@ -460,7 +466,7 @@ def _inputs(session: Any, label: str) -> dict[str, Any]:
     return found
 
 
-def _run_all(session: Any, feeds: dict[str, np.ndarray], label: str, what: str) -> dict[str, np.ndarray]:
+def _run_all(session: InferenceSession, feeds: dict[str, np.ndarray], label: str, what: str) -> dict[str, np.ndarray]:
     try:
         names = [o.name for o in session.get_outputs()]
         return dict(zip(names, session.run(None, feeds), strict=True))
@@ -499,7 +505,7 @@ def _centre_crop(image: np.ndarray, aspect: float) -> np.ndarray:
     return image[top:top + new_height]
 
 
-def _pad_id(tokenizer: Any, pad: Any, model: str) -> int:
+def _pad_id(tokenizer: Tokenizer, pad: Any, model: str) -> int:
     """The id texts are padded with: "zeros" (open_clip), "eot", "pad", a token, or an id."""
     if pad is None:
         padding = tokenizer.padding

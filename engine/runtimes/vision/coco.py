@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.runtimes.vision.regions import OBJECT, Region
+from engine.runtimes.vision.regions import OBJECT, Region, as_box
 
 COCO80: tuple[str, ...] = (
     "person", "bicycle", "car", "motorcycle", "airplane", "bus", "train", "truck", "boat", "traffic light",
@@ -59,7 +59,7 @@ def nms_regions(boxes: np.ndarray, scores: np.ndarray, class_ids: np.ndarray, la
         idx = np.flatnonzero(class_ids == cls)
         keep.extend(idx[_nms(boxes[idx], scores[idx], iou)])
     keep.sort(key=lambda i: -float(scores[i]))
-    return [Region(OBJECT, labels[int(class_ids[i])], tuple(float(v) for v in boxes[i]), float(scores[i]),
+    return [Region(OBJECT, labels[int(class_ids[i])], as_box(boxes[i]), float(scores[i]),
                    extra={"model": model}) for i in keep]
 
 

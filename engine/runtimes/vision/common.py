@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
 
 import cv2
 import numpy as np
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
+
+
+class DetectorThresholds(TypedDict, total=False):
+    """What a detector's factory may be told besides its model and threads."""
+
+    score_threshold: float
+    nms_iou: float
 
 
 def as_bgr(image: np.ndarray) -> np.ndarray:
@@ -41,7 +52,7 @@ def clamp_threads(threads: int) -> int:
     return max(1, min(int(threads), os.cpu_count() or 1))
 
 
-def ort_session(model: Path | bytes, threads: int = 1):  # noqa: ANN201 (onnxruntime.InferenceSession)
+def ort_session(model: Path | bytes, threads: int = 1) -> InferenceSession:
     """A CPU onnxruntime session using `threads` intra-op threads and no inter-op pool."""
     import onnxruntime as ort
 

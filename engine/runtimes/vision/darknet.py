@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 import numpy as np
 
@@ -108,9 +109,9 @@ def load(cfg_path: Path, weights_path: Path) -> DarknetModel:
                 raise ValueError(f"layer {i}: only linear shortcuts of equal depth are supported")
             nodes.append(pb.node("Add", [prev, names[source]], [out]))
         elif kind == "upsample":
-            stride = float(opt.get("stride", 2))
+            factor = float(opt.get("stride", 2))
             scales = f"l{i}_scales"
-            inits.append(pb.tensor(scales, np.array([1, 1, stride, stride], dtype=np.float32)))
+            inits.append(pb.tensor(scales, np.array([1, 1, factor, factor], dtype=np.float32)))
             nodes.append(pb.node("Resize", [prev, "", scales], [out], mode="nearest",
                                  coordinate_transformation_mode="asymmetric", nearest_mode="floor"))
         elif kind == "dropout":
@@ -135,7 +136,12 @@ def load(cfg_path: Path, weights_path: Path) -> DarknetModel:
     return DarknetModel(graph, width, height, tuple(heads))
 
 
-_ACTIVATIONS = {"leaky": ("LeakyRelu", {"alpha": 0.1}), "relu": ("Relu", {}), "logistic": ("Sigmoid", {})}
+class _ActivationAttributes(TypedDict, total=False):
+    alpha: float
+
+
+_ACTIVATIONS: dict[str, tuple[str, _ActivationAttributes]] = {
+    "leaky": ("LeakyRelu", {"alpha": 0.1}), "relu": ("Relu", {}), "logistic": ("Sigmoid", {})}
 
 
 def _conv(i: int, opt: dict[str, str], prev: str, c_in: int, weights: _Weights, nodes: list[bytes],

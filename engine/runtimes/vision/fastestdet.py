@@ -7,12 +7,13 @@ probabilities]; decoding follows the upstream example (dog-qiuqiu/FastestDet, ex
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Unpack
 
 import numpy as np
 
 from engine.models import ModelManager
 from engine.runtimes.vision.coco import COCO80, nms_regions
-from engine.runtimes.vision.common import as_bgr, ort_session, resize
+from engine.runtimes.vision.common import DetectorThresholds, as_bgr, ort_session, resize
 from engine.runtimes.vision.regions import Region
 
 
@@ -34,7 +35,7 @@ class FastestDet:
 
     @classmethod
     def from_manager(cls, manager: ModelManager, model: str = "fastestdet", threads: int = 1,
-                     **thresholds: float) -> FastestDet:
+                     **thresholds: Unpack[DetectorThresholds]) -> FastestDet:
         paths = manager.paths(model)
         return cls(next(p for name, p in paths.items() if name.endswith(".onnx")), threads=threads, **thresholds)
 

@@ -42,7 +42,10 @@ def _float(field: int, value: float) -> bytes:
     return _varint(field << 3 | 5) + struct.pack("<f", value)
 
 
-def attribute(name: str, value: float | int | str | Sequence[int]) -> bytes:
+AttributeValue = float | int | str | Sequence[int]
+
+
+def attribute(name: str, value: AttributeValue) -> bytes:
     """An AttributeProto: float, int, string or list of ints."""
     if isinstance(value, float):
         body = _float(2, value) + _int(20, _ATTR_FLOAT)
@@ -55,11 +58,11 @@ def attribute(name: str, value: float | int | str | Sequence[int]) -> bytes:
     return _bytes(1, name) + body
 
 
-def node(op_type: str, inputs: Iterable[str], outputs: Iterable[str], name: str = "", **attrs: object) -> bytes:
+def node(op_type: str, inputs: Iterable[str], outputs: Iterable[str], name: str = "", **attrs: AttributeValue) -> bytes:
     """A NodeProto of the default ONNX domain."""
     body = b"".join(_bytes(1, i) for i in inputs) + b"".join(_bytes(2, o) for o in outputs)
     body += _bytes(3, name or next(iter(outputs))) + _bytes(4, op_type)
-    body += b"".join(_bytes(5, attribute(k, v)) for k, v in attrs.items())  # type: ignore[arg-type]
+    body += b"".join(_bytes(5, attribute(k, v)) for k, v in attrs.items())
     return body
 
 

@@ -7,12 +7,21 @@ copies inside its own wheel, so `trove models verify` covers OCR like every othe
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 import numpy as np
 
 from engine.models import ModelManager
 from engine.runtimes.vision.common import as_bgr, clamp_threads
 from engine.runtimes.vision.regions import TEXT, Region
+
+
+class OcrThresholds(TypedDict, total=False):
+    """What the OCR factory may be told besides its model and threads."""
+
+    min_score: float
+    det_min_side: int
+    max_side: int
 
 
 class Ocr:
@@ -37,7 +46,8 @@ class Ocr:
         self.words = words  # known words, for putting back dropped spaces (see `spaced`)
 
     @classmethod
-    def from_manager(cls, manager: ModelManager, model: str = "ocr", threads: int = 1, **thresholds: float) -> Ocr:
+    def from_manager(cls, manager: ModelManager, model: str = "ocr", threads: int = 1,
+                     **thresholds: Unpack[OcrThresholds]) -> Ocr:
         paths = manager.paths(model)
 
         def pick(part: str) -> Path:
@@ -83,7 +93,9 @@ def spaced(text: str, char_boxes: list, chars: list[str], words: frozenset[str] 
     rights = [max(p[0] for p in box) for box in char_boxes]
     width = float(np.median([r - left for left, r in zip(lefts, rights, strict=True)])) or 1.0
     gaps = [(lefts[i + 1] - rights[i]) / width for i in range(len(chars) - 1)]
-    pieces, current, weak = [], [], []  # weak: positions inside `current` where a word may end
+    pieces: list[str] = []
+    current: list[str] = []
+    weak: list[int] = []  # positions inside `current` where a word may end
     for i, ch in enumerate(chars):
         if ch == " ":
             pieces.append(_split(current, weak, words))
@@ -106,7 +118,7 @@ def _split(chars: list[str], cuts: list[int], words: frozenset[str]) -> str:
     if not cuts or not words or _known(token, words):
         return token
     ends = [*cuts, len(chars)]
-    best: dict[int, list[str] | None] = {0: []}  # start -> fewest known pieces covering token[:start]
+    best: dict[int, list[str]] = {0: []}  # start -> fewest known pieces covering token[:start]
     for start in [0, *cuts]:
         if best.get(start) is None:
             continue

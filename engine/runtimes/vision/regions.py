@@ -6,9 +6,17 @@ orientation), so boxes can be drawn on the original photo and cited as they are.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 OBJECT, FACE, TEXT = "object", "face", "text"
+Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in pixels
+
+
+def as_box(values: Iterable[float]) -> Box:
+    """The four corners' coordinates of a numpy row or a JSON list as a box of floats."""
+    x1, y1, x2, y2 = (float(v) for v in values)
+    return x1, y1, x2, y2
 
 
 @dataclass

@@ -8,6 +8,7 @@ w = exp(tw) * anchor_w / 320; score = sigmoid(obj) * sigmoid(cls).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Unpack
 
 import cv2
 import numpy as np
@@ -15,7 +16,7 @@ import numpy as np
 from engine.models import ModelManager
 from engine.runtimes.vision import darknet
 from engine.runtimes.vision.coco import nms_regions, read_names
-from engine.runtimes.vision.common import as_bgr, ort_session, resize
+from engine.runtimes.vision.common import DetectorThresholds, as_bgr, ort_session, resize
 from engine.runtimes.vision.regions import Region
 
 
@@ -39,7 +40,7 @@ class YoloFastest:
 
     @classmethod
     def from_manager(cls, manager: ModelManager, model: str = "yolo-fastest-1.1-xl", threads: int = 1,
-                     **thresholds: float) -> YoloFastest:
+                     **thresholds: Unpack[DetectorThresholds]) -> YoloFastest:
         paths = manager.paths(model)
         cfg = next(p for name, p in paths.items() if name.endswith(".cfg"))
         weights = next(p for name, p in paths.items() if name.endswith(".weights"))

@@ -8,14 +8,15 @@ replaces COCO's 80 classes when given."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Unpack
 
 import numpy as np
 
 from engine.errors import ModelError
 from engine.models import ModelManager
 from engine.runtimes.vision.coco import normalise_label
-from engine.runtimes.vision.common import as_bgr
-from engine.runtimes.vision.regions import OBJECT, Region
+from engine.runtimes.vision.common import DetectorThresholds, as_bgr
+from engine.runtimes.vision.regions import OBJECT, Region, as_box
 
 INSTALL = "pip install ultralytics (AGPL-3.0; it needs torch with a matching torchvision)"
 
@@ -40,8 +41,8 @@ class UltralyticsDetector:
         self.name = weights.stem
 
     @classmethod
-    def from_manager(cls, manager: ModelManager, model: str, threads: int = 1, **thresholds: float
-                     ) -> UltralyticsDetector:
+    def from_manager(cls, manager: ModelManager, model: str, threads: int = 1,
+                     **thresholds: Unpack[DetectorThresholds]) -> UltralyticsDetector:
         weights = [p for name, p in manager.paths(model).items() if name.endswith(".pt")]
         if len(weights) != 1:
             raise ModelError("detector", model, "expected one .pt weights file", "trove models import FILE.pt "
@@ -52,7 +53,7 @@ class UltralyticsDetector:
         result = self.model.predict(as_bgr(image), conf=self.score_threshold, iou=self.nms_iou, verbose=False)[0]
         names = result.names
         boxes = result.boxes
-        return [Region(OBJECT, normalise_label(str(names[int(c)])), tuple(float(v) for v in xyxy), float(s))
+        return [Region(OBJECT, normalise_label(str(names[int(c)])), as_box(xyxy), float(s))
                 for xyxy, s, c in zip(boxes.xyxy.tolist(), boxes.conf.tolist(), boxes.cls.tolist(), strict=True)]
 
     run = detect

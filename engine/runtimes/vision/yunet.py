@@ -7,6 +7,7 @@ thumbnails are still found); boxes and landmarks are mapped back to the original
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 import cv2
 import numpy as np
@@ -14,6 +15,15 @@ import numpy as np
 from engine.models import ModelManager
 from engine.runtimes.vision.common import as_bgr, resize
 from engine.runtimes.vision.regions import FACE, Region
+
+
+class FaceThresholds(TypedDict, total=False):
+    """What YuNet's factory may be told besides its model and threads."""
+
+    score_threshold: float
+    nms_iou: float
+    max_side: int
+    min_side: int
 
 LANDMARKS = ("right_eye", "left_eye", "nose", "mouth_right", "mouth_left")  # as YuNet orders them
 
@@ -36,7 +46,7 @@ class YuNet:
 
     @classmethod
     def from_manager(cls, manager: ModelManager, model: str = "face-detector", threads: int = 1,
-                     **thresholds: float) -> YuNet:
+                     **thresholds: Unpack[FaceThresholds]) -> YuNet:
         """`threads` is accepted for a uniform factory signature: OpenCV's thread pool is process-wide."""
         paths = manager.paths(model)
         return cls(next(p for name, p in paths.items() if name.endswith(".onnx")), **thresholds)
