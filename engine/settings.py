@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
@@ -102,10 +103,12 @@ class Settings:
         return int(self.max_file_mb * 1024 * 1024)
 
     def with_(self, **changes: object) -> Settings:
-        return replace(self, **changes)
+        # mypy cannot match kwargs of mixed types to each field's type; replace() takes them as given
+        return replace(self, **changes)  # type: ignore[arg-type]
 
 
-_ENV_CASTS = {int: int, float: float, str: str, bool: lambda v: v.strip().lower() in ("1", "true", "yes", "on")}
+_ENV_CASTS: dict[type, Callable[[str], object]] = {
+    int: int, float: float, str: str, bool: lambda v: v.strip().lower() in ("1", "true", "yes", "on")}
 
 
 def load_settings(home: Path | str | None = None, **overrides: object) -> Settings:
@@ -127,4 +130,4 @@ def load_settings(home: Path | str | None = None, **overrides: object) -> Settin
     unknown = set(values) - known
     if unknown:
         raise ValueError(f"{toml_path}: unknown settings {sorted(unknown)}")
-    return Settings(**values)  # type: ignore[arg-type]
+    return Settings(**values)  # type: ignore[arg-type]  # as in with_: mixed types, matched by field name

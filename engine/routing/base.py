@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -25,3 +28,9 @@ class Router(Protocol):
     def route(self, question: str, available: set[str]) -> list[Route]:
         """Labels (best first) with confidences, limited to the labels in `available`."""
         ...
+
+
+class QuestionEmbedder(Protocol):
+    """What routing needs of the text embedder (engine.runtimes.text_embedder.TextEmbedder)."""
+
+    def embed_one(self, text: str) -> np.ndarray: ...

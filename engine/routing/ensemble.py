@@ -13,21 +13,26 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.errors import ModelError
-from engine.routing.base import Route
+from engine.routing.base import QuestionEmbedder, Route
 from engine.routing.decision import decide
 from engine.routing.llm_router import LLMRouter
 from engine.routing.sources import settle_structured, with_sources
 from engine.routing.trained import TrainedRouter
 
+if TYPE_CHECKING:
+    from engine.runtimes.llm import JsonChatModel
+
 
 class EnsembleRouter:
     name = "ensemble"
 
-    def __init__(self, embedder: Callable[[], object] | None = None, llm: Callable[[], object] | None = None,
+    def __init__(self, embedder: Callable[[], QuestionEmbedder] | None = None,
+                 llm: Callable[[], JsonChatModel] | None = None,
                  confident: float = 0.5, threshold: float = 0.8, shortlist: int = 3,
                  nearness: Callable[[np.ndarray], dict[str, float]] | None = None, source_level: float = 0.5,
                  source_margin: float = 0.1, **_: object) -> None:

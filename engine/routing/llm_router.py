@@ -5,11 +5,15 @@ probability: chosen labels get `CHOSEN` as confidence, in the order the model ga
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
 from engine.generation.untrusted import cut_question
 from engine.routing.base import Route
 from engine.routing.decision import EXCLUSIVE
+
+if TYPE_CHECKING:
+    from engine.runtimes.llm import JsonChatModel
 
 CHOSEN = 0.9
 DEFINITIONS = {
@@ -46,7 +50,7 @@ listed as available."""
 class LLMRouter:
     name = "llm"
 
-    def __init__(self, llm: Callable[[], object] | None = None, **_: object) -> None:
+    def __init__(self, llm: Callable[[], JsonChatModel] | None = None, **_: object) -> None:
         self._llm = llm
 
     def route(self, question: str, available: set[str], most: int = 2) -> list[Route]:
@@ -63,7 +67,7 @@ class LLMRouter:
                   "required": ["kinds"]}
         llm = self._llm()
         question = Budget.of(llm).question(cut_question(question)[0])
-        out = llm.chat_json(  # type: ignore[attr-defined]
+        out = llm.chat_json(
             [{"role": "system", "content": SYSTEM.format(definitions=definitions) + "\n\nExamples:\n" + shots},
              {"role": "user", "content": f"Available kinds: {', '.join(allowed)}\nQuestion: {question}"}],
             schema, max_tokens=40)

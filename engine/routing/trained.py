@@ -7,12 +7,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.errors import ModelError
-from engine.routing.base import Route
+from engine.routing.base import QuestionEmbedder, Route
 from engine.routing.decision import decide
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
 
 ROUTER_DIR = Path(__file__).resolve().parents[2] / "models" / "router"
 
@@ -20,15 +24,15 @@ ROUTER_DIR = Path(__file__).resolve().parents[2] / "models" / "router"
 class TrainedRouter:
     name = "trained"
 
-    def __init__(self, embedder: Callable[[], object] | None = None, model_dir: Path = ROUTER_DIR,
+    def __init__(self, embedder: Callable[[], QuestionEmbedder] | None = None, model_dir: Path = ROUTER_DIR,
                  threshold: float = 0.8, **_: object) -> None:
         self._embedder = embedder
         self.model_dir = Path(model_dir)
         self.threshold = threshold
-        self._session = None
+        self._session: InferenceSession | None = None
         self.labels: list[str] = []
 
-    def _load(self) -> None:
+    def _load(self) -> InferenceSession:
         import onnxruntime as ort
 
         model, meta = self.model_dir / "router.int8.onnx", self.model_dir / "router.json"
@@ -39,19 +43,19 @@ class TrainedRouter:
         options.intra_op_num_threads = 1
         self._session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         self.labels = json.loads(meta.read_text())["labels"]
+        return self._session
 
     def embed(self, question: str) -> np.ndarray:
         """The question's text embedding, the classifier's input."""
         if self._embedder is None:
             raise ValueError("the trained router needs the text embedder or the question's vector")
-        return self._embedder().embed_one(question)  # type: ignore[attr-defined]
+        return self._embedder().embed_one(question)
 
     def probabilities(self, question: str, vector: np.ndarray | None = None) -> dict[str, float]:
-        if self._session is None:
-            self._load()
+        session = self._session if self._session is not None else self._load()
         if vector is None:
             vector = self.embed(question)
-        out = self._session.run(None, {"embedding": np.asarray(vector, dtype=np.float32).reshape(1, -1)})[0][0]
+        out = session.run(None, {"embedding": np.asarray(vector, dtype=np.float32).reshape(1, -1)})[0][0]
         return {label: float(p) for label, p in zip(self.labels, out, strict=True)}
 
     def route(self, question: str, available: set[str]) -> list[Route]:

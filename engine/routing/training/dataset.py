@@ -83,7 +83,9 @@ def splits() -> tuple[list[Example], list[Example], list[Example]]:
     """(train, held-out split of every set, router mix); duplicates removed, mix questions kept out."""
     mix = router_mix()
     blocked = {" ".join(e.question.lower().split()) for e in mix}
-    train, held, seen = [], [], set()
+    train: list[Example] = []
+    held: list[Example] = []
+    seen: set[tuple[str, tuple[str, ...]]] = set()
     for example in [*benchmark_sets(), *written()]:
         key = (" ".join(example.question.lower().split()), example.labels)
         if key in seen or key[0] in blocked:
