@@ -24,7 +24,7 @@ import secrets
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypedDict, cast, overload
+from typing import TYPE_CHECKING, Literal, Protocol, TypedDict, cast, overload
 
 from engine.errors import ModelError
 from engine.models import ModelManager
@@ -47,6 +47,19 @@ class _Sampling(TypedDict):
 _SAMPLING: _Sampling = {"top_p": 0.95, "top_k": 40, "min_p": 0.05, "repeat_penalty": 1.0}
 _CUT = " … [{cut:,} tokens cut to fit the model's context] … "
 _MIN_KEPT = 32  # tokens of a trimmed content kept at least, else the prompt is refused
+
+
+class ChatModel(Protocol):
+    """What writing a reply needs of an LLM: `LLM`, or a scripted double in tests."""
+
+    def chat(self, messages: list[dict], max_tokens: int = 256, temperature: float = 0.0,
+             stop: list[str] | None = None, on_token: Callable[[str], None] | None = None) -> str: ...
+
+
+class JsonChatModel(Protocol):
+    """What a JSON answer (a routing or selection choice) needs of an LLM."""
+
+    def chat_json(self, messages: list[dict], schema: dict, max_tokens: int = 256) -> dict: ...
 
 
 def resolve_llm_choice(choice: str) -> str:
