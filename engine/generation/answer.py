@@ -10,10 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
 from engine.generation.evidence import Evidence
 from engine.generation.untrusted import inline, neutralise
+
+if TYPE_CHECKING:
+    from engine.runtimes.llm import ChatModel
 
 NOT_FOUND = "I could not find this in your files."
 NOT_BACKED = "Your files do not say this: what they hold on it does not back an answer."
@@ -101,7 +105,7 @@ RESULT_PROMPT = """Answer the question in one short sentence, using the computed
 (the same numbers and names). Add no currency symbols or units the result does not show, and nothing else."""
 
 
-def state_result(llm, question: str, facts: str, values: list[str], n: int = 1) -> Draft:  # noqa: ANN001
+def state_result(llm: ChatModel, question: str, facts: str, values: list[str], n: int = 1) -> Draft:
     """The answer to a question a query computed (a total, a count, a best row): the model only
     phrases it, and the sentence must carry every value, else the values are stated plainly."""
     budget = Budget.of(llm)
@@ -123,7 +127,7 @@ ROWS_PROMPT = """Answer the question in one sentence that names every item of th
 given, and nothing else."""
 
 
-def state_rows(llm, question: str, items: list[str], where: str, n: int = 1) -> Draft:  # noqa: ANN001
+def state_rows(llm: ChatModel, question: str, items: list[str], where: str, n: int = 1) -> Draft:
     """The answer to a question a query answered with a short list of rows: the model phrases it,
     and the sentence must name every item, else the items are listed plainly."""
     budget, reply = Budget.of(llm), 40 + 24 * len(items)
@@ -144,7 +148,7 @@ GENERAL_PROMPT = """Answer the question briefly from general knowledge, in one t
 know, say so. Do not invent personal details about the user."""
 
 
-def general(llm, question: str, max_tokens: int = 160,  # noqa: ANN001
+def general(llm: ChatModel, question: str, max_tokens: int = 160,
             on_token: Callable[[str], None] | None = None) -> Draft:
     """An answer from the model alone (the route `none`): nothing is cited, and the answer says so."""
     if on_token:
@@ -156,7 +160,7 @@ def general(llm, question: str, max_tokens: int = 160,  # noqa: ANN001
     return Draft(GENERAL_NOTE + strip_citations(raw).strip(), [], False, [])
 
 
-def generate(llm, question: str, evidence: list[Evidence], max_tokens: int = 320,  # noqa: ANN001
+def generate(llm: ChatModel, question: str, evidence: list[Evidence], max_tokens: int = 320,
              on_token: Callable[[str], None] | None = None) -> Draft:
     """The cited answer from the numbered evidence, its prompt fitted to the model's context."""
     raw = llm.chat(build_messages(question, evidence, Budget.of(llm), max_tokens), max_tokens=max_tokens,
@@ -170,7 +174,7 @@ by the number of the evidence it quotes, like [1]. Add nothing the evidence does
 does not answer the question, reply exactly: {NOT_FOUND}"""
 
 
-def extract(llm, question: str, evidence: list[Evidence], max_tokens: int = 160) -> Draft:  # noqa: ANN001
+def extract(llm: ChatModel, question: str, evidence: list[Evidence], max_tokens: int = 160) -> Draft:
     """The answer written again as quotation from the evidence (the gate's one retry)."""
     messages = build_messages(question, evidence, Budget.of(llm), max_tokens)
     messages[0] = {"role": "system", "content": f"{EXTRACT_PROMPT}\n{DATA_RULE}"}

@@ -70,8 +70,8 @@ def pack(hits: list[tuple[str, Hit]], max_items: int, budget_tokens: int,
         if len(chosen) >= max_items or used >= budget_tokens:
             break
         item = hit.item
-        start, end = item.locator.get("start"), item.locator.get("end")
-        if start is not None and any(src == item.source and s <= start and end <= e for src, s, e in spans):
+        span = _span(item.locator)
+        if span is not None and any(src == item.source and s <= span[0] and span[1] <= e for src, s, e in spans):
             continue
         text = (excerpts or {}).get(item.id, item.text)
         remaining = budget_tokens - used
@@ -81,7 +81,13 @@ def pack(hits: list[tuple[str, Hit]], max_items: int, budget_tokens: int,
             text = _excerpt(text, remaining)
         chosen.append(Evidence(len(chosen) + 1, kind, item.source, item.title, item.locator, text, hit.score,
                                item.heading))
-        if start is not None:
-            spans.append((item.source, start, end))
+        if span is not None:
+            spans.append((item.source, *span))
         used += _tokens(text)
     return chosen
+
+
+def _span(locator: dict) -> tuple[int, int] | None:
+    """(start, end) of a paragraph or a document segment in its file (their locators have both); else None."""
+    start, end = locator.get("start"), locator.get("end")
+    return None if start is None or end is None else (start, end)

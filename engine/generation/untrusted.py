@@ -10,7 +10,6 @@ builder that pastes file content uses `neutralise` (blocks) or `inline` (values 
 from __future__ import annotations
 
 import re
-from dataclasses import fields
 
 DELIMITERS = ("evidence",)  # the tags prompts wrap file content in: <evidence> ... </evidence>
 _TAG = re.compile(r"<\s*(/?)\s*(" + "|".join(DELIMITERS) + r")\b[^<>]{0,40}>", re.IGNORECASE)
@@ -48,7 +47,7 @@ def quoted(value: object, max_chars: int = 80) -> str:
 def _default_max_question_chars() -> int:
     from engine.settings import Settings
 
-    return next(f.default for f in fields(Settings) if f.name == "max_question_chars")
+    return Settings.max_question_chars  # a dataclass field's default is its class attribute
 
 
 MAX_QUESTION_CHARS = _default_max_question_chars()
