@@ -140,6 +140,7 @@ class Inventory:
         for pack in packs:
             for entity in pack.entities:
                 for item in entity.elements:
+                    refs: tuple[Reference, ...]
                     if item.box is not None:
                         refs = (Reference(entity.reference_photos[0], item.box),)
                     else:

@@ -264,6 +264,7 @@ def _share_read(phrases: tuple[str, ...], read: set[str]) -> float:
 
 def _embed_image(embedder: ImageEmbedderLike, image: np.ndarray) -> np.ndarray:
     """A unit vector of one BGR crop, from `embed` (coral.ImageEmbedder) or `run`."""
+    # an embedder with only run(image) is taken too, which the Protocol cannot say
     method = getattr(embedder, "embed", None) or embedder.run  # type: ignore[attr-defined]
     vector = np.asarray(method(image), dtype=np.float32).reshape(-1)
     return vector / max(float(np.linalg.norm(vector)), 1e-12)

@@ -118,6 +118,7 @@ class _Loader:
         photos = tuple(self.photo(p, f"{field}.reference_photos[{i}]")
                        for i, p in enumerate(self.str_list(raw, "reference_photos", f"{field}.reference_photos")))
         elements_raw = raw.get("elements")
+        elements: tuple[PackElement, ...]
         if elements_raw is None:  # an entity with no elements is one element: itself
             elements = (PackElement(name, description),)
         elif not isinstance(elements_raw, list) or not elements_raw:

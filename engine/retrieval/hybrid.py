@@ -11,11 +11,15 @@ plain reciprocal-rank fusion on Cranfield and CISI.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.ingest.documents import DOCUMENT, PARAGRAPH
 from local_stores.vector_store import Item, VectorStore
+
+if TYPE_CHECKING:
+    from engine.runtimes.text_embedder import TextEmbedder
 
 
 @dataclass
@@ -41,7 +45,7 @@ class SearchConfig:
 
 
 class HybridRetriever:
-    def __init__(self, store: VectorStore, embedder, config: SearchConfig | None = None) -> None:  # noqa: ANN001
+    def __init__(self, store: VectorStore, embedder: TextEmbedder, config: SearchConfig | None = None) -> None:
         self.store, self.embedder = store, embedder
         self.config = config or SearchConfig()
 
@@ -59,7 +63,8 @@ class HybridRetriever:
     # -- paragraphs (and any single-vector corpus) ----------------------------------------------
     def _items(self, corpus: str, query: str, vector: np.ndarray | None, k: int, mode: str) -> list[Hit]:
         sparse = dict(self.store.bm25(corpus, query, self.config.pool)) if mode != "dense" else {}
-        dense = self._cosines(corpus, vector, self.config.pool, sparse) if mode != "bm25" else {}
+        # search embeds the question for every mode but bm25
+        dense = self._cosines(corpus, vector, self.config.pool, sparse) if vector is not None and mode != "bm25" else {}
         scores = self._fuse(sparse, dense, mode)
         return self._hits(scores, k, bm25=sparse, dense=dense)
 
@@ -68,6 +73,7 @@ class HybridRetriever:
         sparse = dict(self.store.bm25(DOCUMENT, query, self.config.pool)) if mode != "dense" else {}
         if mode == "bm25":
             return self._hits(self._fuse(sparse, {}, mode), k, bm25=sparse)
+        assert vector is not None  # search embeds the question for every mode but bm25
         whole, best_par = self._document_cosines(vector, sparse)
         dense = self._blend(whole, best_par)
         scores = self._fuse(sparse, dense, mode)

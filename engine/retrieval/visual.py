@@ -7,13 +7,20 @@ where, captions), not for what is in it. Clips and whole videos are evidence as 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.retrieval.hybrid import Hit, HybridRetriever
 from local_stores.vector_store import Item, VectorStore
+
+if TYPE_CHECKING:
+    from engine.grounding.inventory import Inventory, TextEmbedderLike
+    from engine.grounding.matching import Decision, GroundingSettings, ImageEmbedderLike, VlmCheck
+    from engine.runtimes.vision.clip import ImageTextEmbedder
 
 PHOTO, REGION, VISUAL, LOOKS = "image/photo", "image/region", "image/visual", "image/looks"
 CLIP, VIDEO = "video/clip", "video/video"
@@ -26,13 +33,13 @@ class VisualContext:
 
     store: VectorStore
     retriever: HybridRetriever
-    text_embedder: object
-    image_embedder: object | None = None
-    inventory: object | None = None  # engine.grounding.inventory.Inventory
+    text_embedder: TextEmbedderLike
+    image_embedder: ImageEmbedderLike | None = None
+    inventory: Inventory | None = None
     references: dict[str, np.ndarray] | None = None
-    grounding: object | None = None  # engine.grounding.matching.GroundingSettings
-    vlm_check: object | None = None  # (crop, element) -> bool, when a vision-language model is installed
-    image_text: object | None = None  # an imported CLIP/SigLIP: the question meets the photos' looks
+    grounding: GroundingSettings | None = None
+    vlm_check: VlmCheck | None = None  # when a vision-language model is installed
+    image_text: ImageTextEmbedder | None = None  # an imported CLIP/SigLIP: the question meets the photos' looks
     photos: int = 2  # photos grounded per question
     k: int = 8
     _next_id: int = field(default=-1, repr=False)
@@ -126,7 +133,7 @@ def fuse_looks(by_text: list[Hit], by_looks: list[Hit], k: int = 60) -> list[Hit
     return [hits[f] for f in sorted(fused, key=lambda f: -fused[f])]
 
 
-def _box_key(box) -> tuple:  # noqa: ANN001
+def _box_key(box: Iterable[float]) -> tuple[int, ...]:
     return tuple(round(float(v)) for v in box)
 
 
@@ -155,7 +162,7 @@ def grounded(ctx: VisualContext, photo_hit: Hit, relevance: dict[tuple, float] |
     fit = relevance or {}
     units = text_blocks(grounding.kept)
     units.sort(key=lambda unit: (-max(fit.get(_box_key(d.region.box), 0.0) for d in unit),
-                                 all(d.element.generic for d in unit)))
+                                 all(d.element is not None and d.element.generic for d in unit)))  # all kept
     photo = _photo_evidence(photo_hit, decisions=grounding.as_dict()["decisions"])
     out = [("region", _region_evidence(ctx, photo_hit, unit, rank)) for rank, unit in enumerate(units)]
     at = min(len(out), FIRST_REGIONS)  # what the photo is about (when, where, captions) after the best regions
@@ -166,11 +173,11 @@ def grounded(ctx: VisualContext, photo_hit: Hit, relevance: dict[tuple, float] |
 FIRST_REGIONS = 3
 
 
-def text_blocks(decisions: list) -> list[list]:  # list[Decision] -> list[list[Decision]]
+def text_blocks(decisions: list[Decision]) -> list[list[Decision]]:
     """Kept regions as citable units: each object or face alone; lines of text that sit together
     (one sign, one poster caption) as one block, so a sign is read whole."""
     texts = sorted((d for d in decisions if d.region.kind == "text"), key=lambda d: d.region.box[1])
-    blocks: list[list] = []
+    blocks: list[list[Decision]] = []
     for decision in texts:
         x1, y1, x2, y2 = decision.region.box
         height = y2 - y1
@@ -198,12 +205,12 @@ def text_blocks(decisions: list) -> list[list]:  # list[Decision] -> list[list[D
     return [[d] for d in decisions if d.region.kind != "text"] + blocks
 
 
-def _union(block: list) -> tuple[float, float, float, float]:
+def _union(block: list[Decision]) -> tuple[float, float, float, float]:
     boxes = [d.region.box for d in block]
     return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
-def _empty_inventory():  # noqa: ANN202
+def _empty_inventory() -> Inventory:
     from engine.grounding.inventory import Inventory
 
     return Inventory()
