@@ -129,7 +129,8 @@ class ModelManager:
             self._write_stamp(dest, f.sha256)
         return paths
 
-    def _fetch(self, spec: ModelSpec, f: ModelFile, dest: Path, tick, use: tuple[str, ...]) -> Path:  # noqa: ANN001
+    def _fetch(self, spec: ModelSpec, f: ModelFile, dest: Path, tick: sources.Progress | None,
+               use: tuple[str, ...]) -> Path:
         attempts: list[tuple[str, Callable[[], Path]]] = []
         if "mirror" in use:
             attempts.append(("mirrors", lambda: sources.from_mirror(f, dest, sources.mirror_locations(), tick)))

