@@ -166,7 +166,7 @@ def wtq(work: Path, stores, limit: int) -> list[Case]:  # noqa: ANN001
         if path not in sources:
             name = "t_" + re.sub(r"\W", "_", path.stem)
             [info] = tables.load(stores.tables, lambda sheet, n=name: n, path)
-            sources[path] = Source(name, "table", "duckdb", str(path), tables.descriptor(info))
+            sources[path] = Source(name, "table", "duckdb", str(path), info.descriptor())
         answers = [a for a in str(q["targetValue"]).split("|") if a]
         out.append(Case(q["utterance"], sources[path], None, denotation=answers))
     return out
@@ -211,7 +211,7 @@ def raw_schema(source) -> str:  # noqa: ANN001
 
 
 def zero_shot(llm, case: Case, stores) -> tuple[str, list[tuple] | None]:  # noqa: ANN001
-    from engine.native import sources
+    from engine.native.kinds import open_store
     from engine.native.writers import writer_for
 
     source = case.source
@@ -220,7 +220,7 @@ def zero_shot(llm, case: Case, stores) -> tuple[str, list[tuple] | None]:  # noq
                                                   f"answers: {case.question}"}], max_tokens=220)
     query = writer_for(source.language).extract(reply)
     try:
-        return query, [tuple(r) for r in sources.run(source, query, stores, 10, 1000).rows]
+        return query, [tuple(r) for r in open_store(source, stores).execute(query, 10, 1000).rows]
     except Exception:  # noqa: BLE001 (the baseline has no validation or repair)
         return query, None
 

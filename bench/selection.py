@@ -54,7 +54,7 @@ def register(stores, spider_sql: bool = True) -> tuple[list, dict[str, str]]:  #
     for path in sorted((EVAL / "tables" / "wtq" / "csv").glob("*.csv")):
         name = "t_" + re.sub(r"\W", "_", path.stem)
         [info] = tables.load(stores.tables, lambda sheet, n=name: n, path)
-        sources.append(Source(name, "table", "duckdb", str(path), tables.descriptor(info)))
+        sources.append(Source(name, "table", "duckdb", str(path), info.descriptor()))
         key[name] = name
     return sources, key
 

@@ -191,7 +191,7 @@ def query(source: str, query: str, home: Path | None, as_json: bool) -> None:
 
 def _print_result(run, home: Path | None, as_json: bool) -> None:  # noqa: ANN001
     from engine.native.evidence import cell
-    from local_stores.table_store import QueryFailed, QueryRefused
+    from local_stores.results import QueryFailed, QueryRefused
 
     try:
         result = run(_trove(home))

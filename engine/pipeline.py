@@ -32,8 +32,9 @@ from local_stores import query_worker
 from local_stores.catalog import Catalog
 from local_stores.graph_store import GraphStore
 from local_stores.rdf_store import RdfStore
+from local_stores.results import QueryResult
 from local_stores.sqlite_db import Database, writable
-from local_stores.table_store import QueryResult, TableStore
+from local_stores.table_store import TableStore
 from local_stores.vector_store import Item, VectorStore
 
 NOTHING_RELEVANT = "Nothing in your files matches this question."
@@ -257,12 +258,13 @@ class Trove:
         """Run one read-only query in a source's own language (SQL, Cypher or SPARQL), time- and
         row-limited; `source` is its name in `trove status`."""
         from engine.native import sources
+        from engine.native.kinds import open_store
 
         found = [s for s in sources.from_catalog(self.catalog.sources()) if s.name == source]
         if not found:
             raise TroveError(f"no table, database, graph or RDF source named {source!r} (see trove status)")
-        statement = sources.validate(found[0], query, self.stores)
-        return sources.run(found[0], statement, self.stores, self.settings.query_timeout_s, self.settings.query_rows)
+        store = open_store(found[0], self.stores)
+        return store.execute(store.explain(query), self.settings.query_timeout_s, self.settings.query_rows)
 
     @property
     def stores(self):  # noqa: ANN201 (engine.native.sources.Stores)
@@ -376,7 +378,8 @@ class Trove:
                 runs.append(QueryRun(source.language, source.name, attempt.query, attempt.ok, attempt.error,
                                      len(outcome.result.rows) if attempt.ok and outcome.result else 0))
             if outcome.ok and native_evidence.found_something(outcome):
-                hits.append((native_evidence.KIND[source.language], native_evidence.as_hit(outcome, question, i)))
+                hit = native_evidence.as_hit(outcome, question, i)
+                hits.append((hit.item.corpus, hit))
         return hits, runs
 
     # -- asking --------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import closing
 from pathlib import Path
 
@@ -16,19 +16,11 @@ import sqlean
 from local_stores import sql_worker
 from local_stores.quoting import duckdb_sql as duck
 from local_stores.quoting import sqlite_sql as sq
-from local_stores.table_store import (
-    MEMORY_MB,
-    SAFE_CONFIG,
-    QueryFailed,
-    QueryRefused,
-    QueryResult,
-    check_query,
-    plain,
-    query_result,
-    sample_values_sql,
-)
+from local_stores.results import MEMORY_MB, QueryFailed, QueryRefused, QueryResult, plain, query_result
+from local_stores.table_store import SAFE_CONFIG, check_query, sample_values_sql
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+DIALECTS = {"sqlite": "SQLite", "duckdb": "DuckDB"}  # engine -> the name a query writer uses
 
 
 def engine_of(path: Path) -> str | None:
@@ -139,7 +131,7 @@ def _sqlite_table(timed: _Timed, name: str, samples: int) -> dict:
 
 
 def sqlite_select(path: Path, statement: str, timeout_s: float, max_rows: int,
-                  params: tuple | list = ()) -> QueryResult:
+                  params: Sequence[object] = ()) -> QueryResult:
     """One checked statement on a SQLite file, read-only, under the authorizer, stopped at the time
     limit. In this process: generated queries come through local_stores.sql_worker."""
     try:
@@ -220,7 +212,30 @@ def explain(path: Path, engine: str, sql: str) -> str:
 
 
 def execute(path: Path, engine: str, sql: str, timeout_s: float = 10.0, max_rows: int = 200,
-            params: tuple | list = ()) -> QueryResult:
+            params: Sequence[object] = ()) -> QueryResult:
     """One checked SELECT in the SQL worker; `params` are its bound values (Trove's own lookups)."""
     statement = check_query(sql, dialect=engine)
     return sql_worker.run(engine, path, statement, timeout_s, max_rows, params)
+
+
+class DatabaseFile:
+    """A database file the user keeps (SQLite or DuckDB), as a native store: read in place, never
+    written; `describe` reads it in this process (ingest reads an unknown file in a worker)."""
+
+    language = "sql"
+
+    def __init__(self, path: Path, engine: str) -> None:
+        if engine not in DIALECTS:
+            raise ValueError(f"not a database engine Trove reads: {engine!r} (known: {', '.join(DIALECTS)})")
+        self.path, self.engine, self.dialect = Path(path), engine, DIALECTS[engine]
+
+    def describe(self) -> dict:
+        return {"engine": self.engine, "dialect": self.engine, "language": "sql", "file": str(self.path),
+                "tables": describe(self.path, self.engine)}
+
+    def explain(self, query: str) -> str:
+        return explain(self.path, self.engine, query)
+
+    def execute(self, query: str, timeout_s: float = 10.0, max_rows: int = 200,
+                params: Sequence[object] = ()) -> QueryResult:
+        return execute(self.path, self.engine, query, timeout_s, max_rows, params)

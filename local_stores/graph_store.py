@@ -15,13 +15,15 @@ import os
 import re
 import shutil
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from local_stores import query_worker
+from local_stores.native_store import no_params
 from local_stores.quoting import Quoted
 from local_stores.quoting import kuzu_cypher as cy
-from local_stores.table_store import MEMORY_MB, QueryFailed, QueryRefused, QueryResult, plain
+from local_stores.results import MEMORY_MB, QueryFailed, QueryRefused, QueryResult, plain
 
 CATEGORY_LIMIT = 30
 # Kùzu reserves address space for every open database: 80 % of the RAM for its buffer pool and 8 TB
@@ -190,6 +192,30 @@ class GraphStore:
             raise QueryFailed(_worker_message(reply[1], timeout_s))
         _, columns, rows, truncated = reply
         return QueryResult(columns, rows, truncated=truncated)
+
+
+    def graph(self, name: str) -> KuzuGraph:
+        return KuzuGraph(self, name)
+
+
+class KuzuGraph:
+    """One property graph in Kùzu, as a native store (Cypher, read-only)."""
+
+    language, dialect = "cypher", "Kùzu"
+
+    def __init__(self, store: GraphStore, name: str) -> None:
+        self.store, self.name = store, name
+
+    def describe(self) -> dict:
+        return self.store.describe(self.name)
+
+    def explain(self, query: str) -> str:
+        return self.store.explain(self.name, query)
+
+    def execute(self, query: str, timeout_s: float = 10.0, max_rows: int = 200,
+                params: Sequence[object] = ()) -> QueryResult:
+        no_params(self, params)
+        return self.store.execute(self.name, query, timeout_s, max_rows)
 
 
 def _worker_message(message: str, timeout_s: float) -> str:

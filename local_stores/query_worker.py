@@ -20,7 +20,7 @@ from multiprocessing import Pipe
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from local_stores.table_store import QueryFailed
+from local_stores.results import QueryFailed
 
 _PROJECT = Path(__file__).resolve().parents[1]
 _WORKERS: list[Worker] = []

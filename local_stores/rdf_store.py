@@ -21,15 +21,17 @@ import logging
 import re
 import shutil
 from collections import OrderedDict
+from collections.abc import Sequence
 from itertools import islice
 from pathlib import Path
 
 import pyoxigraph as ox
 
 from local_stores import query_worker
+from local_stores.native_store import no_params
 from local_stores.quoting import Quoted
 from local_stores.quoting import sparql as sp
-from local_stores.table_store import MEMORY_MB, QueryFailed, QueryRefused, QueryResult
+from local_stores.results import MEMORY_MB, QueryFailed, QueryRefused, QueryResult
 
 FORMATS = {".ttl": "Turtle", ".nt": "N-Triples", ".nq": "N-Quads", ".trig": "TriG", ".rdf": "RDF/XML",
            ".owl": "RDF/XML", ".jsonld": "JSON-LD", ".n3": "N3"}
@@ -552,6 +554,30 @@ class RdfStore:
         if reply[0] != "ok":
             raise QueryFailed(reply[1])
         return QueryResult(reply[1], reply[2], reply[3])
+
+
+    def dataset(self, name: str) -> OxigraphDataset:
+        return OxigraphDataset(self, name)
+
+
+class OxigraphDataset:
+    """One RDF dataset in Oxigraph, as a native store (SPARQL, read-only)."""
+
+    language, dialect = "sparql", "Oxigraph"
+
+    def __init__(self, store: RdfStore, name: str) -> None:
+        self.store, self.name = store, name
+
+    def describe(self) -> dict:
+        return self.store.descriptor(self.name)
+
+    def explain(self, query: str) -> str:
+        return self.store.explain(self.name, query)
+
+    def execute(self, query: str, timeout_s: float = 10.0, max_rows: int = 200,
+                params: Sequence[object] = ()) -> QueryResult:
+        no_params(self, params)
+        return self.store.execute(self.name, query, timeout_s, max_rows)
 
 
 def _parser_message(exc: SyntaxError) -> str:

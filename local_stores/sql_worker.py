@@ -8,10 +8,11 @@ network access, one SELECT) applies inside it as before."""
 from __future__ import annotations
 
 import atexit
+from collections.abc import Sequence
 from pathlib import Path
 
 from local_stores import query_worker
-from local_stores.table_store import MEMORY_MB, QueryFailed, QueryRefused, QueryResult
+from local_stores.results import MEMORY_MB, QueryFailed, QueryRefused, QueryResult
 
 GRACE_S = 2.0  # the engine's own interrupt answers first, with its message; the kill is the backstop
 OVERHEAD_MB = 512  # the interpreter and the engines' code, beside the query's memory
@@ -40,7 +41,7 @@ def _answer(request: tuple) -> tuple:
 
 
 def run(engine: str, path: Path, statement: str, timeout_s: float, max_rows: int,
-        params: tuple | list = ()) -> QueryResult:
+        params: Sequence[object] = ()) -> QueryResult:
     """`statement` (already checked) on the database at `path`, in the worker, with `params` bound."""
     request = ("query", engine, str(path), statement, timeout_s, max_rows, _WORKER.query_mb, list(params))
     reply = _WORKER.run(request, timeout_s + GRACE_S)

@@ -13,13 +13,16 @@ import shutil
 import tempfile
 import threading
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
+from local_stores import sql_worker
 from local_stores.quoting import Quoted
 from local_stores.quoting import duckdb_sql as duck
+from local_stores.results import MEMORY_MB, QueryFailed, QueryRefused, QueryResult, plain, query_result
 
 SAFE_CONFIG = {
     "enable_external_access": False,  # no files, no network, no ATTACH/COPY/INSTALL/LOAD
@@ -30,27 +33,11 @@ SAFE_CONFIG = {
 # loading connections: the same, set after connecting (allowed_paths can only be set on a started database)
 LOADING_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
                   "allow_community_extensions": False}
-MEMORY_MB = 2048  # settings.query_memory_mb's default: DuckDB's own is 80 % of the machine
 CSV_OPTIONS = "header = true, sample_size = -1, delim = ?"
 CSV_LENIENT = "strict_mode = false, null_padding = true, ignore_errors = true"
 _FIRST_WORD = re.compile(r"^\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*([A-Za-z(]+)", re.DOTALL)
 ALLOWED_FIRST_WORDS = {"select", "with", "from", "values", "("}
 CATEGORY_LIMIT = 30  # text columns with at most this many distinct values list them all in the descriptor
-
-
-class QueryRefused(Exception):
-    """A query that must not run (not a single read-only SELECT); the message says why."""
-
-
-class QueryFailed(Exception):
-    """A query that ran into an error, a timeout or a limit; the message is fed back to the writer."""
-
-
-@dataclass
-class QueryResult:
-    columns: list[str]
-    rows: list[tuple]
-    truncated: bool = False  # more rows existed than the row limit
 
 
 @dataclass
@@ -61,6 +48,14 @@ class TableInfo:
     columns: list[dict] = field(default_factory=list)  # {name, type, samples, label}
     warnings: list[str] = field(default_factory=list)
     sheet: str | None = None
+
+    def descriptor(self) -> dict:
+        """The table as a catalog source describes it (what its query writer reads)."""
+        out = {"table": self.name, "rows": self.rows, "columns": self.columns, "file": self.file,
+               "warnings": self.warnings, "language": "sql", "dialect": "duckdb"}
+        if self.sheet:
+            out["sheet"] = self.sheet
+        return out
 
 
 def identifier(text: str) -> str:
@@ -247,14 +242,44 @@ class TableStore:
                 columns.append(column)
         return TableInfo(name=name, file="", rows=rows, columns=columns)
 
-    def execute(self, sql: str, timeout_s: float = 10.0, max_rows: int = 200) -> QueryResult:
+    def execute(self, sql: str, timeout_s: float = 10.0, max_rows: int = 200,
+                params: Sequence[object] = ()) -> QueryResult:
         """Run one generated SELECT safely: read-only, no file/network access, time and row limits."""
-        from local_stores import sql_worker
-
         statement = check_query(sql)
         if not self.path.exists():
             raise QueryFailed("no tables are indexed yet")
-        return sql_worker.run("duckdb", self.path, statement, timeout_s, max_rows)
+        return sql_worker.run("duckdb", self.path, statement, timeout_s, max_rows, params)
+
+    def explain(self, sql: str) -> str:
+        """The checked statement, once DuckDB has planned it without running it."""
+        statement = check_query(sql)
+        if not self.path.exists():
+            raise QueryFailed("no tables are indexed yet")
+        sql_worker.run("duckdb", self.path, "EXPLAIN " + statement, timeout_s=5.0, max_rows=1)
+        return statement
+
+    def table(self, name: str) -> IndexedTable:
+        return IndexedTable(self, name)
+
+
+class IndexedTable:
+    """One table Trove copied into its DuckDB file, as a native store (SQL over the whole file:
+    a question may join it with another table)."""
+
+    language, dialect = "sql", "DuckDB"
+
+    def __init__(self, store: TableStore, name: str) -> None:
+        self.store, self.name = store, name
+
+    def describe(self) -> dict:
+        return self.store.describe(self.name).descriptor()
+
+    def explain(self, query: str) -> str:
+        return self.store.explain(query)
+
+    def execute(self, query: str, timeout_s: float = 10.0, max_rows: int = 200,
+                params: Sequence[object] = ()) -> QueryResult:
+        return self.store.execute(query, timeout_s, max_rows, params)
 
 
 def _categories(con: duckdb.DuckDBPyConnection, table: Quoted, column: Quoted) -> dict[str, list]:
@@ -267,7 +292,7 @@ def _categories(con: duckdb.DuckDBPyConnection, table: Quoted, column: Quoted) -
 
 
 def duckdb_select(path: Path, statement: str, timeout_s: float, max_rows: int,
-                  memory_mb: int = MEMORY_MB, params: tuple | list = ()) -> QueryResult:
+                  memory_mb: int = MEMORY_MB, params: Sequence[object] = ()) -> QueryResult:
     """One checked SELECT on a DuckDB file: a fresh read-only, sandboxed connection with a memory
     cap, interrupted at the time limit, at most `max_rows` rows fetched. In this process: generated
     queries come through local_stores.sql_worker, which calls this in its worker."""
@@ -295,21 +320,9 @@ def duckdb_select(path: Path, statement: str, timeout_s: float, max_rows: int,
     return query_result(columns, rows, max_rows)
 
 
-def query_result(columns: list[str], rows: list[tuple], max_rows: int) -> QueryResult:
-    """The first `max_rows` of `rows` (fetched one more, to tell whether there were more)."""
-    return QueryResult(columns, [tuple(plain(v) for v in r) for r in rows[:max_rows]], len(rows) > max_rows)
-
-
 def sample_values_sql(column: str, table_ref: Quoted, n: int) -> Quoted:
     """The `n` most frequent non-NULL values of a column (ties by value): stable samples for prompts.
     `table_ref` is already quoted (it may be schema-qualified); the same text serves SQLite."""
     col = duck.ident(column)
     return Quoted(f"SELECT {col} FROM {table_ref} WHERE {col} IS NOT NULL GROUP BY 1 "
                   f"ORDER BY count(*) DESC, 1 LIMIT {duck.number(n)}")
-
-
-def plain(value: object) -> object:
-    """JSON-friendly values for descriptors and citations."""
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    return str(value)

@@ -531,7 +531,7 @@ class Indexer:
                         self.catalog.delete_source(name)  # its DuckDB table goes with the orphans
                 for table in o.tables:
                     self.catalog.upsert_source(table.name, "table", "duckdb", str(o.found.path),
-                                               tables.descriptor(table))
+                                               table.descriptor())
                 if o.source and source_name:
                     self.catalog.upsert_source(source_name, o.found.kind, o.source["engine"], str(o.found.path),
                                                o.source)

@@ -6,7 +6,6 @@ are rebuilt from them after a run that changed any (a few thousand rows take mil
 
 from __future__ import annotations
 
-from engine.ingest import tables
 from local_stores.catalog import Catalog
 from local_stores.table_store import TableStore, table_name
 
@@ -45,7 +44,7 @@ def refresh(kind: str, catalog: Catalog, store: TableStore) -> str | None:
     name = known[0]["name"] if known else table_name(TABLE[kind], {s["name"] for s in catalog.sources()})
     info = store.replace_rows(name, COLUMNS[kind], rows)
     info.file = location(kind)
-    descriptor = tables.descriptor(info)
+    descriptor = info.descriptor()
     descriptor["about"] = ABOUT[kind]
     catalog.upsert_source(name, "table", "duckdb", location(kind), descriptor)
     return name

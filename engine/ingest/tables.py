@@ -217,11 +217,3 @@ def _first_char(path: Path) -> str:
     with path.open("rb") as fh:
         head = fh.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
     return head[:1].decode("ascii", "replace")
-
-
-def descriptor(info: TableInfo) -> dict:
-    out = {"table": info.name, "rows": info.rows, "columns": info.columns, "file": info.file,
-           "warnings": info.warnings, "language": "sql", "dialect": "duckdb"}
-    if info.sheet:
-        out["sheet"] = info.sheet
-    return out

@@ -6,14 +6,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from engine.native.kinds import kind
 from engine.native.querying import QueryOutcome
+from engine.result import LANGUAGES
 from engine.retrieval.hybrid import Hit
-from local_stores.table_store import QueryResult
+from local_stores.results import QueryResult
 from local_stores.vector_store import Item
 
 MAX_ROWS_SHOWN = 20
 MAX_LISTED = 12  # a result of at most this many rows is stated whole in the answer
-KIND = {"sql": "table", "cypher": "graph", "sparql": "rdf"}  # citation kind per query language
 
 
 def cell(value: object) -> str:
@@ -121,7 +122,7 @@ def locator(outcome: QueryOutcome) -> dict:
 def as_hit(outcome: QueryOutcome, question: str, ordinal: int) -> Hit:
     """The result as a retrieval hit: results come from the engine, so they count as relevant."""
     source = outcome.source
-    label = {"sql": "SQL", "cypher": "Cypher", "sparql": "SPARQL"}[source.language]
-    item = Item(corpus=KIND[source.language], source=source.location, text=verbalise(outcome, question),
-                locator=locator(outcome), title=f"{Path(source.location).name}: {label} result", id=-ordinal)
+    item = Item(corpus=kind(source.kind).citation, source=source.location, text=verbalise(outcome, question),
+                locator=locator(outcome), title=f"{Path(source.location).name}: {LANGUAGES[source.language]} result",
+                id=-ordinal)
     return Hit(item, score=1.0, signals={"dense": 1.0})

@@ -10,10 +10,13 @@ from dataclasses import dataclass
 from engine.generation.budget import Budget
 from engine.native import values
 from engine.native.examples import Example
-from engine.native.sources import Source, Stores, run, validate
+from engine.native.kinds import open_store
+from engine.native.sources import Source, Stores
 from engine.native.writers import writer_for
 from engine.native.writers.sparql_fixes import bind, binding_pattern
-from local_stores.table_store import QueryFailed, QueryRefused, QueryResult
+from engine.result import LANGUAGES
+from local_stores.native_store import NativeStore
+from local_stores.results import QueryFailed, QueryRefused, QueryResult
 
 
 @dataclass
@@ -43,7 +46,7 @@ def write_and_run(llm, question: str, source: Source, stores: Stores, max_tries:
                   timeout_s: float = 10.0, max_rows: int = 50, examples: list[Example] | None = None
                   ) -> QueryOutcome:
     """Write, validate, repair (feeding the engine's error back), then run; at most `max_tries` writes."""
-    writer = writer_for(source.language)
+    writer, store = writer_for(source.language), open_store(source, stores)
     convo = writer.messages(question, source, examples, Budget.of(llm))
     if found := values.find(question, source, stores):
         convo[-1] = {**convo[-1], "content": _with_hint(convo[-1]["content"], values.hint(found))}
@@ -57,12 +60,12 @@ def write_and_run(llm, question: str, source: Source, stores: Stores, max_tries:
         query = written
         tried.add(_normal(query))
         try:
-            statement = validate(source, query, stores)
+            statement = store.explain(query)
             if problem := writer.check(statement, source):
                 raise QueryFailed(problem)
-            result = run(source, statement, stores, timeout_s, max_rows)
+            result = store.execute(statement, timeout_s, max_rows)
             if source.language == "sparql" and _unbound(result) is not None:
-                statement, result = _bind_unbound(source, statement, result, stores, timeout_s, max_rows)
+                statement, result = _bind_unbound(source, statement, result, store, timeout_s, max_rows)
                 query = statement  # the schema's own patterns, added for the model
             if not _YES_NO.match(question) and (echoed := echo(result, statement)):
                 raise QueryFailed(f"the result only repeats {echoed!r}, the value the query filters on: return "
@@ -80,7 +83,7 @@ def write_and_run(llm, question: str, source: Source, stores: Stores, max_tries:
             convo += [{"role": "assistant", "content": query},
                       {"role": "user", "content": f"That query failed: {str(exc)[:400]}\nUse only these "
                                                   f"{writer.names_hint(source)}.\nWrite a corrected query for the "
-                                                  f"question: {question}\n{_label(source.language)}:"}]
+                                                  f"question: {question}\n{LANGUAGES[source.language]}:"}]
             continue
         attempts.append(QueryAttempt(query, True))
         return QueryOutcome(source, statement, result, attempts)
@@ -156,7 +159,7 @@ def _unbound(result: QueryResult) -> str | None:
     return None
 
 
-def _bind_unbound(source: Source, statement: str, result: QueryResult, stores: Stores, timeout_s: float,
+def _bind_unbound(source: Source, statement: str, result: QueryResult, store: NativeStore, timeout_s: float,
                   max_rows: int) -> tuple[str, QueryResult]:
     """Every selected variable no pattern binds gets the schema's own pattern for it, one at a time
     (a model that selects `?age ?hometown` often writes the pattern of neither)."""
@@ -167,8 +170,8 @@ def _bind_unbound(source: Source, statement: str, result: QueryResult, stores: S
         if bound is None:
             raise QueryFailed(f"?{unbound} is never bound: add the triple pattern that gives it a value")
         tried.add(unbound)
-        statement = validate(source, bound, stores)
-        result = run(source, statement, stores, timeout_s, max_rows)
+        statement = store.explain(bound)
+        result = store.execute(statement, timeout_s, max_rows)
     return statement, result
 
 
@@ -178,5 +181,3 @@ def _with_hint(user: str, hint: str) -> str:
     return f"{head}\n\n{hint}{sep}{question}" if sep else f"{hint}\n\n{user}"
 
 
-def _label(language: str) -> str:
-    return {"sql": "SQL", "cypher": "Cypher", "sparql": "SPARQL"}.get(language, language)

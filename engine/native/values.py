@@ -17,13 +17,11 @@ import re
 from dataclasses import dataclass
 
 from engine.generation.untrusted import inline, neutralise
-from engine.native.sources import Source, Stores, run
-from local_stores.quoting import Quoted
-from local_stores.quoting import duckdb_sql as duck
-from local_stores.quoting import kuzu_cypher as cy
-from local_stores.quoting import sparql as sp
-from local_stores.rdf_store import compact
-from local_stores.table_store import QueryFailed, QueryRefused
+from engine.native.kinds import open_store
+from engine.native.sources import Source, Stores
+from engine.native.writers import writer_for
+from local_stores.native_store import NativeStore
+from local_stores.results import QueryError
 from local_stores.value_index import ValueIndex
 
 log = logging.getLogger(__name__)
@@ -31,7 +29,6 @@ log = logging.getLogger(__name__)
 MAX_WORDS = 4  # longest phrase looked up
 MAX_PHRASES = 120
 MAX_MATCHES = 8
-_TEXT_TYPE = re.compile(r"CHAR|TEXT|STRING|CLOB|^$|^ANY$", re.IGNORECASE)
 _QUOTED = re.compile(r"\"([^\"]{2,80})\"|(?<!\w)'([^']{2,80})'(?!\w)")
 _WORD = re.compile(r"[\w][\w'’&.-]*")
 STOPWORDS = frozenset("""a about above after all also am an and any are as at be been before being below between
@@ -67,74 +64,26 @@ def phrases(question: str) -> list[str]:
     return list(out)[:MAX_PHRASES]
 
 
-def _table_ref(source: Source, name: str) -> Quoted:
-    """A table of the source, quoted; DuckDB files name tables outside `main` as `schema.table`."""
-    if source.descriptor.get("dialect") == "duckdb" and source.kind != "table" and "." in name:
-        return duck.qualified(*name.split(".", 1))
-    return duck.ident(name)
-
-
-def _text_columns(source: Source) -> list[tuple[str, Quoted, Quoted]]:
-    """Every text column of a SQL source's tables, as (`table.column`, the quoted table, the
-    column's value as text in SQL)."""
-    return [(f"{table['table']}.{column['name']}", _table_ref(source, table["table"]),
-             Quoted(f"CAST({duck.ident(column['name'])} AS VARCHAR)"))
-            for table in source.tables for column in table.get("columns", [])
-            if column["name"] != "_row" and _TEXT_TYPE.search(str(column.get("type") or ""))]
-
-
-def lookup_sql(source: Source, wanted: list[str]) -> tuple[str, list[str]] | None:
-    """One statement finding, in every text column of the source's tables, the stored values equal
-    (ignoring case and surrounding spaces) to one of `wanted`; the phrases are its bound values."""
-    columns = _text_columns(source)
-    parts = [f"SELECT DISTINCT CAST(? AS VARCHAR) AS place, {value} AS value FROM {table} "
-             f"WHERE lower(trim({value})) IN (SELECT phrase FROM wanted)" for _, table, value in columns]
-    if not parts:
-        return None
-    phrases_sql = ", ".join("(?)" for _ in wanted)
-    statement = (f"WITH wanted(phrase) AS (VALUES {phrases_sql}) SELECT place, value FROM ("
-                 + " UNION ALL ".join(parts) + f") AS found LIMIT {MAX_MATCHES * 4}")
-    return statement, [*wanted, *(place for place, _, _ in columns)]
-
-
-def lookup_sparql(source: Source, wanted: list[str]) -> str:
-    """One query finding the literals equal (ignoring case) to one of `wanted`, with their predicates."""
-    listed = ", ".join(sp.literal(p) for p in wanted)
-    return ("SELECT DISTINCT ?place ?value WHERE { ?s ?place ?value . "
-            f"FILTER(isLiteral(?value) && lcase(str(?value)) IN ({listed})) }} LIMIT {MAX_MATCHES * 4}")
-
-
-def _lookup(source: Source, wanted: list[str]) -> tuple[str, list[str]] | None:
-    """The lookup statement for the source's language and its bound values (none in SPARQL)."""
-    if not wanted:
-        return None
-    if source.language == "sql":
-        return lookup_sql(source, wanted)
-    if source.language == "sparql":
-        return lookup_sparql(source, wanted), []
-    return None
-
-
-def _place(place: object, source: Source) -> str:
-    """Where a value is held, as the schema text names it (`table.column`, or a prefixed predicate)."""
-    return compact(str(place), source.descriptor.get("prefixes", {})) if source.language == "sparql" else str(place)
+def _lookup(store: NativeStore, source: Source, wanted: list[str], timeout_s: float) -> list[tuple]:
+    """The (place, value) rows of the stored values equal to one of `wanted`, by the writer's own
+    lookup statement; none when the language has no lookup or it fails (the query is written without)."""
+    lookup = writer_for(source.language).value_lookup(source, wanted, MAX_MATCHES * 4)
+    if lookup is None:
+        return []
+    try:
+        return store.execute(lookup[0], timeout_s, MAX_MATCHES * 4, lookup[1]).rows
+    except QueryError as exc:
+        log.info("value lookup skipped for %s: %s", source.name, exc)
+        return []
 
 
 def find(question: str, source: Source, stores: Stores, timeout_s: float = 3.0) -> list[ValueMatch]:
     """The stored values the question names, longest phrases first, at most MAX_MATCHES; a phrase
     inside a longer phrase that matched is not reported again."""
-    wanted = phrases(question)
-    lookup = _lookup(source, wanted)
-    if lookup is None:
-        return []
-    try:
-        rows = run(source, lookup[0], stores, timeout_s, MAX_MATCHES * 4, lookup[1]).rows
-    except (QueryFailed, QueryRefused) as exc:
-        log.info("value lookup skipped for %s: %s", source.name, exc)
-        return []
+    wanted, writer = phrases(question), writer_for(source.language)
     by_phrase: dict[str, list[tuple[str, str]]] = {}
-    for place, value in rows:
-        by_phrase.setdefault(str(value).strip().lower(), []).append((str(value), _place(place, source)))
+    for place, value in _lookup(open_store(source, stores), source, wanted, timeout_s):
+        by_phrase.setdefault(str(value).strip().lower(), []).append((str(value), writer.place_name(place, source)))
     found: list[ValueMatch] = []
     for phrase in sorted(by_phrase, key=lambda p: (-len(p.split()), wanted.index(p) if p in wanted else 0)):
         if any(re.search(rf"\b{re.escape(phrase)}\b", m.phrase) for m in found):
@@ -152,35 +101,18 @@ def held_values(source: Source, stores: Stores, timeout_s: float = 20.0) -> list
     """The short text values a source holds, as (value, place): distinct, not purely numeric, at
     most HELD_PER_PLACE per column or property. A place that cannot be read is skipped."""
     out: list[tuple[str, str]] = []
-    for place, statement in _held_statements(source):
+    writer, store = writer_for(source.language), open_store(source, stores)
+    for place, statement in writer.held_statements(source, HELD_PER_PLACE, HELD_MAX_CHARS):
         try:
-            rows = run(source, statement, stores, timeout_s, HELD_PER_PLACE * 10).rows
-        except (QueryFailed, QueryRefused) as exc:
+            rows = store.execute(statement, timeout_s, HELD_PER_PLACE * 10).rows
+        except QueryError as exc:
             log.info("values of %s (%s) not read: %s", source.name, place, exc)
             continue
         for row in rows:
-            value, where = (row[0], place) if place else (row[1], _place(row[0], source))
+            value, where = (row[0], place) if place else (row[1], writer.place_name(row[0], source))
             if isinstance(value, str) and not re.fullmatch(r"[\d\s,.:/%+-]*", value):
                 out.append((value, where))
     return out
-
-
-def _held_statements(source: Source) -> list[tuple[str | None, str]]:
-    """(place, statement) reading one place's values; place None when the rows say it (RDF)."""
-    if source.language == "sparql":
-        return [(None, "SELECT DISTINCT ?place ?value WHERE { ?s ?place ?value . FILTER(isLiteral(?value) && "
-                       f"STRLEN(STR(?value)) <= {HELD_MAX_CHARS} && STRLEN(STR(?value)) >= 2) }}")]
-    if source.language == "cypher":
-        return [(f"{label}.{p['name']}",
-                 f"MATCH (n:{cy.ident(label)}) WHERE n.{cy.ident(p['name'])} IS NOT NULL AND "
-                 f"size(n.{cy.ident(p['name'])}) <= {HELD_MAX_CHARS} RETURN DISTINCT n.{cy.ident(p['name'])} "
-                 f"LIMIT {HELD_PER_PLACE}")
-                for label, node in source.descriptor.get("nodes", {}).items()
-                for p in node.get("properties", []) if str(p.get("type", "")).upper() == "STRING"
-                and p["name"] not in node.get("hidden", [])]
-    return [(place, f"SELECT DISTINCT {value} FROM {table} WHERE {value} IS NOT NULL AND "
-                    f"length({value}) BETWEEN 2 AND {HELD_MAX_CHARS} LIMIT {HELD_PER_PLACE}")
-            for place, table, value in _text_columns(source)]
 
 
 def stamp(source: Source) -> str:
@@ -235,31 +167,12 @@ def hint(matches: list[ValueMatch]) -> str:
         f"{neutralise(m.value)[:80]!r} in {inline(m.place)}" for m in matches)  # repr keeps its spaces
 
 
-_SQL_TEXT = re.compile(r"'((?:[^']|'')*)'")
-_SPARQL_EQUALS = re.compile(r"=\s*\"((?:[^\"\\]|\\.)*)\"")
-
-
-def _literals(statement: str, language: str) -> list[str]:
-    """The text values a query compares with: every quoted text in SQL (not LIKE patterns), the
-    right side of `= "..."` in SPARQL (not CONTAINS or REGEX arguments); never dates or numbers."""
-    if language == "sql":
-        found = [t.replace("''", "'") for t in _SQL_TEXT.findall(statement)]
-    elif language == "sparql":
-        found = [t.replace('\\"', '"') for t in _SPARQL_EQUALS.findall(statement)]
-    else:
-        return []
-    return [t for t in dict.fromkeys(found) if t.strip() and "%" not in t and not re.fullmatch(r"[\d :.-]+", t)]
-
-
 def absent_literals(statement: str, source: Source, stores: Stores, timeout_s: float = 3.0) -> list[str]:
     """The text values a query compares with that the source holds nowhere (ignoring case and,
-    in tables, surrounding spaces)."""
-    literals = _literals(statement, source.language)
-    lookup = _lookup(source, [t.strip().lower() if source.language == "sql" else t.lower() for t in literals])
-    if lookup is None:
+    in tables, surrounding spaces): never LIKE patterns, dates or numbers."""
+    found = writer_for(source.language).compared_literals(statement)
+    literals = [t for t in dict.fromkeys(found) if t.strip() and "%" not in t and not re.fullmatch(r"[\d :.-]+", t)]
+    if not literals:
         return []
-    try:
-        held = {str(v).strip().lower() for _, v in run(source, lookup[0], stores, timeout_s, 1000, lookup[1]).rows}
-    except (QueryFailed, QueryRefused):
-        return []
+    held = {str(v).strip().lower() for _, v in _lookup(open_store(source, stores), source, literals, timeout_s)}
     return [t for t in literals if t.strip().lower() not in held]

@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from local_stores import database_files
-from local_stores.table_store import QueryFailed, QueryRefused
+from local_stores.results import QueryFailed, QueryRefused
 from tests.conftest import shared_path
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from local_stores.graph_store import GraphStore, NodeTable, RelTable, check_query
-from local_stores.table_store import QueryFailed, QueryRefused
+from local_stores.results import QueryFailed, QueryRefused
 
 
 def _people(n: int = 60) -> tuple[list[NodeTable], list[RelTable]]:

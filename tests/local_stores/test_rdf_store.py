@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from local_stores import rdf_store
-from local_stores.rdf_store import EmptyRdf, QueryFailed, QueryRefused, RdfLoadError, RdfStore
+from local_stores.rdf_store import EmptyRdf, RdfLoadError, RdfStore
+from local_stores.results import QueryFailed, QueryRefused
 from tests.conftest import shared_path
 
 TTL = """@prefix ex: <http://example.org/library#> .

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from local_stores.table_store import QueryFailed, QueryRefused, TableStore, check_query, table_name
+from local_stores.results import QueryFailed, QueryRefused
+from local_stores.table_store import TableStore, check_query, table_name
 
 CSV = "Date,Shop,Amount (EUR)\n2024-03-01,Albert Heijn,23.50\n2024-03-02,HEMA,7.95\n2024-04-11,Albert Heijn,41.20\n"
 

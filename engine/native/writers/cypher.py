@@ -5,11 +5,18 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline, quoted
 from engine.native.examples import Example
 from engine.native.writers.fitting import capped, fit, preferred, schema_room
+from engine.native.writers.summary import property_words, stem
+from local_stores.quoting import kuzu_cypher as cy
+
+if TYPE_CHECKING:
+    from engine.native.sources import Source
+
 
 LANGUAGE = "cypher"
 SYSTEM = """You write one Cypher query (Kùzu dialect) that answers the user's question from the graph below.
@@ -171,3 +178,50 @@ def extract(reply: str) -> str:
 def check(statement: str, source) -> str | None:  # noqa: ANN001, ARG001
     """Nothing to add: Kùzu's EXPLAIN already names unknown labels and properties."""
     return None
+
+
+# -- Trove's own queries: what the source is about, the values it holds -----------------------------
+def summary_words(source: Source) -> list[str]:
+    """The names a question about the graph would use: labels, properties and their values, types."""
+    words = []
+    for label, node in source.descriptor.get("nodes", {}).items():
+        words.append(label)
+        words += property_words(node.get("properties", []))
+    words += [rel.replace("_", " ").lower() for rel in source.descriptor.get("relationships", {})]
+    return words
+
+
+def part_texts(source: Source) -> list[str]:
+    """One short text per node label (its properties) and per relationship (its ends)."""
+    d = source.descriptor
+    out = [f"{stem(source)}: {label}: " + ", ".join(p["name"] for p in node.get("properties", []))
+           for label, node in d.get("nodes", {}).items()]
+    out += [f"{stem(source)}: {a} {rel.replace('_', ' ').lower()} {b}"
+            for rel, info in d.get("relationships", {}).items() for a, b in info.get("pairs", [])]
+    return out
+
+
+def value_lookup(source: Source, wanted: list[str], limit: int) -> tuple[str, list[object]] | None:  # noqa: ARG001
+    """No lookup before writing Cypher: graph values are matched by the value index alone."""
+    return None
+
+
+def held_statements(source: Source, per_place: int, max_chars: int) -> list[tuple[str | None, str]]:
+    """(place, statement) reading one text property's distinct short values, at most `per_place`."""
+    return [(f"{label}.{p['name']}",
+             f"MATCH (n:{cy.ident(label)}) WHERE n.{cy.ident(p['name'])} IS NOT NULL AND "
+             f"size(n.{cy.ident(p['name'])}) <= {cy.number(max_chars)} RETURN DISTINCT n.{cy.ident(p['name'])} "
+             f"LIMIT {cy.number(per_place)}")
+            for label, node in source.descriptor.get("nodes", {}).items()
+            for p in node.get("properties", []) if str(p.get("type", "")).upper() == "STRING"
+            and p["name"] not in node.get("hidden", [])]
+
+
+def compared_literals(statement: str) -> list[str]:  # noqa: ARG001
+    """Not checked in Cypher: a filter's value is not looked up before the query runs."""
+    return []
+
+
+def place_name(place: object, source: Source) -> str:  # noqa: ARG001
+    """Where a value is held, as the schema text names it: `Label.property`."""
+    return str(place)

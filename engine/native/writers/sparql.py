@@ -8,13 +8,20 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline
 from engine.native.examples import Example
 from engine.native.writers import sparql_fixes
 from engine.native.writers.fitting import fit, mentioned, schema_room, words
+from engine.native.writers.summary import property_words, stem
+from local_stores.quoting import sparql as sp
 from local_stores.rdf_store import compact, local_name
+
+if TYPE_CHECKING:
+    from engine.native.sources import Source
+
 
 LANGUAGE = "sparql"
 
@@ -293,3 +300,50 @@ def names_hint(source) -> str:  # noqa: ANN001
     preds.update(dict.fromkeys(compact(p["iri"], prefixes) for p in d.get("predicates", [])))
     text = f"classes: {', '.join(classes) or 'none'}; predicates: {', '.join(preds) or 'none'}"
     return text if len(text) <= 800 else text[:797] + "..."
+
+
+# -- Trove's own queries: what the source is about, the values it holds -----------------------------
+_EQUALS_TEXT = re.compile(r"=\s*\"((?:[^\"\\]|\\.)*)\"")
+
+
+def summary_words(source: Source) -> list[str]:
+    """The names a question about the data would use: classes, predicates and their values."""
+    words = []
+    for cls in source.descriptor.get("classes", []):
+        words.append(str(cls.get("label") or cls.get("iri")))
+        words += property_words([{"name": p.get("label") or p.get("iri"), "samples": p.get("samples", [])}
+                                 for p in cls.get("predicates", [])])
+    words += [str(p.get("label") or p.get("iri")) for p in source.descriptor.get("predicates", [])]
+    return words
+
+
+def part_texts(source: Source) -> list[str]:
+    """One short text per class: its name and its predicates."""
+    return [f"{stem(source)}: {cls.get('label') or cls.get('iri')}: "
+            + ", ".join(str(p.get("label") or p.get("iri")) for p in cls.get("predicates", []))
+            for cls in source.descriptor.get("classes", [])]
+
+
+def value_lookup(source: Source, wanted: list[str], limit: int) -> tuple[str, list[object]] | None:  # noqa: ARG001
+    """One query finding the literals equal (ignoring case) to one of `wanted`, with their predicates."""
+    if not wanted:
+        return None
+    listed = ", ".join(sp.literal(w.lower()) for w in wanted)
+    return ("SELECT DISTINCT ?place ?value WHERE { ?s ?place ?value . "
+            f"FILTER(isLiteral(?value) && lcase(str(?value)) IN ({listed})) }} LIMIT {sp.number(limit)}"), []
+
+
+def held_statements(source: Source, per_place: int, max_chars: int) -> list[tuple[str | None, str]]:  # noqa: ARG001
+    """One statement reading every short literal with its predicate (the rows say the place)."""
+    return [(None, "SELECT DISTINCT ?place ?value WHERE { ?s ?place ?value . FILTER(isLiteral(?value) && "
+                   f"STRLEN(STR(?value)) <= {sp.number(max_chars)} && STRLEN(STR(?value)) >= 2) }}")]
+
+
+def compared_literals(statement: str) -> list[str]:
+    """The right side of `= "..."` (not CONTAINS or REGEX arguments)."""
+    return [t.replace('\\"', '"') for t in _EQUALS_TEXT.findall(statement)]
+
+
+def place_name(place: object, source: Source) -> str:
+    """Where a value is held, as the schema text names it: a prefixed predicate."""
+    return compact(str(place), source.descriptor.get("prefixes", {}))

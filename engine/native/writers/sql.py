@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline, quoted
 from engine.native.examples import Example
 from engine.native.writers.fitting import capped, fit, preferred, schema_room
+from engine.native.writers.summary import property_words, stem
 from local_stores.quoting import Quoted
 from local_stores.quoting import duckdb_sql as duck
+
+if TYPE_CHECKING:
+    from engine.native.sources import Source
+
 
 LANGUAGE = "sql"
 SYSTEM = """You write one {dialect} SQL query that answers the user's question from the tables below.
@@ -188,3 +194,76 @@ def extract(reply: str) -> str:
 def check(statement: str, source) -> str | None:  # noqa: ANN001, ARG001
     """Nothing to add: the engine's EXPLAIN already names unknown tables and columns."""
     return None
+
+
+# -- Trove's own queries: what the source is about, the values it holds -----------------------------
+_TEXT_TYPE = re.compile(r"CHAR|TEXT|STRING|CLOB|^$|^ANY$", re.IGNORECASE)
+_TEXT_LITERAL = re.compile(r"'((?:[^']|'')*)'")
+
+
+def summary_words(source: Source) -> list[str]:
+    """The names a question about the source would use: tables, sheets, columns and their values."""
+    words = []
+    for table in source.tables:
+        words.append(table["table"].replace("_", " "))
+        if table.get("sheet"):
+            words.append(str(table["sheet"]))
+        words += property_words([c for c in table.get("columns", []) if c["name"] != "_row"])
+    return words
+
+
+def part_texts(source: Source) -> list[str]:
+    """One short text per table: the file, the table and its column names."""
+    out = []
+    for table in source.tables:
+        cols = [str(c.get("label") or c["name"]).replace("_", " ") for c in table.get("columns", [])
+                if c["name"] != "_row"]
+        out.append(f"{stem(source)}: {table['table'].replace('_', ' ')}: " + ", ".join(cols))
+    return out
+
+
+def _table_ref(source: Source, name: str) -> Quoted:
+    """A table of the source, quoted; DuckDB files name tables outside `main` as `schema.table`."""
+    if source.descriptor.get("dialect") == "duckdb" and source.kind != "table" and "." in name:
+        return duck.qualified(*name.split(".", 1))
+    return duck.ident(name)
+
+
+def _text_columns(source: Source) -> list[tuple[str, Quoted, Quoted]]:
+    """Every text column of the source's tables, as (`table.column`, the quoted table, the column's
+    value as text in SQL)."""
+    return [(f"{table['table']}.{column['name']}", _table_ref(source, table["table"]),
+             Quoted(f"CAST({duck.ident(column['name'])} AS VARCHAR)"))
+            for table in source.tables for column in table.get("columns", [])
+            if column["name"] != "_row" and _TEXT_TYPE.search(str(column.get("type") or ""))]
+
+
+def value_lookup(source: Source, wanted: list[str], limit: int) -> tuple[str, list[object]] | None:
+    """One statement finding, in every text column, the stored values equal (ignoring case and
+    surrounding spaces) to one of `wanted`, as (place, value) rows; the texts are bound values."""
+    columns = _text_columns(source)
+    if not columns or not wanted:
+        return None
+    parts = [f"SELECT DISTINCT CAST(? AS VARCHAR) AS place, {value} AS value FROM {table} "
+             f"WHERE lower(trim({value})) IN (SELECT phrase FROM wanted)" for _, table, value in columns]
+    phrases_sql = ", ".join("(?)" for _ in wanted)
+    statement = (f"WITH wanted(phrase) AS (VALUES {phrases_sql}) SELECT place, value FROM ("
+                 + " UNION ALL ".join(parts) + f") AS found LIMIT {duck.number(limit)}")
+    return statement, [*(w.strip().lower() for w in wanted), *(place for place, _, _ in columns)]
+
+
+def held_statements(source: Source, per_place: int, max_chars: int) -> list[tuple[str | None, str]]:
+    """(place, statement) reading one text column's distinct short values, at most `per_place`."""
+    return [(place, f"SELECT DISTINCT {value} FROM {table} WHERE {value} IS NOT NULL AND "
+                    f"length({value}) BETWEEN 2 AND {duck.number(max_chars)} LIMIT {duck.number(per_place)}")
+            for place, table, value in _text_columns(source)]
+
+
+def compared_literals(statement: str) -> list[str]:
+    """Every quoted text of the query (LIKE patterns and dates left out by the caller)."""
+    return [t.replace("''", "'") for t in _TEXT_LITERAL.findall(statement)]
+
+
+def place_name(place: object, source: Source) -> str:  # noqa: ARG001 (the same signature in every writer)
+    """Where a value is held, as the schema text names it: `table.column`."""
+    return str(place)

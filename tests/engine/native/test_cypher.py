@@ -11,6 +11,7 @@ from engine.ingest.graphs.load import load
 from engine.native import sources
 from engine.native.evidence import as_hit, cell, verbalise
 from engine.native.examples import ExamplePicker, skeleton
+from engine.native.kinds import open_store
 from engine.native.querying import QueryOutcome, write_and_run
 from engine.native.writers import cypher
 from local_stores.graph_store import GraphStore
@@ -53,19 +54,20 @@ def test_neo4j_spellings_are_mended_and_replies_cleaned(family):  # noqa: ANN001
     query = cypher.fix(cypher.extract("Here:\n```cypher\nMATCH (p:Person)-[r]->(q:Place) RETURN p.name, type(r), "
                                       "toInteger(p.born) LIMIT 1;\n```"), source)
     assert query == "MATCH (p:Person)-[r]->(q:Place) RETURN p.name, label(r), to_int64(p.born) LIMIT 1"
-    assert sources.run(source, sources.validate(source, query, stores), stores, 5, 10).rows
+    graph = open_store(source, stores)
+    assert graph.execute(graph.explain(query), 5, 10).rows
 
 
 def test_graph_results_read_as_words_and_cite_the_query(family):  # noqa: ANN001
     stores, source = family
     query = "MATCH path = (a:Person)-[:LIVES_IN]->(c:Place) WHERE a.name = 'Astrid Lindqvist' RETURN path"
-    result = sources.run(source, query, stores, 5, 10)
+    result = open_store(source, stores).execute(query, 5, 10)
     text = cell(result.rows[0][0])
     assert text.startswith("Person(name: Astrid Lindqvist") and "-[:LIVES_IN]->" in text and "Place(name: Umeå" in text
     hit = as_hit(QueryOutcome(source, query, result, []), "Where does mormor live?", 1)
     assert hit.item.corpus == "graph" and hit.item.locator["language"] == "cypher"
     assert hit.item.locator["query"] == query and hit.item.locator["result_rows"][0][0]["_nodes"]
-    count = sources.run(source, "MATCH (p:Person) RETURN count(*) AS people", stores, 5, 10)
+    count = open_store(source, stores).execute("MATCH (p:Person) RETURN count(*) AS people", 5, 10)
     assert "people is 8." in verbalise(QueryOutcome(source, "q", count, []), "How many people?")
 
 
@@ -79,7 +81,7 @@ def test_repair_is_bounded_and_never_changes_the_graph(family, smoke_llm):  # no
 
 def test_a_result_that_only_repeats_the_filter_value_is_not_an_answer():
     from engine.native.querying import echo
-    from local_stores.table_store import QueryResult
+    from local_stores.results import QueryResult
 
     query = "MATCH (a:Person)-[:PARENT_OF]->(c:Person) WHERE a.name = 'Astrid Lindqvist' RETURN a.name"
     assert echo(QueryResult(["a.name"], [("Astrid Lindqvist",), ("Astrid Lindqvist",)]), query) == "astrid lindqvist"
@@ -89,7 +91,7 @@ def test_a_result_that_only_repeats_the_filter_value_is_not_an_answer():
 
 def test_rows_of_nulls_are_no_evidence_and_no_listing(family):  # noqa: ANN001
     from engine.native.evidence import found_something, locator
-    from local_stores.table_store import QueryResult
+    from local_stores.results import QueryResult
 
     _, source = family
     unbound = QueryOutcome(source, "q", QueryResult(["book_name"], [(None,), (None,), (None,)]), [])

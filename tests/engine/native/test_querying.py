@@ -4,7 +4,7 @@ results count as empty (and so are worth a repair when a literal matched nothing
 from __future__ import annotations
 
 from engine.native.querying import _empty, _with_hint
-from local_stores.table_store import QueryResult
+from local_stores.results import QueryResult
 
 
 def test_the_hint_goes_just_before_the_question():

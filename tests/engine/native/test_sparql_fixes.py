@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import copy
 
-from engine.native.sources import Source, Stores, run, validate
+from engine.native.kinds import open_store
+from engine.native.sources import Source, Stores
 from engine.native.writers import sparql, sparql_fixes
 from local_stores.rdf_store import MAX_PREDICATES
 
@@ -15,7 +16,8 @@ PET = "PREFIX pet: <http://example.org/pets#>\n"
 def rows(pets, query: str) -> list[tuple]:  # noqa: ANN001
     store, source = pets
     stores = Stores(None, None, store)
-    return sorted(run(source, validate(source, sparql.fix(query, source), stores), stores, 10, 50).rows)
+    dataset = open_store(source, stores)
+    return sorted(dataset.execute(dataset.explain(sparql.fix(query, source)), 10, 50).rows)
 
 
 def test_aggregates_in_select_get_their_brackets(pets):  # noqa: ANN001
@@ -64,13 +66,13 @@ def test_a_pattern_is_only_added_where_it_joins():
 
 def test_predicates_and_classes_the_data_lacks_are_named(pets):  # noqa: ANN001
     store, source = pets
-    stores = Stores(None, None, store)
-    colour = validate(source, PET + "SELECT ?c WHERE { ?c a pet:Cat ; pet:colour ?x }", stores)
+    dataset = open_store(source, Stores(None, None, store))
+    colour = dataset.explain(PET + "SELECT ?c WHERE { ?c a pet:Cat ; pet:colour ?x }")
     assert sparql.check(colour, source) == \
         "pet:colour is not in this data (it has pet:born, pet:name, pet:vet)"
-    bird = validate(source, PET + "SELECT ?b WHERE { ?b a pet:Bird }", stores)
+    bird = dataset.explain(PET + "SELECT ?b WHERE { ?b a pet:Bird }")
     assert sparql.check(bird, source).startswith("pet:Bird is not in this data (it has pet:Cat, pet:Clinic, pet:Dog")
-    clinic = validate(source, PET + "SELECT ?n WHERE { ?c pet:vet pet:clinic ; pet:name ?n }", stores)
+    clinic = dataset.explain(PET + "SELECT ?n WHERE { ?c pet:vet pet:clinic ; pet:name ?n }")
     assert sparql.check(clinic, source) is None  # an instance IRI as a value is fine
     capped = copy.deepcopy(source.descriptor)
     capped["classes"][0]["predicates"] += [{"iri": f"http://example.org/pets#p{i}"} for i in range(MAX_PREDICATES)]

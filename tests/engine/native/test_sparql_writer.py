@@ -9,7 +9,8 @@ import pytest
 
 from engine.native.sources import Source
 from engine.native.writers import sparql
-from local_stores.rdf_store import QueryFailed, QueryRefused, RdfStore
+from local_stores.rdf_store import RdfStore
+from local_stores.results import QueryFailed, QueryRefused
 from tests.conftest import MODELS_DIR
 
 
@@ -131,16 +132,17 @@ def test_a_large_schema_drops_samples_then_small_classes_to_fit(tmp_path: Path):
 
 
 def test_every_unbound_selected_variable_is_bound_before_the_result_counts(pets):  # noqa: ANN001
+    from engine.native.kinds import open_store
     from engine.native.querying import _bind_unbound
-    from engine.native.sources import Stores, run, validate
+    from engine.native.sources import Stores
 
     store, source = pets
-    stores = Stores(None, None, store)
+    dataset = open_store(source, Stores(None, None, store))
     query = "PREFIX pet: <http://example.org/pets#>\nSELECT ?cat_name ?cat_born WHERE { ?cat a pet:Cat . }"
-    statement = validate(source, query, stores)
-    result = run(source, statement, stores, 10, 20)
+    statement = dataset.explain(query)
+    result = dataset.execute(statement, 10, 20)
     assert result.rows and all(row == (None, None) for row in result.rows)  # the model bound neither
-    statement, result = _bind_unbound(source, statement, result, stores, 10, 20)
+    statement, result = _bind_unbound(source, statement, result, dataset, 10, 20)
     assert sorted(result.rows) == [("Kit", 2021), ("Mog", 2015), ("Tom", 2019)]
     assert "?cat pet:name ?cat_name ." in statement and "?cat pet:born ?cat_born ." in statement
 

@@ -14,7 +14,8 @@ from engine.native.querying import QueryOutcome, write_and_run
 from engine.native.writers.sql import extract, fix, messages
 from local_stores.graph_store import GraphStore
 from local_stores.rdf_store import RdfStore
-from local_stores.table_store import QueryResult, TableStore
+from local_stores.results import QueryResult
+from local_stores.table_store import TableStore
 from tests.conftest import EXAMPLES
 from tests.scripted import ScriptedLLM
 
@@ -25,9 +26,7 @@ CSV = "Date,Shop,Amount (EUR)\n2024-03-01,Albert Heijn,23.50\n2024-03-02,HEMA,7.
 def table(tmp_path: Path) -> tuple[TableStore, sources.Source]:
     store = TableStore(tmp_path / "t.duckdb")
     info = store.load_csv("expenses", tmp_path / "expenses.csv", CSV)
-    from engine.ingest.tables import descriptor
-
-    return store, sources.Source("expenses", "table", "duckdb", str(tmp_path / "expenses.csv"), descriptor(info))
+    return store, sources.Source("expenses", "table", "duckdb", str(tmp_path / "expenses.csv"), info.descriptor())
 
 
 def test_schema_text_shows_columns_types_samples_and_headers(table):  # noqa: ANN001

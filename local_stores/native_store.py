@@ -1,0 +1,44 @@
+"""The one interface of every native store: a structured source queried read-only in its own language.
+
+A native store is one source on one engine: a table Trove copied into DuckDB, a database file the
+user keeps (SQLite or DuckDB), a property graph in Kùzu, an RDF dataset in Oxigraph; a remote
+server is one more. Generated queries reach the engines only through this interface, and every
+implementation passes the same contract tests (`tests/local_stores/native_store_contract.py`):
+`execute` runs one read-only statement, time- and row-limited, and raises `QueryRefused` for
+anything else; `explain` checks and plans a query without running it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from local_stores.results import QueryResult
+
+
+@runtime_checkable
+class NativeStore(Protocol):
+    language: str  # the query language its writer writes: sql | cypher | sparql
+    dialect: str  # the engine as a query writer should name it: DuckDB, SQLite, Kùzu, Oxigraph
+
+    def describe(self) -> dict:
+        """The descriptor: what a writer needs to write queries (tables and columns, node labels and
+        relationship types, classes and predicates), with types, sample values and counts."""
+        ...
+
+    def explain(self, query: str) -> str:
+        """The statement that would run, once checked and planned by the engine without running it;
+        `QueryRefused` or `QueryFailed` (with the engine's message) on a bad query."""
+        ...
+
+    def execute(self, query: str, timeout_s: float = 10.0, max_rows: int = 200,
+                params: Sequence[object] = ()) -> QueryResult:
+        """Run one checked, read-only statement within `timeout_s` and at most `max_rows` rows.
+        `params` are positional bound values, for languages that take them (SQL); a store whose
+        language takes none refuses them with ValueError (a programming error, not a bad query)."""
+        ...
+
+
+def no_params(store: NativeStore, params: Sequence[object]) -> None:
+    """ValueError when `params` are given to a store whose language binds none."""
+    if params:
+        raise ValueError(f"bound values are for SQL stores, not {store.language}")
