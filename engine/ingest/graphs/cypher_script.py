@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from typing import cast
 
 from engine.errors import ParseError, SkipFile
 from engine.ingest.graphs.model import Edge, GraphData, Node
@@ -217,7 +218,7 @@ class _Reader:
             self.i += 1
             return items
         if text == "-" and self.peek()[0] == "number":
-            return -self.value()  # type: ignore[operator]
+            return -cast("int | float", self.value())  # the next token is a number
         upper = text.upper()
         if upper in ("TRUE", "FALSE"):
             return upper == "TRUE"

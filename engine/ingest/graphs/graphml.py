@@ -6,14 +6,19 @@ data, else "Node"; an edge's type likewise, else "LINKED_TO". The GraphML id is 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.errors import ParseError
 from engine.ingest.graphs.model import Edge, GraphData, Node
 
+if TYPE_CHECKING:
+    from lxml import etree
+
 LABEL_KEYS = ("labels", "label", "type", "kind", "category")
 TYPE_KEYS = ("label", "type", "relationship", "kind")
-_CASTS = {"int": int, "long": int, "float": float, "double": float,
+_CASTS: dict[str, Callable[[str], object]] = {"int": int, "long": int, "float": float, "double": float,
           "boolean": lambda s: s.strip().lower() in ("true", "1", "yes")}
 
 
@@ -65,7 +70,7 @@ def read(path: Path) -> GraphData:
     return graph
 
 
-def _node(graph: GraphData, el, data: dict) -> None:  # noqa: ANN001
+def _node(graph: GraphData, el: etree._Element, data: dict) -> None:
     labels = _label(el.get("labels"))
     for key in LABEL_KEYS:
         if not labels and isinstance(data.get(key), str):
@@ -76,7 +81,7 @@ def _node(graph: GraphData, el, data: dict) -> None:  # noqa: ANN001
     graph.add_node(Node(f"n:{node_id}", labels[0] if labels else "Node", data))
 
 
-def _edge(graph: GraphData, el, data: dict) -> None:  # noqa: ANN001
+def _edge(graph: GraphData, el: etree._Element, data: dict) -> None:
     src, dst = f"n:{el.get('source')}", f"n:{el.get('target')}"
     rel_type = el.get("label") or next((data.pop(k) for k in TYPE_KEYS if isinstance(data.get(k), str)), None)
     for ref in (src, dst):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from engine.errors import ParseError, SkipFile
 from engine.ingest.graphs import cypher_script, edge_csv, graphml
-from engine.ingest.graphs.model import GENERATED_KEY, GraphData, coerce, identifier, infer
+from engine.ingest.graphs.model import GENERATED_KEY, GraphData, LabelSchema, RelSchema, coerce, identifier, infer
 from engine.ingest.textio import decode
 from local_stores.graph_store import GraphStore, NodeTable, RelTable
 
@@ -38,7 +38,8 @@ def tables(graph: GraphData) -> tuple[list[NodeTable], list[RelTable]]:
     labels, rels = infer(graph)
     names: dict[str, str] = {}
     taken: set[str] = set()
-    for schema in [*labels, *rels]:
+    schemas: list[LabelSchema | RelSchema] = [*labels, *rels]
+    for schema in schemas:
         names[schema.name] = identifier(schema.name, taken)
         taken.add(names[schema.name])
     prop_names: dict[tuple[str, str], str] = {}
@@ -49,7 +50,8 @@ def tables(graph: GraphData) -> tuple[list[NodeTable], list[RelTable]]:
             used.add(prop_names[(owner, name)])
         return prop_names[(owner, name)]
 
-    node_tables, key_of = [], {}
+    node_tables: list[NodeTable] = []
+    key_of: dict[str, object] = {}
     for schema in labels:
         used: set[str] = set()
         props = {prop(schema.name, p, used): t for p, t in schema.properties.items()}
@@ -66,20 +68,21 @@ def tables(graph: GraphData) -> tuple[list[NodeTable], list[RelTable]]:
             table.rows.append({p: row.get(p) for p in props})
             key_of[node.ref] = row[table.key]
     label_of = {n.ref: names[n.label] for n in graph.nodes.values()}
-    rel_tables = []
-    for schema in rels:
+    rel_tables: list[RelTable] = []
+    for rel_schema in rels:
         used = set()
-        props = {prop(schema.name, p, used): t for p, t in schema.properties.items()}
-        table = RelTable(names[schema.name], [(names[a], names[b]) for a, b in schema.pairs], props)
+        props = {prop(rel_schema.name, p, used): t for p, t in rel_schema.properties.items()}
+        rel_table = RelTable(names[rel_schema.name], [(names[a], names[b]) for a, b in rel_schema.pairs], props)
         for edge in graph.edges:
-            if edge.type != schema.name:
+            if edge.type != rel_schema.name:
                 continue
             row = {"from": label_of[edge.src], "to": label_of[edge.dst], "src": key_of[edge.src],
                    "dst": key_of[edge.dst]}
             row.update({p: None for p in props})
-            row.update({prop(schema.name, k, used): coerce(v, schema.properties[k]) for k, v in edge.props.items()})
-            table.rows.append(row)
-        rel_tables.append(table)
+            row.update({prop(rel_schema.name, k, used): coerce(v, rel_schema.properties[k])
+                        for k, v in edge.props.items()})
+            rel_table.rows.append(row)
+        rel_tables.append(rel_table)
     return node_tables, rel_tables
 
 

@@ -13,6 +13,7 @@ import datetime as dt
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import cast
 
 GENERATED_KEY = "node_key"  # the key added to labels that have no natural one; hidden from the model
 KEY_CANDIDATES = ("id", "key", "uuid", "name", "title", "path", "code")
@@ -128,8 +129,8 @@ def coerce(value: object, kuzu: str) -> object:
         if isinstance(value, list):
             return ", ".join(str(x) for x in value)
         return value if isinstance(value, str) else str(value)
-    if kuzu == "DOUBLE":
-        return float(value)
+    if kuzu == "DOUBLE":  # inferred from values that are all numbers (kuzu_type)
+        return float(cast("int | float", value))
     return value
 
 

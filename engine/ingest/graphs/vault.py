@@ -105,13 +105,13 @@ def read(folder: Path, notes: list[Path]) -> GraphData:
                    for t in _MDLINK.findall(body) if _inside(path.parent / t, folder)]
         for target in dict.fromkeys(linked):
             key = target.lower().removesuffix(".md")
-            ref = by_name.get(key) or by_name.get(key.rsplit("/", 1)[-1])
-            if ref is None:
-                ref = f"note:{target}.md"
-                graph.add_node(Node(ref, "Note", {"path": f"{target}.md", "title": target.rsplit("/", 1)[-1],
+            found = by_name.get(key) or by_name.get(key.rsplit("/", 1)[-1])
+            if found is None:
+                found = f"note:{target}.md"
+                graph.add_node(Node(found, "Note", {"path": f"{target}.md", "title": target.rsplit("/", 1)[-1],
                                                   "exists": False}))
-            if ref != note.ref:
-                graph.edges.append(Edge(note.ref, ref, "LINKS_TO"))
+            if found != note.ref:
+                graph.edges.append(Edge(note.ref, found, "LINKS_TO"))
     graph.edges = [e for e in graph.edges if e.src in graph.nodes and e.dst in graph.nodes]  # unread notes
     return graph
 
