@@ -1,0 +1,131 @@
+"""Every native store runs the one contract (native_store_contract.py) on the same people."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import duckdb
+import pytest
+
+from local_stores.database_files import DatabaseFile
+from local_stores.graph_store import GraphStore, NodeTable, RelTable
+from local_stores.native_store import NativeStore
+from local_stores.rdf_store import RdfStore
+from local_stores.table_store import TableStore
+from tests.local_stores.native_store_contract import PEOPLE, Contract, NativeStoreContract
+
+SQL_WRITES = ("DELETE FROM people", "DROP TABLE people", "INSERT INTO people VALUES ('x', 1, 'y')",
+              "CREATE TABLE other (a INTEGER)", "UPDATE people SET born = 0", "ATTACH 'elsewhere.db' AS other")
+SQL_RUNAWAY = {"duckdb": "SELECT count(*) FROM range(1000000000000) a, range(1000) b",
+               "sqlite": "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"}
+
+
+def _sql(store: NativeStore, engine: str) -> Contract:
+    return Contract(
+        store=store,
+        count="SELECT count(*) AS people FROM people",
+        names="SELECT name FROM people ORDER BY born",
+        unknown_field="SELECT nickname FROM people",
+        runaway=SQL_RUNAWAY[engine],
+        writes=SQL_WRITES,
+        two_statements="SELECT 1; DELETE FROM people",
+        bound=("SELECT count(*) FROM people WHERE city = ?", ["Oslo"], 20),
+    )
+
+
+class TestIndexedTable(NativeStoreContract):
+    @pytest.fixture(scope="class")
+    @classmethod
+    def contract(cls, tmp_path_factory: pytest.TempPathFactory) -> Contract:
+        tables = TableStore(tmp_path_factory.mktemp("tables") / "tables.duckdb")
+        tables.replace_rows("people", {"name": "VARCHAR", "born": "INTEGER", "city": "VARCHAR"}, PEOPLE)
+        return _sql(tables.table("people"), "duckdb")
+
+
+class TestSqliteFile(NativeStoreContract):
+    @pytest.fixture(scope="class")
+    @classmethod
+    def contract(cls, tmp_path_factory: pytest.TempPathFactory) -> Contract:
+        path = tmp_path_factory.mktemp("sqlite") / "people.sqlite"
+        with sqlite3.connect(path) as con:
+            con.execute("CREATE TABLE people (name TEXT PRIMARY KEY, born INTEGER, city TEXT)")
+            con.executemany("INSERT INTO people VALUES (:name, :born, :city)", PEOPLE)
+        return _sql(DatabaseFile(path, "sqlite"), "sqlite")
+
+
+class TestDuckDBFile(NativeStoreContract):
+    @pytest.fixture(scope="class")
+    @classmethod
+    def contract(cls, tmp_path_factory: pytest.TempPathFactory) -> Contract:
+        path = tmp_path_factory.mktemp("duckdb") / "people.duckdb"
+        with duckdb.connect(str(path)) as con:
+            con.execute("CREATE TABLE people (name VARCHAR, born INTEGER, city VARCHAR)")
+            con.executemany("INSERT INTO people VALUES (?, ?, ?)", [list(p.values()) for p in PEOPLE])
+        return _sql(DatabaseFile(path, "duckdb"), "duckdb")
+
+
+class TestKuzuGraph(NativeStoreContract):
+    @pytest.fixture(scope="class")
+    @classmethod
+    def contract(cls, tmp_path_factory: pytest.TempPathFactory) -> Contract:
+        graphs = GraphStore(tmp_path_factory.mktemp("graphs"))
+        person = NodeTable("Person", "name", {"name": "STRING", "born": "INT64", "city": "STRING"}, PEOPLE)
+        pairs = zip(PEOPLE[:-1], PEOPLE[1:], strict=True)
+        knows = RelTable("KNOWS", [("Person", "Person")], {},
+                         [{"from": "Person", "to": "Person", "src": a["name"], "dst": b["name"]} for a, b in pairs])
+        graphs.build("people", [person], [knows])
+        return Contract(
+            store=graphs.graph("people"),
+            count="MATCH (p:Person) RETURN count(*) AS people",
+            names="MATCH (p:Person) RETURN p.name ORDER BY p.born",
+            unknown_field="MATCH (p:Person) RETURN p.nickname",
+            runaway="MATCH (a:Person), (b:Person), (c:Person), (d:Person), (e:Person) "
+                    "WHERE a.born + b.born > c.born + d.born + e.born RETURN count(*)",
+            writes=("MATCH (p:Person) DELETE p", "CREATE (:Person {name: 'x', born: 1, city: 'y'})",
+                    "MATCH (p:Person) SET p.born = 0", "MATCH (p:Person) DETACH DELETE p"),
+            two_statements="MATCH (p:Person) RETURN count(*); MATCH (p:Person) DELETE p",
+        )
+
+
+EX = "PREFIX ex: <http://example.org/people#>\n"
+
+
+class TestOxigraphDataset(NativeStoreContract):
+    @pytest.fixture(scope="class")
+    @classmethod
+    def contract(cls, tmp_path_factory: pytest.TempPathFactory) -> Contract:
+        folder = tmp_path_factory.mktemp("rdf")
+        turtle = "@prefix ex: <http://example.org/people#> .\n" + "".join(
+            f'ex:{p["name"]} a ex:Person ; ex:name "{p["name"]}" ; ex:born {p["born"]} ; ex:city "{p["city"]}" .\n'
+            for p in PEOPLE)
+        (folder / "people.ttl").write_text(turtle, encoding="utf-8")
+        rdf = RdfStore(folder / "store")
+        rdf.load("people", folder / "people.ttl")
+        return Contract(
+            store=rdf.dataset("people"),
+            count=EX + "SELECT (COUNT(?p) AS ?people) WHERE { ?p a ex:Person }",
+            names=EX + "SELECT ?name WHERE { ?p ex:name ?name ; ex:born ?born } ORDER BY ?born",
+            unknown_field=EX + "SELECT ?n WHERE { ?p ex:nickname ?n ",
+            runaway="SELECT (COUNT(*) AS ?n) WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f . ?g ?t ?h }",
+            writes=(EX + "DELETE WHERE { ?s ?p ?o }", EX + "INSERT DATA { ex:x ex:born 1 }",
+                    "LOAD <http://example.org/people.ttl>", "CLEAR ALL"),
+            two_statements=EX + "SELECT * WHERE { ?s ?p ?o } ; DELETE WHERE { ?s ?p ?o }",
+        )
+
+
+def test_every_store_module_has_a_contract_run():
+    """A new native store joins the contract: each class implementing the protocol is tested here."""
+    import local_stores.database_files
+    import local_stores.graph_store
+    import local_stores.rdf_store
+    import local_stores.table_store
+
+    implemented = {name for module in (local_stores.database_files, local_stores.graph_store,
+                                       local_stores.rdf_store, local_stores.table_store)
+                   for name, value in vars(module).items()
+                   if isinstance(value, type) and value.__module__ == module.__name__
+                   and {"describe", "explain", "execute", "language"} <= set(dir(value))}
+    runs = {"IndexedTable": [TestIndexedTable], "DatabaseFile": [TestSqliteFile, TestDuckDBFile],
+            "KuzuGraph": [TestKuzuGraph], "OxigraphDataset": [TestOxigraphDataset]}
+    assert implemented == set(runs)
+    assert all(issubclass(run, NativeStoreContract) for tested in runs.values() for run in tested)
