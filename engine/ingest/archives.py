@@ -9,13 +9,12 @@ that lies is cut there and fails its CRC check)."""
 from __future__ import annotations
 
 import zipfile
-from dataclasses import fields
 from pathlib import Path
 
 from engine.errors import SkipFile
 from engine.settings import Settings
 
-MAX_UNPACKED_MB: float = {f.name: f.default for f in fields(Settings)}["max_unpacked_mb"]  # the setting's default
+MAX_UNPACKED_MB: float = Settings.max_unpacked_mb  # the setting's default
 MAX_RATIO = 200  # a large part packed tighter than this is a zip bomb: real XML packs 5-30 to 1
 RATIO_FROM_MB = 8  # ... parts smaller than this unpack to little whatever their ratio
 MAX_MEMBERS = 10_000  # documents have tens of parts, books and workbooks hundreds

@@ -59,17 +59,16 @@ def _split_long(block: Block, doc_text: str, max_words: int) -> list[Chunk]:
     if pieces and block.lead is not None:
         pieces[0] = (block.lead, pieces[0][1])
     chunks: list[Chunk] = []
-    cur_start, cur_end, count = None, None, 0
+    span: tuple[int, int] | None = None  # (start, end) of the chunk being packed
+    count = 0
     for s, e in pieces:
         n = words(doc_text[s:e])
-        if cur_start is not None and count + n > max_words:
-            chunks.append(Chunk(doc_text[cur_start:cur_end], block.heading, cur_start, cur_end, block.page))
-            cur_start, count = None, 0
-        if cur_start is None:
-            cur_start = s
-        cur_end, count = e, count + n
-    if cur_start is not None:
-        chunks.append(Chunk(doc_text[cur_start:cur_end], block.heading, cur_start, cur_end, block.page))
+        if span is not None and count + n > max_words:
+            chunks.append(Chunk(doc_text[span[0]:span[1]], block.heading, span[0], span[1], block.page))
+            span, count = None, 0
+        span, count = (s if span is None else span[0], e), count + n
+    if span is not None:
+        chunks.append(Chunk(doc_text[span[0]:span[1]], block.heading, span[0], span[1], block.page))
     return chunks
 
 

@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,6 +16,9 @@ from engine.ingest.document import ParsedDoc
 from engine.ingest.isolation import MEMORY_MB, TIMEOUT_S, run_isolated
 from engine.ingest.parsers import parser_for, unpacks
 from local_stores.vector_store import Item
+
+if TYPE_CHECKING:
+    from engine.runtimes.text_embedder import TextEmbedder
 
 PARAGRAPH = "text/paragraph"
 DOCUMENT = "text/document"
@@ -82,7 +86,7 @@ def _parse(parse: Callable[[Path], ParsedDoc], path: Path, timeout_s: float, mem
     return parse(path)
 
 
-def embed_all(batch: list[Prepared], embedder) -> float:  # noqa: ANN001
+def embed_all(batch: list[Prepared], embedder: TextEmbedder) -> float:
     """Embed the items of several files in one call (texts of similar length batch well together);
     returns the seconds it took."""
     t0 = time.perf_counter()

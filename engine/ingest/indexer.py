@@ -17,12 +17,14 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.errors import ParseError, SkipFile, TroveError
-from engine.grounding.pack import is_pack_file, load_pack
+from engine.grounding.pack import KnowledgePack, is_pack_file, load_pack
 from engine.ingest import documents, media, media_tables, rdf, tables
 from engine.ingest.graphs import load as graphs
 from engine.ingest.graphs import vault
+from engine.ingest.isolation import Limits
 from engine.ingest.parsers import kind_of as document_kind
 from engine.ingest.photos import sidecars, thumbnails
 from engine.ingest.photos.items import LOOKS as LOOKS_CORPUS
@@ -30,12 +32,16 @@ from engine.ingest.photos.items import PHOTO as PHOTO_CORPUS
 from engine.ingest.scanner import Found, scan
 from engine.ingest.scanner import readable as readable_name
 from engine.settings import Settings
-from local_stores.catalog import Catalog
+from local_stores.catalog import Catalog, FileRecord
 from local_stores.graph_store import GraphStore
 from local_stores.rdf_store import RdfStore
 from local_stores.sqlite_db import Database
 from local_stores.table_store import TableInfo, TableStore, table_name
 from local_stores.vector_store import VectorStore
+
+if TYPE_CHECKING:
+    from engine.ingest.photos.analyse import VisionModels
+    from engine.runtimes.text_embedder import TextEmbedder
 
 
 def kind_of(path: Path) -> str | None:
@@ -68,7 +74,8 @@ class IndexReport:
     failed: int = 0
     removed: int = 0
     items: int = 0
-    timings_s: dict[str, float] = field(default_factory=Counter)
+    # a Counter, so a stage's first seconds add to 0; typeshed types a Counter's counts as int, not float
+    timings_s: dict[str, float] = field(default_factory=Counter)  # type: ignore[arg-type]
     problems: list[tuple[str, str, str]] = field(default_factory=list)  # (path, state, reason)
 
     def as_dict(self) -> dict:
@@ -120,23 +127,23 @@ class Outcome:
     source: dict | None = None  # descriptor of a database, graph or RDF file (one source per file)
 
 
-def _pack_descriptor(pack) -> dict:  # noqa: ANN001 (KnowledgePack)
+def _pack_descriptor(pack: KnowledgePack) -> dict:
     """A knowledge pack as a source: read again at ask time; its names are kept for `trove status`."""
     return {"engine": "pack", "name": pack.name, "file": str(pack.path),
             "entities": [{"name": e.name, "kind": e.kind, "elements": [el.name for el in e.elements],
                           "reference_photos": [str(p) for p in e.reference_photos]} for e in pack.entities]}
 
 
-def _retry(record) -> bool:  # noqa: ANN001 (FileRecord)
+def _retry(record: FileRecord) -> bool:
     """A file that failed on a bug (not on its content) is tried again on every run."""
     return record.state == "failed" and (record.reason or "").startswith(UNEXPECTED)
 
 
 class Indexer:
     def __init__(self, settings: Settings, db: Database, catalog: Catalog, store: VectorStore,
-                 embedder_factory: Callable[[], object], table_store: TableStore | None = None,
+                 embedder_factory: Callable[[], TextEmbedder], table_store: TableStore | None = None,
                  graph_store: GraphStore | None = None, rdf_store: RdfStore | None = None,
-                 vision_factory: Callable[[], object] | None = None,
+                 vision_factory: Callable[[], VisionModels] | None = None,
                  looks_model: Callable[[], str | None] | None = None) -> None:
         self.settings, self.db, self.catalog, self.store = settings, db, catalog, store
         self._looks_model = looks_model  # the installed text-image model's name, if any (photos' looks vectors)
@@ -145,16 +152,17 @@ class Indexer:
         self.rdf = rdf_store or RdfStore(settings.rdf_path)
         self._claimed: dict[str, str] = {}  # table names given in this run, before the catalog has them
         self._embedder_factory = embedder_factory
-        self._embedder = None
+        self._embedder: TextEmbedder | None = None
         self._vision_factory = vision_factory
-        self._vision = None
+        self._vision: VisionModels | None = None
         self._force: set[str] = set()  # photos to re-read although unchanged (their sidecar changed)
         self._references: dict[str, str] = {}
         self._recaption: set[str] = set()  # photos whose alt text in a note changed during this run
         self._media_changed = False
 
     @property
-    def embedder(self):  # noqa: ANN201 (a TextEmbedder; loaded on first use)
+    def embedder(self) -> TextEmbedder:
+        """The text embedder, loaded on first use."""
         if self._embedder is None:
             self._embedder = self._embedder_factory()
             name = "all-minilm-l6-v2-int8"
@@ -163,7 +171,8 @@ class Indexer:
         return self._embedder
 
     @property
-    def vision(self):  # noqa: ANN201 (engine.ingest.photos.analyse.VisionModels; loaded on first photo)
+    def vision(self) -> VisionModels:
+        """The vision models, loaded on the first photo."""
         if self._vision is None:
             if self._vision_factory is None:
                 from engine.ingest.photos.analyse import VisionModels
@@ -279,7 +288,7 @@ class Indexer:
                     refs.update({str(p): found.path.name for p in entity.reference_photos})
         return refs
 
-    def _captions_changed(self, plan: list[tuple[int, Found]], stale: list) -> set[str]:  # noqa: ANN001
+    def _captions_changed(self, plan: list[tuple[int, Found]], stale: list[FileRecord]) -> set[str]:
         """Photos and videos whose sidecar (caption, subtitles) was added, changed or deleted since the
         last run."""
         owners = set()
@@ -295,7 +304,7 @@ class Indexer:
                     owners |= {str(p) for p in base.parent.glob(glob.escape(base.name) + ".*") if media.kind_of(p)}
         return owners
 
-    def forget(self, record) -> list[str]:  # noqa: ANN001 (FileRecord)
+    def forget(self, record: FileRecord) -> list[str]:
         """Take a file out of every corpus and the catalog, in one transaction; returns the names of
         the sources it had (their DuckDB tables are dropped as orphans, or by the caller)."""
         names = self.catalog.sources_at(record.path)
@@ -372,7 +381,7 @@ class Indexer:
             if location not in found_vaults:
                 self.catalog.delete_source(src["name"])
 
-    def _limits(self) -> dict[str, float]:
+    def _limits(self) -> Limits:
         """The time and memory a reader run in a worker process may use (engine.ingest.isolation)."""
         return {"timeout_s": self.settings.parse_timeout_s, "memory_mb": self.settings.ingest_memory_mb}
 
@@ -512,13 +521,15 @@ class Indexer:
                 if o.prepared:
                     for item in items:
                         item.file_id = file_id
+                    assert o.prepared.vectors is not None  # embed_all gave every prepared file its vectors
                     self.store.add(items, o.prepared.vectors)
                     for item, vector in o.prepared.fixed:
                         item.file_id = file_id
                         self.store.add([item], vector[None, :])
                     self.store.set_file_text(file_id, o.prepared.file_text)
                 if o.found.kind in media.KINDS:
-                    self.catalog.set_media(file_id, o.found.kind, o.prepared.media[1] if o.prepared else None)
+                    row = o.prepared.media[1] if o.prepared and o.prepared.media else None  # set for every media file
+                    self.catalog.set_media(file_id, o.found.kind, row)
                     self._media_changed = True
                 if o.found.kind == "markdown":
                     refs = o.prepared.image_refs if o.prepared else []

@@ -19,18 +19,16 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import fields
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import IO, TypeVar
+from typing import IO, TypedDict, TypeVar, cast
 
 from engine.errors import ParseError, SkipFile, TroveError
 from engine.settings import Settings
 
-_DEFAULTS = {f.name: f.default for f in fields(Settings)}
-TIMEOUT_S: float = _DEFAULTS["parse_timeout_s"]  # the settings' defaults, for callers given no settings
-MEMORY_MB: int = _DEFAULTS["ingest_memory_mb"]
+TIMEOUT_S: float = Settings.parse_timeout_s  # the settings' defaults, for callers given no settings
+MEMORY_MB: int = Settings.ingest_memory_mb
 _PROJECT = Path(__file__).resolve().parents[2]
 _WORKER_MAIN = "import sys; from engine.ingest.isolation import serve; serve(int(sys.argv[1]), int(sys.argv[2]))"
 # what a worker that ran out of its address space writes as it dies (Python, C++, Rust, DuckDB)
@@ -38,6 +36,13 @@ _MEMORY_HINTS = ("MemoryError", "bad_alloc", "memory allocation of", "Out of Mem
 _REPLY_WAIT_S = 5.0  # after the worker's pipe closes, how long its exit status may take
 
 T = TypeVar("T")
+
+
+class Limits(TypedDict):
+    """The time and memory a reader run in a worker process may use: `run_isolated`'s keywords."""
+
+    timeout_s: float
+    memory_mb: int
 
 
 def run_isolated(fn: Callable[..., T], *args: object, timeout_s: float = TIMEOUT_S, memory_mb: int = MEMORY_MB,
@@ -57,7 +62,7 @@ def run_isolated(fn: Callable[..., T], *args: object, timeout_s: float = TIMEOUT
                 raise ParseError(_death(what, _exit_status(proc), _tail(output), memory_mb))
         finally:
             _stop(proc, conn)
-    return _result(reply, what, memory_mb)
+    return cast("T", _result(reply, what, memory_mb))  # what fn(*args) returned, unpickled
 
 
 def _start(memory_mb: int, output: IO[bytes]) -> tuple[subprocess.Popen, Connection]:

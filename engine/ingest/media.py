@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.ingest.documents import Prepared
 from engine.ingest.photos import EXTENSIONS as PHOTO_EXTENSIONS
 from engine.ingest.scanner import Found
 from engine.settings import Settings
+
+if TYPE_CHECKING:
+    from engine.ingest.photos.analyse import VisionModels
 
 VIDEO_EXTENSIONS = (".mp4", ".m4v", ".mov", ".mkv", ".avi", ".webm")
 KINDS = frozenset({"photo", "video"})
@@ -22,7 +26,7 @@ def kind_of(path: Path) -> str | None:
     return None
 
 
-def prepare(found: Found, sha256: str, vision, settings: Settings, alt_texts: list[str]) -> Prepared:  # noqa: ANN001
+def prepare(found: Found, sha256: str, vision: VisionModels, settings: Settings, alt_texts: list[str]) -> Prepared:
     """Items, thumbnails and the media-table row of one photo or video (nothing written to the index)."""
     region_min = {"object": settings.object_min_score, "face": settings.face_min_score,
                   "text": settings.text_min_score}

@@ -9,10 +9,14 @@ import io
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from xml.etree import ElementTree
 
 from engine.errors import ParseError, SkipFile
 from engine.ingest.archives import MAX_UNPACKED_MB, check_zip
+
+if TYPE_CHECKING:
+    from openpyxl.worksheet.worksheet import Worksheet
 
 
 @dataclass
@@ -23,7 +27,7 @@ class Sheet:
     columns: int = 0  # the header's columns (without `_row`)
 
 
-def _grid(ws) -> list[list[object]]:  # noqa: ANN001 (openpyxl worksheet)
+def _grid(ws: Worksheet) -> list[list[object]]:
     """Cell values with every merged range filled with its top-left value."""
     grid = [list(row) for row in ws.iter_rows(values_only=True)]
     for merged in ws.merged_cells.ranges:
@@ -61,7 +65,7 @@ def _cell(value: object) -> object:
 FORMULA_CHECK_MB = 20  # larger workbooks are not read a second time to look for unsaved formulas
 
 
-def _unsaved_formulas(path: Path, ws) -> list[str]:  # noqa: ANN001 (openpyxl worksheet, values only)
+def _unsaved_formulas(path: Path, ws: Worksheet) -> list[str]:  # ws: read with values only
     """A warning when formulas have no saved value (a file written by a program, never opened in a
     spreadsheet app): those cells are empty in the table, not computed."""
     import openpyxl

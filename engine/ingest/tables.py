@@ -166,8 +166,9 @@ def to_parquet(source: str, kind: str, target: str, memory_mb: int) -> int:
     import duckdb
 
     _, what, reader = _READERS[kind]
-    config = {"memory_limit": f"{max(memory_mb // 2, 128)}MB", "threads": 1,
-              "autoinstall_known_extensions": False, "autoload_known_extensions": False}
+    config: dict[str, str | bool | int | float | list[str]] = {
+        "memory_limit": f"{max(memory_mb // 2, 128)}MB", "threads": 1,
+        "autoinstall_known_extensions": False, "autoload_known_extensions": False}
     try:
         with duckdb.connect(config=config) as con:
             con.execute("SET enable_progress_bar = false")  # its output would fill the worker's log

@@ -5,10 +5,14 @@ from __future__ import annotations
 import re
 import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.errors import ParseError
 from engine.ingest.archives import MAX_UNPACKED_MB, check_zip
 from engine.ingest.document import DocBuilder, ParsedDoc
+
+if TYPE_CHECKING:
+    from docx.document import Document
 
 KIND = "docx"
 EXTENSIONS = (".docx",)
@@ -50,7 +54,7 @@ def parse(path: Path, max_unpacked_mb: float = MAX_UNPACKED_MB) -> ParsedDoc:
     return doc
 
 
-def _open(path: Path, max_unpacked_mb: float):  # noqa: ANN202 (a python-docx Document)
+def _open(path: Path, max_unpacked_mb: float) -> Document:
     """The python-docx document, once its unpacked size is checked; ParseError when unreadable."""
     import docx
     from docx.opc.exceptions import PackageNotFoundError
@@ -65,7 +69,7 @@ def _open(path: Path, max_unpacked_mb: float):  # noqa: ANN202 (a python-docx Do
         raise ParseError(f"not valid XML inside the .docx: {exc}") from exc
 
 
-def _style_names(document) -> tuple[dict[str, str], str]:  # noqa: ANN001 (a python-docx Document)
+def _style_names(document: Document) -> tuple[dict[str, str], str]:
     """Paragraph style id -> name, and the default paragraph style's name, read once: python-docx's
     `Paragraph.style` scans every style of the file for each paragraph (28,000 paragraphs: 75 s)."""
     from docx.enum.style import WD_STYLE_TYPE

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.errors import ParseError
 from engine.ingest.document import DocBuilder, ParsedDoc
 from engine.ingest.textio import read_text
+
+if TYPE_CHECKING:
+    from lxml.html import HtmlElement
 
 KIND = "html"
 EXTENSIONS = (".html", ".htm", ".xhtml")
@@ -20,7 +24,7 @@ FURNITURE = ("cookie", "banner", "sidebar", "related", "comment", "share", "subs
 BLOCKS = {"p", "li", "pre", "blockquote", "dd", "dt", "td", "th", "figcaption", "caption", "address"}
 
 
-def _text(el) -> str:  # noqa: ANN001 (lxml element)
+def _text(el: HtmlElement) -> str:
     return " ".join(el.text_content().split())
 
 

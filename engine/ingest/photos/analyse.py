@@ -7,11 +7,20 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from engine.errors import ModelError
-from engine.runtimes.vision.regions import Region, keep_smaller
+from engine.runtimes.vision.regions import Region, as_box, keep_smaller
+
+if TYPE_CHECKING:
+    from engine.models import ModelManager
+    from engine.runtimes.vision import ObjectDetector
+    from engine.runtimes.vision.clip import ImageTextEmbedder
+    from engine.runtimes.vision.coral import Classifier, ImageEmbedder
+    from engine.runtimes.vision.ppocr import Ocr
+    from engine.runtimes.vision.yunet import YuNet
 
 ANALYSIS_SIDE = 1600  # pictures are analysed at most this big (longer side); boxes map back to full size
 ROLE_EFFECT = {
@@ -24,20 +33,26 @@ ROLE_EFFECT = {
 }
 
 
+class _FindsRegions(Protocol):
+    """A detector, the face detector or OCR: regions in an image."""
+
+    def run(self, image: np.ndarray) -> list[Region]: ...
+
+
 @dataclass
 class VisionModels:
     """The loaded vision runtimes; None where a role has no model."""
 
-    detector: object | None = None
-    faces: object | None = None
-    ocr: object | None = None
-    classifier: object | None = None
-    embedder: object | None = None
-    image_text: object | None = None  # a CLIP/SigLIP the user imported: photos found by how they look
+    detector: ObjectDetector | None = None
+    faces: YuNet | None = None
+    ocr: Ocr | None = None
+    classifier: Classifier | None = None
+    embedder: ImageEmbedder | None = None
+    image_text: ImageTextEmbedder | None = None  # a CLIP/SigLIP the user imported: photos found by how they look
     missing: dict[str, str] = field(default_factory=dict)  # role -> what is lost, and why
 
     @classmethod
-    def from_manager(cls, manager, detector: str = "default", threads: int = 1,  # noqa: ANN001 (ModelManager)
+    def from_manager(cls, manager: ModelManager, detector: str = "default", threads: int = 1,
                      use_ocr: bool = True) -> VisionModels:
         from engine.runtimes import vision
 
@@ -88,7 +103,9 @@ def analyse(image: np.ndarray, models: VisionModels, overlap: float = 0.8, label
     scale = min(1.0, ANALYSIS_SIDE / max(image.shape[:2]))
     small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
     regions: list[Region] = []
-    for stage, model in (("objects", models.detector), ("faces", models.faces), ("ocr", models.ocr)):
+    finders: tuple[tuple[str, _FindsRegions | None], ...] = (
+        ("objects", models.detector), ("faces", models.faces), ("ocr", models.ocr))
+    for stage, model in finders:
         if model is None:
             continue
         t0 = time.perf_counter()
@@ -114,5 +131,5 @@ def analyse(image: np.ndarray, models: VisionModels, overlap: float = 0.8, label
 def _scaled(region: Region, factor: float) -> Region:
     if factor == 1:
         return region
-    region.box = tuple(v * factor for v in region.box)  # type: ignore[assignment]
+    region.box = as_box(v * factor for v in region.box)
     return region

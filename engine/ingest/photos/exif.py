@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 _DATETIME_ORIGINAL, _DATETIME_DIGITIZED, _DATETIME = 0x9003, 0x9004, 0x0132
 _OFFSET_ORIGINAL = 0x9011
@@ -10,7 +14,7 @@ _MAKE, _MODEL, _ORIENTATION, _LENS_MODEL = 0x010F, 0x0110, 0x0112, 0xA434
 _EXIF_IFD, _GPS_IFD = 0x8769, 0x8825
 
 
-def read_exif(image) -> dict:  # noqa: ANN001 (PIL.Image.Image)
+def read_exif(image: Image.Image) -> dict:
     """{taken_at (ISO, local time as the camera wrote it), utc_offset, camera_make, camera_model, lens,
     latitude, longitude, altitude_m, orientation}: only the keys the photo really has."""
     try:
@@ -39,7 +43,7 @@ def read_exif(image) -> dict:  # noqa: ANN001 (PIL.Image.Image)
     return out
 
 
-def _ifd(exif, tag: int) -> dict:  # noqa: ANN001
+def _ifd(exif: Image.Exif, tag: int) -> dict:
     try:
         return dict(exif.get_ifd(tag))
     except Exception:
@@ -66,7 +70,8 @@ def _datetime(value: object) -> str | None:
 
 def _degrees(value: object, ref: object) -> float | None:
     try:
-        d, m, s = (float(v) for v in value)  # type: ignore[union-attr]
+        # any EXIF value: one that is not three numbers raises, and is dropped below
+        d, m, s = (float(v) for v in value)  # type: ignore[attr-defined]
     except (TypeError, ValueError, ZeroDivisionError):
         return None
     degrees = d + m / 60 + s / 3600

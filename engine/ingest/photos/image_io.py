@@ -6,10 +6,14 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.errors import ParseError, SkipFile
+
+if TYPE_CHECKING:
+    from PIL import ImageFile
 
 MAX_MEGAPIXELS = 120  # a larger "photo" is a scan or a bomb: skipped with the reason
 
@@ -32,7 +36,7 @@ class LoadedPhoto:
         return int(self.image.shape[0])
 
 
-def _open(path: Path):  # noqa: ANN202 (PIL.Image.Image)
+def _open(path: Path) -> ImageFile.ImageFile:
     from PIL import Image, UnidentifiedImageError
 
     if path.suffix.lower() in (".heic", ".heif"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.ingest.documents import Prepared
 from engine.ingest.photos import thumbnails
@@ -21,11 +22,14 @@ from engine.result import clock
 from engine.runtimes.vision.regions import FACE, TEXT, Region
 from local_stores.vector_store import Item
 
+if TYPE_CHECKING:
+    from engine.settings import Settings
+
 CLIP = "video/clip"
 VIDEO = "video/video"
 
 
-def prepare_video(path: Path, sha256: str, vision: VisionModels, settings, region_min: dict[str, float]  # noqa: ANN001
+def prepare_video(path: Path, sha256: str, vision: VisionModels, settings: Settings, region_min: dict[str, float]
                   ) -> Prepared:
     """Read, cut, analyse and describe one video (nothing written to the index yet)."""
     t0 = time.perf_counter()
@@ -33,7 +37,7 @@ def prepare_video(path: Path, sha256: str, vision: VisionModels, settings, regio
     t1 = time.perf_counter()
     cues, sub_problems = _cues(path)
     folder = thumbnails.folder(settings.thumbs_path, sha256)
-    seen_vision = VisionModels(vision.detector, vision.faces, vision.ocr, vision.classifier, None, vision.missing)
+    seen_vision = VisionModels(vision.detector, vision.faces, vision.ocr, vision.classifier, missing=vision.missing)
     base = {"width": video.width, "height": video.height, "duration_s": round(video.duration_s, 3)}
     items: list[Item] = []
     shown: Counter = Counter()

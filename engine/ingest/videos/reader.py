@@ -9,11 +9,12 @@ Nothing here runs detectors, OCR or encoders on the keyframes: that is the calle
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 
@@ -21,6 +22,10 @@ from engine.errors import ParseError
 from engine.ingest.videos.clips import ClipPlanner, Span
 from engine.ingest.videos.decode import FrameReader, fourcc, open_capture, sniff
 from engine.ingest.videos.keyframes import CandidateStore, Keyframe, shrink
+
+if TYPE_CHECKING:
+    from scenedetect.common import FrameTimecode
+    from scenedetect.detector import SceneDetector
 
 DETECT_SIDE = 256  # longer side of the frames the scene detector sees
 DETECTORS = ("adaptive", "content")
@@ -69,7 +74,7 @@ class Video:
                 "problems": "; ".join(self.problems) or None}
 
 
-def make_detector(name: str):  # noqa: ANN201 (a scenedetect SceneDetector; imported lazily)
+def make_detector(name: str) -> SceneDetector:
     """A fresh PySceneDetect detector with its default settings: "adaptive" or "content"."""
     from scenedetect.detectors import AdaptiveDetector, ContentDetector
 
@@ -110,7 +115,7 @@ def read_video(path: Path | str, min_clip_s: float = 2.0, max_clip_s: float = 30
                 spans.append((span, store.pick(span[0], span[1], keyframes_per_clip)))
                 store.drop_before(span[1])
 
-        def on_cuts(cuts: list) -> None:  # noqa: ANN001 (FrameTimecodes)
+        def on_cuts(cuts: list[FrameTimecode]) -> None:
             for cut in cuts:
                 i = bisect.bisect_left(reader.times, cut.seconds - 1e-5)
                 if i < len(reader.times):
@@ -152,7 +157,7 @@ def read_video(path: Path | str, min_clip_s: float = 2.0, max_clip_s: float = 30
         cap.release()
 
 
-def _clips(spans: list[tuple[Span, list[Keyframe]]], times) -> list[Clip]:  # noqa: ANN001 (array of float)
+def _clips(spans: list[tuple[Span, list[Keyframe]]], times: Sequence[float]) -> list[Clip]:
     """Spans -> clips with frame ranges (the first frame at or after each start)."""
     clips: list[Clip] = []
     for (start, end), keyframes in spans:
