@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QByteArray, QSettings
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QProgressBar, QTabWidget, QWidget
 
 from desktop import theme
@@ -14,6 +15,9 @@ from desktop.ask_view import AskView
 from desktop.models_view import ModelsView
 from desktop.sources_view import SourcesView, progress_text
 from desktop.workers import Engine, IndexProgress
+
+if TYPE_CHECKING:
+    from engine.ingest.indexer import IndexReport
 
 TABS = ("Ask", "Sources", "Models")
 
@@ -35,7 +39,7 @@ class MainWindow(QMainWindow):
             self.tabs.addTab(widget, name)
         self.setCentralWidget(self.tabs)
         for i, name in enumerate(TABS):
-            QShortcut(QKeySequence(f"Ctrl+{i + 1}"), self, activated=lambda i=i: self.tabs.setCurrentIndex(i))
+            QShortcut(QKeySequence(f"Ctrl+{i + 1}"), self).activated.connect(lambda i=i: self.tabs.setCurrentIndex(i))
             self.tabs.setTabToolTip(i, f"{name} (Ctrl+{i + 1})")
         self._status_bar()
         self.sources.progressed.connect(self._progress)
@@ -54,7 +58,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.status_text, 1)
         self.statusBar().addPermanentWidget(self.status_bar)
 
-    def showEvent(self, event) -> None:  # noqa: ANN001, N802 (Qt's name)
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)
         if not self._started:
             self._started = True
@@ -75,7 +79,7 @@ class MainWindow(QMainWindow):
         stage, rate = progress_text(p)
         self.status_text.setText(f"{stage} — {rate}")
 
-    def _indexed(self, report) -> None:  # noqa: ANN001
+    def _indexed(self, report: IndexReport) -> None:
         self.status_bar.hide()
         self.status_text.setText(self.sources.stage_label.text())
         self.models.refresh()  # what is missing depends on what was indexed (photos)
@@ -94,7 +98,7 @@ class MainWindow(QMainWindow):
         split = s.value("ask/split")
         if isinstance(split, QByteArray):
             self.ask.split.restoreState(split)
-        self.tabs.setCurrentIndex(int(s.value("window/tab", 0)))
+        self.tabs.setCurrentIndex(int(cast("int | str", s.value("window/tab", 0))))  # an int, or its text (INI)
         history = s.value("ask/history") or []
         self.ask.question.history = [history] if isinstance(history, str) else list(history)
         self.ask.question._at = len(self.ask.question.history)
@@ -135,7 +139,8 @@ def main(home: Path | None = None, argv: list[str] | None = None) -> int:
     """Open the app on the Trove home `home` (default: $TROVE_HOME or the data folder)."""
     from engine.settings import load_settings
 
-    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
+    # a QApplication: the one made here, or the tests' (nothing in Trove makes a plain QCoreApplication)
+    app = cast(QApplication, QApplication.instance() or QApplication(argv if argv is not None else sys.argv))
     app.setOrganizationName("Trove")
     app.setApplicationName("Trove")
     theme.follow_system(app)

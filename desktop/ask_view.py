@@ -7,9 +7,10 @@ from __future__ import annotations
 import html
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
-from PySide6.QtCore import QEvent, QSize, Qt, QUrl, Signal
-from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtCore import QEvent, QMimeData, QSize, Qt, QUrl, Signal
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
@@ -32,6 +33,10 @@ from PySide6.QtWidgets import (
 from desktop.viewers import viewer_for
 from desktop.viewers.common import Viewer
 from engine.result import citation_place
+
+if TYPE_CHECKING:
+    from desktop.workers import Engine, Task, TaskSignals
+    from engine.result import AskResult
 
 PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff", ".gif", ".heic", ".heif"}
 STAGE_NAMES = {"route": "routing", "query": "native queries", "retrieve": "retrieval", "ground": "photo grounding",
@@ -102,13 +107,13 @@ class AskView(QWidget):
     answered = Signal(object)  # AskResult
     viewer_shown = Signal(object)  # the Viewer
 
-    def __init__(self, engine, parent: QWidget | None = None) -> None:  # noqa: ANN001 (desktop.workers.Engine)
+    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
-        self.result = None
+        self.result: AskResult | None = None
         self.photo: Path | None = None
         self.viewer: Viewer | None = None
-        self.task = None
+        self.task: Task | None = None
         self._streamed = ""
         self.setAcceptDrops(True)
         self._build()
@@ -126,8 +131,8 @@ class AskView(QWidget):
         split.setStretchFactor(1, 3)
         self.split = split
         outer.addWidget(split, 1)
-        QShortcut(QKeySequence("Ctrl+L"), self, activated=self.question.setFocus)
-        QShortcut(QKeySequence("Ctrl+T"), self, activated=self.timings_button.toggle)
+        QShortcut(QKeySequence("Ctrl+L"), self).activated.connect(self.question.setFocus)
+        QShortcut(QKeySequence("Ctrl+T"), self).activated.connect(self.timings_button.toggle)
 
     def _question_row(self) -> QHBoxLayout:
         row = QHBoxLayout()
@@ -235,11 +240,11 @@ class AskView(QWidget):
         else:
             self.question.setPlaceholderText("Ask about your files…  (Enter to ask, ↑ for earlier questions)")
 
-    def dragEnterEvent(self, event) -> None:  # noqa: ANN001, N802 (Qt's name)
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt's name)
         if self._dropped_photo(event.mimeData()) is not None:
             event.acceptProposedAction()
 
-    def dropEvent(self, event) -> None:  # noqa: ANN001, N802
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
         photo = self._dropped_photo(event.mimeData())
         if photo is not None:
             self.set_photo(photo)
@@ -247,7 +252,7 @@ class AskView(QWidget):
             self.question.setFocus()
 
     @staticmethod
-    def _dropped_photo(mime) -> Path | None:  # noqa: ANN001 (QMimeData)
+    def _dropped_photo(mime: QMimeData) -> Path | None:
         for url in mime.urls() if mime.hasUrls() else []:
             path = Path(url.toLocalFile())
             if path.suffix.lower() in PHOTO_SUFFIXES and path.is_file():
@@ -264,7 +269,7 @@ class AskView(QWidget):
         self.ask_button.setEnabled(False)
         self.task = self.engine.ask(question, self.photo, connect=self._listen)
 
-    def _listen(self, signals) -> None:  # noqa: ANN001 (desktop.workers.TaskSignals)
+    def _listen(self, signals: TaskSignals) -> None:
         signals.stage.connect(self._stage)
         signals.token.connect(self._token)
         signals.done.connect(self.show_result)
@@ -286,7 +291,7 @@ class AskView(QWidget):
 
     def _stage(self, name: str, value: object) -> None:
         if name == "routes":
-            self._set_chips(value)
+            self._set_chips(cast("list[dict]", value))  # the routes, as Engine.ask emits them
             self.stage.setText("Searching your files…")
 
     def _token(self, piece: str) -> None:
@@ -295,7 +300,7 @@ class AskView(QWidget):
         self._streamed += piece
         self.answer.setPlainText(self._streamed)
 
-    def show_result(self, result) -> None:  # noqa: ANN001 (AskResult)
+    def show_result(self, result: AskResult) -> None:
         """Show an answer (from the worker): text with linked [n], chips, citations, details."""
         self.task = None
         self.result = result
@@ -327,7 +332,7 @@ class AskView(QWidget):
         self.details.setVisible(self.timings_button.isChecked())
         self.answered.emit(result)
 
-    def changeEvent(self, event) -> None:  # noqa: ANN001, N802 (Qt's name)
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         """Light/dark switched: draw the answer's links in the new link colour."""
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange and self.result is not None:
@@ -344,7 +349,7 @@ class AskView(QWidget):
         self.not_found.show()
 
     @staticmethod
-    def _details(result) -> str:  # noqa: ANN001
+    def _details(result: AskResult) -> str:
         stages = ", ".join(f"{STAGE_NAMES.get(k, k)} {v / 1000:.2f} s" for k, v in result.timings_ms.items())
         lines = [f"<b>Timings:</b> {stages}"]
         if result.model:
@@ -358,8 +363,8 @@ class AskView(QWidget):
         return "<br>".join(lines)
 
     def _set_chips(self, routes: list[dict]) -> None:
-        while self.chips.count():
-            widget = self.chips.takeAt(0).widget()
+        while (item := self.chips.takeAt(0)) is not None:  # None once the row is empty
+            widget = item.widget()
             if widget is not None:  # gone now, not only when the event loop deletes it
                 widget.hide()
                 widget.setParent(None)
@@ -370,7 +375,8 @@ class AskView(QWidget):
             chip.show()
 
     def chip_texts(self) -> list[str]:
-        return [self.chips.itemAt(i).widget().text() for i in range(self.chips.count())]
+        items = (self.chips.itemAt(i) for i in range(self.chips.count()))
+        return [chip.text() for item in items if item is not None and isinstance(chip := item.widget(), Chip)]
 
     # -- citations --------------------------------------------------------------------------------
     def _anchor(self, url: QUrl) -> None:

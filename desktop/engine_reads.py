@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.pipeline import Trove
 
 PARAGRAPH = "text/paragraph"
 CLIP = "video/clip"
@@ -30,7 +34,7 @@ class RootSummary:
         return sum(self.states.values())
 
 
-def roots(trove) -> list[RootSummary]:  # noqa: ANN001 (engine.pipeline.Trove)
+def roots(trove: Trove) -> list[RootSummary]:
     """Every added folder or file with its counts by kind and state, last indexing time and problems."""
     out = []
     for root_id, path in trove.catalog.roots():
@@ -57,12 +61,12 @@ class PageText:
     pages: tuple[int, int] | None = None  # first and last page shown
 
 
-def page_text(trove, source: str, locator: dict, cited: str) -> PageText:  # noqa: ANN001
+def page_text(trove: Trove, source: str, locator: dict, cited: str) -> PageText:
     """The page(s) of `source` that hold the cited characters `locator[start:end]`."""
     record = trove.catalog.file(source)
     full = trove.store.file_text(record.id) if record else None
     start, end = int(locator.get("start", 0)), int(locator.get("end", 0))
-    if not full or end > len(full) or end <= start:  # changed or gone since: show what was cited
+    if record is None or not full or end > len(full) or end <= start:  # changed or gone since: show what was cited
         return PageText(cited, 0, len(cited))
     if "page" not in locator:
         return PageText(full, start, end)
@@ -85,7 +89,7 @@ class ClipThumb:
     thumbnail: str | None
 
 
-def clips(trove, source: str, locator: dict) -> list[ClipThumb]:  # noqa: ANN001
+def clips(trove: Trove, source: str, locator: dict) -> list[ClipThumb]:
     """Every clip of the video `source` with its keyframe thumbnail (made by the engine at indexing,
     engine.ingest.videos.items); the cited clip alone when the video is no longer indexed."""
     record = trove.catalog.file(source)

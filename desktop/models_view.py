@@ -7,6 +7,7 @@ import html
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QStandardItemModel
@@ -26,6 +27,10 @@ from PySide6.QtWidgets import (
 
 from desktop.viewers.common import ResultGrid
 
+if TYPE_CHECKING:
+    from desktop.workers import Engine
+    from engine.pipeline import Trove
+
 ROLE_NAMES = {"llm": "language model", "text-embedder": "text embedder", "detector": "object detector",
               "face-detector": "face detector", "classifier": "photo classifier", "image-embedder": "photo embedder",
               "ocr": "text reader (OCR)", "vlm": "vision-language model", "image-text-embedder": "text-image model"}
@@ -43,7 +48,7 @@ class ModelsInfo:
     models_dir: str = ""
 
 
-def read_models(trove) -> ModelsInfo:  # noqa: ANN001 (Trove; runs in a worker)
+def read_models(trove: Trove) -> ModelsInfo:  # runs in a worker
     """Every catalog model and its state, the empty roles and their cost, the LLM choices."""
     manager = trove.models
     info = ModelsInfo(models_dir=str(manager.models_dir))
@@ -81,7 +86,7 @@ class ModelsView(QWidget):
     settings_chosen = Signal(dict)  # {"llm": ..., "threads": ...}
     loaded = Signal(object)  # ModelsInfo
 
-    def __init__(self, engine, parent: QWidget | None = None) -> None:  # noqa: ANN001
+    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
         self.info: ModelsInfo | None = None

@@ -13,6 +13,14 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QPixmap
+    from PySide6.QtWidgets import QWidget
+
+    from desktop.app import MainWindow
+    from engine.result import AskResult
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = [  # (file name, question, the citation kind to click)
@@ -37,8 +45,8 @@ def wait_until(condition: Callable[[], bool], timeout_s: float, what: str) -> No
         time.sleep(0.01)
 
 
-def ask(window, question: str, timeout_s: float = 900) -> object:  # noqa: ANN001
-    got: list = []
+def ask(window: MainWindow, question: str, timeout_s: float = 900) -> AskResult:
+    got: list[AskResult] = []
     window.ask.answered.connect(got.append)
     window.ask.question.setText(question)
     window.ask.question.returnPressed.emit()
@@ -47,7 +55,14 @@ def ask(window, question: str, timeout_s: float = 900) -> object:  # noqa: ANN00
     return got[0]
 
 
-def save(widget, out: Path, name: str) -> None:  # noqa: ANN001 (a QWidget or a QPixmap already grabbed)
+def show_cited(window: MainWindow, n: int, what: str) -> None:
+    """Open citation [n] of the answer shown and wait until its viewer has loaded."""
+    viewer = window.ask.show_citation(n)
+    assert viewer is not None  # n is one of the answer's citations
+    wait_until(lambda: viewer.ready, 120, what)
+
+
+def save(widget: QWidget | QPixmap, out: Path, name: str) -> None:  # a QPixmap: grabbed already
     from PySide6.QtGui import QPixmap
 
     path = out / f"{name}.png"
@@ -64,7 +79,7 @@ def run(out: Path, llm: str, examples: Path) -> None:
     from desktop.workers import Engine
     from engine.settings import load_settings
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = cast(QApplication, QApplication.instance() or QApplication(sys.argv[:1]))  # as in desktop.app.main
     theme.apply(app, dark=False)
     tmp = Path(tempfile.mkdtemp(prefix="trove-shots-"))
     engine = Engine(load_settings(tmp / "home", llm=llm))
@@ -90,8 +105,7 @@ def run(out: Path, llm: str, examples: Path) -> None:
         result = ask(window, question)
         cited = [c for c in result.citations if c.kind == kind]
         if cited:
-            viewer = window.ask.show_citation(cited[0].n)
-            wait_until(lambda v=viewer: v.ready, 120, f"the {kind} viewer")
+            show_cited(window, cited[0].n, f"the {kind} viewer")
         elif kind:
             print(f"warning: no {kind} citation for {question!r}: {result.answer!r}")
         save(window, out, name)
@@ -102,8 +116,7 @@ def run(out: Path, llm: str, examples: Path) -> None:
     window.tabs.setCurrentWidget(window.ask)
     if window.ask.result is not None and window.ask.result.citations:
         window.ask.viewer = None  # draw the viewer again, in the dark palette
-        viewer = window.ask.show_citation(window.ask.result.citations[0].n)
-        wait_until(lambda: viewer.ready, 120, "the viewer, dark")
+        show_cited(window, window.ask.result.citations[0].n, "the viewer, dark")
     save(window, out, "dark")
     window.close()
 

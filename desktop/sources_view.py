@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -28,6 +29,13 @@ from PySide6.QtWidgets import (
 from desktop import engine_reads
 from desktop.watcher import FolderWatcher, paths_to_watch
 from desktop.workers import IndexJob, IndexProgress
+
+if TYPE_CHECKING:
+    from desktop.workers import Engine, TaskSignals
+    from engine.ingest.indexer import IndexReport
+    from engine.pipeline import Trove
+
+Roots = tuple[list[engine_reads.RootSummary], list[str]]  # the sources, and the paths to watch
 
 STAGES = {"scan": "Looking for files", "index": "Indexing", "unchanged": "Checking (unchanged)",
           "remove": "Removing deleted files", "done": "Finishing", "paused": "Paused", "resumed": "Indexing"}
@@ -76,13 +84,13 @@ class SourcesView(QWidget):
     refreshed = Signal(list)  # [RootSummary]
     progressed = Signal(object)  # IndexProgress
 
-    def __init__(self, engine, watch: bool = True, parent: QWidget | None = None) -> None:  # noqa: ANN001
+    def __init__(self, engine: Engine, watch: bool = True, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
         self.job: IndexJob | None = None
         self.pending: list[Path] | None = None  # asked for while a run was going: run again after it
         self.summaries: list[engine_reads.RootSummary] = []
-        self.last_report = None
+        self.last_report: IndexReport | None = None
         self.last_error = ""
         self._refreshed_at = 0.0
         self._refreshing = self._stale = False
@@ -124,8 +132,8 @@ class SourcesView(QWidget):
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         layout.addWidget(self.summary)
-        QShortcut(QKeySequence("Ctrl+O"), self, activated=self.pick_folder)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.tree, activated=self.remove_selected)
+        QShortcut(QKeySequence("Ctrl+O"), self).activated.connect(self.pick_folder)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.tree).activated.connect(self.remove_selected)
         self._selection()
 
     def _progress_box(self) -> QGroupBox:
@@ -195,7 +203,7 @@ class SourcesView(QWidget):
         self._set_running(True)
         self.indexing_started.emit()
 
-    def _listen(self, signals) -> None:  # noqa: ANN001 (desktop.workers.TaskSignals)
+    def _listen(self, signals: TaskSignals) -> None:
         signals.progress.connect(self._progress)
         signals.done.connect(self._finished)
         signals.failed.connect(self._failed)
@@ -229,7 +237,7 @@ class SourcesView(QWidget):
             self.job.cancel()
             self.stage_label.setText("Cancelling after the file being read…")
 
-    def _finished(self, report) -> None:  # noqa: ANN001 (IndexReport)
+    def _finished(self, report: IndexReport) -> None:
         self.last_report = report
         self.stage_label.setText(f"Done: {report.indexed} indexed, {report.unchanged} unchanged, {report.skipped} "
                                  f"skipped, {report.failed} failed, {report.removed} removed")
@@ -241,7 +249,7 @@ class SourcesView(QWidget):
         self.last_error = message
         self._end(None)
 
-    def _end(self, report) -> None:  # noqa: ANN001
+    def _end(self, report: IndexReport | None) -> None:
         self.job = None
         self._set_running(False)
         self.refresh()
@@ -275,13 +283,13 @@ class SourcesView(QWidget):
         self._refreshed_at = time.monotonic()
         home = Path(self.engine.settings.home)
 
-        def read(trove) -> tuple:  # noqa: ANN001
+        def read(trove: Trove) -> Roots:
             summaries = engine_reads.roots(trove)
             return summaries, paths_to_watch([s.path for s in summaries], exclude=home)
 
         self.engine.call(read, on_done=self._show, on_error=self._error)
 
-    def _show(self, found: tuple) -> None:
+    def _show(self, found: Roots) -> None:
         self._refreshing = False
         summaries, watch = found
         self.summaries = summaries

@@ -15,9 +15,16 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
+if TYPE_CHECKING:
+    from engine.ingest.indexer import Progress
+    from engine.pipeline import Trove
+    from engine.settings import Settings
+
+R = TypeVar("R")
 RETIRE_S = 10.0  # how long a finished task (and its signals object) is kept before Python may free it
 
 
@@ -190,24 +197,25 @@ class Engine(QObject):
 
     settings_changed = Signal(object)
 
-    def __init__(self, settings, trove_factory: Callable[[object], object] | None = None,  # noqa: ANN001
+    def __init__(self, settings: Settings, trove_factory: Callable[[Settings], Trove] | None = None,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.settings = settings
         self._factory = trove_factory or _make_trove
-        self._trove = None
+        self._trove: Trove | None = None
         self.gate = Gate()
         self._threads: list[threading.Thread] = []
         self._running: set[Task] = set()
         self._retired: list[Task] = []
 
     # -- calls -------------------------------------------------------------------------------------
-    def trove(self):  # noqa: ANN201 (Trove; only ever called inside a task, with the gate held)
+    def trove(self) -> Trove:
+        """The engine, opened on first use; only ever called inside a task, with the gate held."""
         if self._trove is None:
             self._trove = self._factory(self.settings)
         return self._trove
 
-    def submit(self, fn: Callable[[Task], object], on_done: Callable[[object], None] | None = None,
+    def submit(self, fn: Callable[[Task], R], on_done: Callable[[R], None] | None = None,
                on_error: Callable[[str], None] | None = None, name: str = "", gated: bool = True,
                connect: Callable[[TaskSignals], None] | None = None) -> Task:
         """Run `fn(task)` in a worker; `on_done(result)` / `on_error(message)` run in the UI thread.
@@ -234,7 +242,7 @@ class Engine(QObject):
         task.finished_at = now
         self._retired = [t for t in self._retired if now - (t.finished_at or now) < RETIRE_S] + [task]
 
-    def call(self, method: Callable[..., object], *args: object, on_done: Callable[[object], None] | None = None,
+    def call(self, method: Callable[..., R], *args: object, on_done: Callable[[R], None] | None = None,
              on_error: Callable[[str], None] | None = None, **kwargs: object) -> Task:
         """`method(trove, *args, **kwargs)` in a worker."""
         return self.submit(lambda task: method(self.trove(), *args, **kwargs), on_done, on_error,
@@ -247,7 +255,7 @@ class Engine(QObject):
         job = IndexJob([Path(p) for p in paths])
 
         def run(task: Task) -> object:
-            def progress(p) -> None:  # noqa: ANN001 (engine.ingest.indexer.Progress)
+            def progress(p: Progress) -> None:
                 step = IndexProgress(p.done, p.total, p.path, p.stage, time.monotonic() - job.started)
                 job.checkpoint(self.gate, task.signals.progress.emit, step)
 
@@ -298,7 +306,7 @@ class Engine(QObject):
                 self._trove = None
 
 
-def _make_trove(settings):  # noqa: ANN001, ANN202
+def _make_trove(settings: Settings) -> Trove:
     from engine.pipeline import Trove
 
     return Trove(settings)

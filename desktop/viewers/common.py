@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QKeySequence, QPalette
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QKeyEvent, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -18,6 +20,12 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+if TYPE_CHECKING:
+    from desktop.workers import Engine
+    from engine.result import AskResult, Citation
+
+R = TypeVar("R")
 
 
 def is_dark(widget: QWidget | None = None) -> bool:
@@ -51,24 +59,24 @@ class Viewer(QWidget):
 
     loaded = Signal()
 
-    def __init__(self, engine, parent: QWidget | None = None) -> None:  # noqa: ANN001 (desktop.workers.Engine)
+    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
         self.ready = False
-        self.citation = None
+        self.citation: Citation | None = None
         self.layout_ = QVBoxLayout(self)
         self.layout_.setContentsMargins(0, 0, 0, 0)
         self.header = Header(self)
         self.layout_.addWidget(self.header)
 
-    def show_citation(self, citation, result) -> None:  # noqa: ANN001 (engine.result.Citation, AskResult)
+    def show_citation(self, citation: Citation, result: AskResult) -> None:
         raise NotImplementedError
 
     def mark_ready(self) -> None:
         self.ready = True
         self.loaded.emit()
 
-    def load(self, fn, on_done, gated: bool = True) -> None:  # noqa: ANN001
+    def load(self, fn: Callable[..., R], on_done: Callable[[R], None], gated: bool = True) -> None:
         """Run `fn(trove)` (or `fn()` when not `gated`) in a worker, then `on_done(result)` here."""
         if gated:
             self.engine.call(lambda trove: fn(trove), on_done=on_done, on_error=self.failed)
@@ -192,13 +200,14 @@ class ResultGrid(QTableWidget):
 
     def rows(self) -> list[list[str]]:
         """The grid's cells as shown, row by row."""
-        return [[self.item(r, c).text() if self.item(r, c) else "" for c in range(self.columnCount())]
+        return [[item.text() if (item := self.item(r, c)) else "" for c in range(self.columnCount())]
                 for r in range(self.rowCount())]
 
     def columns(self) -> list[str]:
-        return [self.horizontalHeaderItem(c).text() for c in range(self.columnCount())]
+        """The header's labels (set_rows gives every column one)."""
+        return [item.text() if (item := self.horizontalHeaderItem(c)) else "" for c in range(self.columnCount())]
 
-    def keyPressEvent(self, event) -> None:  # noqa: ANN001, N802 (Qt's name)
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt's name)
         if event.matches(QKeySequence.StandardKey.Copy):
             self._copy_selection()
             return

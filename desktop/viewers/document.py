@@ -4,6 +4,7 @@ button that opens the file itself (at that page, for a PDF)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices, QTextCharFormat, QTextCursor
@@ -11,6 +12,12 @@ from PySide6.QtWidgets import QHBoxLayout, QPlainTextEdit, QPushButton, QTextEdi
 
 from desktop import engine_reads
 from desktop.viewers.common import Viewer, highlight_color
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from desktop.workers import Engine
+    from engine.result import AskResult, Citation
 
 
 def file_url(source: str, page: int | None) -> QUrl:
@@ -22,7 +29,7 @@ def file_url(source: str, page: int | None) -> QUrl:
 
 
 class DocumentViewer(Viewer):
-    def __init__(self, engine, parent=None) -> None:  # noqa: ANN001
+    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
         super().__init__(engine, parent)
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
@@ -36,7 +43,7 @@ class DocumentViewer(Viewer):
         self.layout_.addLayout(row)
         self.page: PageText | None = None
 
-    def show_citation(self, citation, result) -> None:  # noqa: ANN001
+    def show_citation(self, citation: Citation, result: AskResult) -> None:
         self.citation = citation
         loc = citation.locator
         self.header.set(citation.n, citation.kind, citation.source, _place(loc))

@@ -11,12 +11,21 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen, QPolygonF, QResizeEvent
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
 
 from desktop.viewers.common import ResultGrid, Viewer, cell_text, is_dark
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from desktop.workers import Engine
+    from engine.pipeline import Trove
+    from engine.result import AskResult, Citation
+    from local_stores.results import QueryResult
 
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 _CLAUSE = re.compile(r"\b(OPTIONAL\s+MATCH|MATCH|WHERE|RETURN|ORDER\s+BY|LIMIT|SKIP)\b", re.IGNORECASE)
@@ -29,8 +38,12 @@ def paths_query(cypher: str) -> str | None:
     """The MATCH/WHERE of `cypher` with each pattern named as a path and returned; None when the
     query has clauses this rewrite does not follow."""
     strings: list[str] = []
-    text = _STRING.sub(lambda m: strings.append(m.group(0)) or f"\x00{len(strings) - 1}\x00",
-                       cypher.strip().rstrip(";"))
+
+    def hide(m: re.Match[str]) -> str:  # a string literal, kept aside while the query is cut up
+        strings.append(m.group(0))
+        return f"\x00{len(strings) - 1}\x00"
+
+    text = _STRING.sub(hide, cypher.strip().rstrip(";"))
     if _UNSUPPORTED.search(text) or not re.search(r"\bMATCH\b", text, re.IGNORECASE):
         return None
     pieces = _CLAUSE.split(text)
@@ -74,10 +87,13 @@ def _top_level_split(text: str) -> list[str]:
     return [p for p in out if p.strip()]
 
 
+NodeKey = tuple[str, object, object]  # ("id", table, offset), ("node", label, name) or ("value", column, text)
+
+
 @dataclass
 class Graph:
-    nodes: dict[object, dict] = field(default_factory=dict)  # key -> {"label": .., "name": .., "props": ..}
-    edges: list[tuple[object, object, str]] = field(default_factory=list)
+    nodes: dict[NodeKey, dict] = field(default_factory=dict)  # key -> {"label": .., "name": .., "props": ..}
+    edges: list[tuple[NodeKey, NodeKey, str]] = field(default_factory=list)
 
     def node_names(self) -> list[str]:
         return sorted(n["name"] for n in self.nodes.values())
@@ -86,7 +102,7 @@ class Graph:
         return sorted({t for _, _, t in self.edges})
 
 
-def _node_key(node: dict) -> object:
+def _node_key(node: dict) -> NodeKey:
     ident = node.get("_id")
     if isinstance(ident, dict):
         return ("id", ident.get("table"), ident.get("offset"))
@@ -111,7 +127,7 @@ def graph_from_rows(rows: list) -> Graph:
     graph = Graph()
     pending_rels: list[dict] = []
 
-    def add_node(node: dict) -> object:
+    def add_node(node: dict) -> NodeKey:
         key = _node_key(node)
         graph.nodes.setdefault(key, {"label": node.get("_label", ""), "name": _node_name(node),
                                      "props": {k: v for k, v in node.items() if not k.startswith("_")}})
@@ -138,8 +154,10 @@ def graph_from_rows(rows: list) -> Graph:
     by_id = {k[1:]: k for k in graph.nodes if k[0] == "id"}
     for rel in pending_rels:
         src, dst = (by_id.get((rel[e].get("table"), rel[e].get("offset"))) for e in ("_src", "_dst"))
+        if src is None or dst is None:
+            continue
         edge = (src, dst, rel.get("_label", ""))
-        if src is not None and dst is not None and edge not in graph.edges:
+        if edge not in graph.edges:
             graph.edges.append(edge)
     return graph
 
@@ -191,7 +209,7 @@ LAYER_GAP = 300.0
 class GraphView(QGraphicsView):
     """The graph drawn: rounded boxes for nodes (name and label), arrows for relationships."""
 
-    def __init__(self, parent=None) -> None:  # noqa: ANN001
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setScene(QGraphicsScene(self))
         self.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -257,7 +275,7 @@ class GraphView(QGraphicsView):
         label_bg.setZValue(1)
         text.setZValue(2)
 
-    def resizeEvent(self, event) -> None:  # noqa: ANN001, N802
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(event)
         if self.scene().items():
             self.fit()
@@ -270,14 +288,14 @@ def _short(text: str, n: int) -> str:
 class GraphViewer(Viewer):
     language = "Cypher"
 
-    def __init__(self, engine, parent=None) -> None:  # noqa: ANN001
+    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
         super().__init__(engine, parent)
         self.view = GraphView()
         self.grid = ResultGrid()
         self.grid.setAccessibleName("result rows")
         self.caption, self.query_box = self.add_query_panels(self.language, self.view, self.grid, (420, 140))
 
-    def show_citation(self, citation, result) -> None:  # noqa: ANN001
+    def show_citation(self, citation: Citation, result: AskResult) -> None:
         self.citation = citation
         loc = citation.locator
         self.header.set(citation.n, citation.kind, citation.source, f"Cypher result from the graph {loc.get('source')}")
@@ -288,12 +306,12 @@ class GraphViewer(Viewer):
             self._fallback("the rows' own nodes (this query is not a plain MATCH … RETURN)")
             return
 
-        def fetch(trove) -> object:  # noqa: ANN001
+        def fetch(trove: Trove) -> QueryResult:
             return trove.query(loc["source"], rewritten)
 
         self.engine.call(fetch, on_done=self._drawn, on_error=lambda msg: self._fallback(f"the result rows ({msg})"))
 
-    def _drawn(self, result) -> None:  # noqa: ANN001 (local_stores QueryResult)
+    def _drawn(self, result: QueryResult) -> None:
         graph = graph_from_rows(result.rows)
         if not graph.nodes:
             self._fallback("the result rows (the matched paths came back empty)")
@@ -304,6 +322,7 @@ class GraphViewer(Viewer):
         self.mark_ready()
 
     def _fallback(self, why: str) -> None:
+        assert self.citation is not None  # set by show_citation, which is what falls back
         loc = self.citation.locator
         rows = loc.get("result_rows", [])
         graph = graph_from_rows(rows)

@@ -5,12 +5,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QImage, QImageReader, QKeySequence, QPainter, QPen, QPixmap, QShortcut
-from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QHBoxLayout, QLabel, QToolButton
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QImage,
+    QImageReader,
+    QKeySequence,
+    QPainter,
+    QPen,
+    QPixmap,
+    QResizeEvent,
+    QShortcut,
+    QWheelEvent,
+)
+from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene, QGraphicsView, QHBoxLayout, QLabel, QToolButton
 
 from desktop.viewers.common import Viewer
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from desktop.workers import Engine
+    from engine.result import AskResult, Citation
 
 COLOURS = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324"]
 
@@ -47,26 +66,27 @@ def region_label(locator: dict) -> str:
     return f"{name}: “{text}”" if text and text != name else str(name)
 
 
-def boxes_for(citation, result) -> list[DrawnBox]:  # noqa: ANN001
+def boxes_for(citation: Citation, result: AskResult | None) -> list[DrawnBox]:
     """The regions of this photo cited anywhere in the answer, each with its citation number."""
     out = []
     for c in result.citations if result is not None else [citation]:
         if c.source == citation.source and "box" in c.locator:
-            out.append(DrawnBox(c.n, region_label(c.locator), tuple(float(v) for v in c.locator["box"])))
+            x1, y1, x2, y2 = (float(v) for v in c.locator["box"])
+            out.append(DrawnBox(c.n, region_label(c.locator), (x1, y1, x2, y2)))
     return out
 
 
 class PhotoView(QGraphicsView):
     """A zoomable, pannable photo with boxes."""
 
-    def __init__(self, parent=None) -> None:  # noqa: ANN001
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setScene(QGraphicsScene(self))
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.SmoothPixmapTransform)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setAccessibleName("photo")
-        self.rect_items: list = []
+        self.rect_items: list[QGraphicsRectItem] = []
         self.fitted = True
 
     def show_photo(self, image: QImage, boxes: list[DrawnBox], scale: tuple[float, float], focus: int) -> None:
@@ -109,17 +129,17 @@ class PhotoView(QGraphicsView):
     def zoom_level(self) -> float:
         return self.transform().m11()
 
-    def wheelEvent(self, event) -> None:  # noqa: ANN001, N802 (Qt's name)
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 (Qt's name)
         self.zoom(1.25 if event.angleDelta().y() > 0 else 0.8)
 
-    def resizeEvent(self, event) -> None:  # noqa: ANN001, N802
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(event)
         if self.fitted and self.scene().items():
             self.fit()
 
 
 class PhotoViewer(Viewer):
-    def __init__(self, engine, parent=None) -> None:  # noqa: ANN001
+    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
         super().__init__(engine, parent)
         tools = QHBoxLayout()
         self.legend = QLabel()
@@ -135,13 +155,13 @@ class PhotoViewer(Viewer):
             button.setToolTip(tip)
             button.clicked.connect(slot)
             tools.addWidget(button)
-            QShortcut(keys, self, activated=slot)
+            QShortcut(keys, self).activated.connect(slot)
         self.layout_.addLayout(tools)
         self.layout_.addWidget(self.view, 1)
         self.drawn: list[DrawnBox] = []
         self.image_size: tuple[int, int] | None = None
 
-    def show_citation(self, citation, result) -> None:  # noqa: ANN001
+    def show_citation(self, citation: Citation, result: AskResult) -> None:
         self.citation = citation
         loc = citation.locator
         self.drawn = boxes_for(citation, result)
@@ -153,8 +173,10 @@ class PhotoViewer(Viewer):
         self.load(lambda: read_image(citation.source), self._fill, gated=False)
 
     def _fill(self, image: QImage) -> None:
-        loc = self.citation.locator
+        citation = self.citation
+        assert citation is not None  # set by show_citation, which started this load
+        loc = citation.locator
         self.image_size = (image.width(), image.height())
         w, h = loc.get("width") or image.width(), loc.get("height") or image.height()
-        self.view.show_photo(image, self.drawn, (image.width() / w, image.height() / h), self.citation.n)
+        self.view.show_photo(image, self.drawn, (image.width() / w, image.height() / h), citation.n)
         self.mark_ready()

@@ -6,8 +6,17 @@ whose template is the query's triple patterns (read-only, through `Trove.query`)
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from desktop.viewers.common import ResultGrid, Viewer
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from desktop.workers import Engine
+    from engine.pipeline import Trove
+    from engine.result import AskResult, Citation
+    from local_stores.results import QueryResult
 
 MAX_TRIPLES = 200
 _PREFIX = re.compile(r"PREFIX\s+([\w-]*):\s*<([^>]*)>", re.IGNORECASE)
@@ -79,7 +88,9 @@ def construct_query(query: str) -> str | None:
     patterns = triple_patterns(query)
     if not patterns:
         return None
-    head = query[: re.search(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b", query, re.IGNORECASE).start()]
+    form = re.search(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b", query, re.IGNORECASE)
+    assert form is not None  # rdflib parsed the query above: it has a query form
+    head = query[: form.start()]
     template = " .\n  ".join(" ".join(term.n3() for term in t) for t in patterns)
     where = query[group[0]:group[1]]
     # sandboxed: the cited query widened
@@ -118,7 +129,7 @@ def turtle_rows(rows: list, declared: dict[str, str]) -> tuple[list[list[str]], 
 class RdfViewer(Viewer):
     language = "SPARQL"
 
-    def __init__(self, engine, parent=None) -> None:  # noqa: ANN001
+    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
         super().__init__(engine, parent)
         self.triples = ResultGrid()
         self.triples.setAccessibleName("triples")
@@ -127,7 +138,7 @@ class RdfViewer(Viewer):
         self.caption, self.query_box = self.add_query_panels(self.language, self.triples, self.bindings, (400, 160))
         self.prefixes: dict[str, str] = {}
 
-    def show_citation(self, citation, result) -> None:  # noqa: ANN001
+    def show_citation(self, citation: Citation, result: AskResult) -> None:
         self.citation = citation
         loc = citation.locator
         query = loc.get("query", "")
@@ -138,7 +149,7 @@ class RdfViewer(Viewer):
 
         self.prefixes = dict(_PREFIX.findall(query))  # the engine adds PREFIX lines to what it runs
 
-        def fetch(trove) -> object:  # noqa: ANN001
+        def fetch(trove: Trove) -> QueryResult:
             construct = construct_query(query)
             if construct is None:
                 raise ValueError("the query has no triple patterns to show")
@@ -146,7 +157,7 @@ class RdfViewer(Viewer):
 
         self.engine.call(fetch, on_done=self._fill, on_error=self._no_triples)
 
-    def _fill(self, result) -> None:  # noqa: ANN001 (QueryResult with subject, predicate, object)
+    def _fill(self, result: QueryResult) -> None:  # rows of subject, predicate, object
         rows, used = turtle_rows(result.rows, self.prefixes)
         self.triples.set_rows(["subject", "predicate", "object"], rows)
         more = " (the first ones)" if result.truncated else ""

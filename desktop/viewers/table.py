@@ -4,10 +4,17 @@ the file, the sheet and the row numbers."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QLabel
 
 from desktop.viewers.common import QueryBox, ResultGrid, Viewer
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from desktop.workers import Engine
+    from engine.result import AskResult, Citation
 
 
 def rows_text(rows: list) -> str:
@@ -30,7 +37,7 @@ def provenance(source: str, locator: dict) -> str:
 class TableViewer(Viewer):
     language = "SQL"
 
-    def __init__(self, engine, parent=None) -> None:  # noqa: ANN001
+    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
         super().__init__(engine, parent)
         self.source_label = QLabel()
         self.source_label.setWordWrap(True)
@@ -45,7 +52,7 @@ class TableViewer(Viewer):
         self.layout_.addWidget(self.grid, 1)
         self.layout_.addWidget(self.query_box)
 
-    def show_citation(self, citation, result) -> None:  # noqa: ANN001
+    def show_citation(self, citation: Citation, result: AskResult) -> None:
         self.citation = citation
         loc = citation.locator
         self.header.set(citation.n, citation.kind, citation.source,

@@ -5,6 +5,7 @@ thumbnails the engine made while indexing) with the cited clip selected and its 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QIcon, QImage, QPixmap
@@ -13,6 +14,13 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QListView, QListWidget, QList
 from desktop import engine_reads
 from desktop.viewers.common import Viewer
 from engine.result import clock
+
+if TYPE_CHECKING:
+    from PySide6.QtMultimedia import QMediaPlayer
+
+    from desktop.workers import Engine
+    from engine.pipeline import Trove
+    from engine.result import AskResult, Citation
 
 
 def span_text(start_s: float, end_s: float) -> str:
@@ -28,7 +36,7 @@ def multimedia_available() -> bool:
     return True
 
 
-def load_strip(trove, source: str, locator: dict) -> list[tuple[engine_reads.ClipThumb, QImage]]:  # noqa: ANN001
+def load_strip(trove: Trove, source: str, locator: dict) -> list[tuple[engine_reads.ClipThumb, QImage]]:
     """The video's clips with their keyframe images (read here, in the worker)."""
     out = []
     for clip in engine_reads.clips(trove, source, locator):
@@ -40,7 +48,7 @@ def load_strip(trove, source: str, locator: dict) -> list[tuple[engine_reads.Cli
 class VideoViewer(Viewer):
     prefer_player = True  # False: always the keyframe strip (tests, or where playback misbehaves)
 
-    def __init__(self, engine, parent=None) -> None:  # noqa: ANN001
+    def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
         super().__init__(engine, parent)
         self.mode = "player" if self.prefer_player and multimedia_available() else "keyframes"
         self.start_s = 0.0
@@ -58,7 +66,7 @@ class VideoViewer(Viewer):
         row.addWidget(self.open_button)
         self.layout_.addLayout(row)
 
-    def show_citation(self, citation, result) -> None:  # noqa: ANN001
+    def show_citation(self, citation: Citation, result: AskResult) -> None:
         self.citation = citation
         loc = citation.locator
         self.start_s, self.end_s = float(loc.get("start_s", 0.0)), float(loc.get("end_s", 0.0))
@@ -186,7 +194,7 @@ class _Player(QWidget):
         self._pending = True
         self.player.setSource(QUrl.fromLocalFile(source))
 
-    def _status(self, status) -> None:  # noqa: ANN001 (QMediaPlayer.MediaStatus)
+    def _status(self, status: QMediaPlayer.MediaStatus) -> None:
         from PySide6.QtMultimedia import QMediaPlayer
 
         if self._pending and status in (QMediaPlayer.MediaStatus.LoadedMedia, QMediaPlayer.MediaStatus.BufferedMedia):
