@@ -27,6 +27,7 @@ demo: $(VENV)/.installed
 test: $(VENV)/.installed
 	$(BIN)/trove models install $(TEST_MODELS)
 	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 setup: $(VENV)/.installed
@@ -48,6 +49,7 @@ models: $(VENV)/.installed
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/mypy
 
 # every benchmark (about 6-8 h on 2 cores), then bench/REPORT.md; `make report` runs only the missing ones
 bench: $(VENV)/.installed

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sqlean
 
@@ -27,7 +28,7 @@ from engine.retrieval.hybrid import Hit, HybridRetriever
 from engine.retrieval.visual import VisualContext, grounded, visual_hits
 from engine.routing import Route, make_router
 from engine.routing.labels import LABELS, NATIVE
-from engine.settings import Settings, load_settings
+from engine.settings import Settings, default_models_dir, load_settings
 from local_stores import query_worker
 from local_stores.catalog import Catalog
 from local_stores.graph_store import GraphStore
@@ -36,6 +37,10 @@ from local_stores.results import QueryResult
 from local_stores.sqlite_db import Database, writable
 from local_stores.table_store import TableStore
 from local_stores.vector_store import Item, VectorStore
+
+if TYPE_CHECKING:
+    from engine.grounding.inventory import Inventory
+    from engine.native.examples import ExamplePicker
 
 NOTHING_RELEVANT = "Nothing in your files matches this question."
 NOTHING_INDEXED = "Nothing is indexed yet: add a folder first (trove index PATH)."
@@ -75,7 +80,7 @@ class Trove:
         query_worker.limit_memory(self.settings.query_memory_mb)
         self.graphs = GraphStore(self.settings.graphs_path)
         self.rdf = RdfStore(self.settings.rdf_path)
-        self.models = ModelManager(self.settings.models_dir)
+        self.models = ModelManager(self.settings.models_dir or default_models_dir(self.settings.home))
         self.router = make_router(router or self.settings.router, embedder=lambda: self.embedder,
                                   llm=lambda: self.llm, threshold=self.settings.router_threshold,
                                   confident=self.settings.router_confident, nearness=self.source_nearness,
@@ -88,8 +93,8 @@ class Trove:
         self._source_index = None
         self._value_index = None
         self._values_state: tuple | None = None  # the catalog's sources_state the value index was refreshed at
-        self._examples = None
-        self._inventory: tuple[tuple, object, object] | None = None  # (pack versions, Inventory, reference vectors)
+        self._examples: ExamplePicker | None = None
+        self._inventory: tuple[tuple, Inventory, dict | None] | None = None  # (pack versions, elements, vectors)
 
     # -- models --------------------------------------------------------------------------------
     @property
@@ -302,8 +307,8 @@ class Trove:
         corpus or source holds an item near it: the route of the nearest one."""
         vector = self.embedder.embed_one(question)
         retriever = self.retriever()
-        near = [(hits[0].relevance, label) for label in OWN_LABELS if label in available
-                and (hits := retriever.search(question, LABELS[label], 1, vector=vector))]
+        near = [(hits[0].relevance, label) for label in OWN_LABELS if label in available and (corpus := LABELS[label])
+                and (hits := retriever.search(question, corpus, 1, vector=vector))]
         near += [(similarity, label) for label, similarity in self.source_nearness(vector).items()
                  if label in available]
         near = [(similarity, label) for similarity, label in near if similarity >= self.settings.min_relevance]
@@ -430,9 +435,10 @@ class Trove:
         searched = {route.label for route in routes}
         corpora = self.store.corpora()
         for label in FALLBACK_LABELS:
-            if label in searched or LABELS[label] not in corpora:
+            corpus = LABELS[label]
+            if label in searched or corpus is None or corpus not in corpora:
                 continue
-            found = [(label, h) for h in retriever.search(question, LABELS[label], self.settings.evidence_items,
+            found = [(label, h) for h in retriever.search(question, corpus, self.settings.evidence_items,
                                                           vector=vector)]
             if any(h.relevance >= self.settings.min_relevance for _, h in found):
                 return [*routes, Route(label, 0.0, "fallback")], hits + found
@@ -526,7 +532,7 @@ class Trove:
                              k=self.settings.evidence_items, vlm_check=vlm.shows if vlm else None,
                              image_text=self.vision.image_text)
 
-    def inventory(self) -> tuple[object, dict | None]:
+    def inventory(self) -> tuple[Inventory, dict | None]:
         """The elements of every indexed knowledge pack (GranuRAG's inventory) and their reference
         vectors; re-read only when a pack changed."""
         from engine.grounding.inventory import Inventory

@@ -18,12 +18,16 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from local_stores import query_worker
 from local_stores.native_store import no_params
 from local_stores.quoting import Quoted
 from local_stores.quoting import kuzu_cypher as cy
 from local_stores.results import MEMORY_MB, QueryFailed, QueryRefused, QueryResult, plain
+
+if TYPE_CHECKING:
+    import kuzu
 
 CATEGORY_LIMIT = 30
 # Kùzu reserves address space for every open database: 80 % of the RAM for its buffer pool and 8 TB
@@ -75,7 +79,7 @@ class GraphStore:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
-        self._open: dict[str, tuple[object, object]] = {}  # name -> (Database, Connection), read-only
+        self._open: dict[str, tuple[kuzu.Database, kuzu.Connection]] = {}  # name -> read-only database
 
     def path(self, name: str) -> Path:
         return self.root / f"{name}.kuzu"
@@ -98,7 +102,8 @@ class GraphStore:
             for table in nodes:
                 cols = ", ".join(f"{cy.ident(p)} {cy.type_name(t)}" for p, t in table.properties.items())
                 con.execute(f"CREATE NODE TABLE {cy.ident(table.name)}({cols}, PRIMARY KEY({cy.ident(table.key)}))")
-                _insert(con, f"CREATE (:{cy.ident(table.name)} {{{_assignments(table.properties)}}})", table.rows)
+                _insert(con, Quoted(f"CREATE (:{cy.ident(table.name)} {{{_assignments(table.properties)}}})"),
+                        table.rows)
             keys = {t.name: t.key for t in nodes}
             for rel in rels:
                 pairs = ", ".join(f"FROM {cy.ident(a)} TO {cy.ident(b)}" for a, b in rel.pairs)
@@ -109,7 +114,7 @@ class GraphStore:
                     props = Quoted(f" {{{_assignments(rel.properties)}}}" if rel.properties else "")
                     ends = (f"(a:{cy.ident(a)} {{{cy.ident(keys[a])}: r.src}}), "
                             f"(b:{cy.ident(b)} {{{cy.ident(keys[b])}: r.dst}})")
-                    _insert(con, f"MATCH {ends} CREATE (a)-[:{cy.ident(rel.name)}{props}]->(b)", rows)
+                    _insert(con, Quoted(f"MATCH {ends} CREATE (a)-[:{cy.ident(rel.name)}{props}]->(b)"), rows)
         finally:
             con.close()
             db.close()
@@ -129,10 +134,10 @@ class GraphStore:
         for key in [name] if name else list(self._open):
             if key in self._open:
                 db, con = self._open.pop(key)
-                con.close()  # type: ignore[attr-defined]
-                db.close()  # type: ignore[attr-defined]
+                con.close()
+                db.close()
 
-    def _connection(self, name: str):  # noqa: ANN202 (kuzu.Connection)
+    def _connection(self, name: str) -> kuzu.Connection:
         if name not in self._open:
             import kuzu
 
@@ -234,7 +239,7 @@ WORKER_GRACE_S = 2.0  # Kùzu's own timeout answers first, with its message; the
 WORKER_DB_MB = 1024  # the address space a read-only database reserves in the worker (Kùzu's max_db_size)
 WORKER_BUFFER_MB = 256
 WORKER_OPEN = 1  # databases kept open: each reserves WORKER_DB_MB + WORKER_BUFFER_MB of the capped address space
-_OPEN: OrderedDict[str, tuple[tuple[int, int], object, object]] = OrderedDict()  # in the worker
+_OPEN: OrderedDict[str, tuple[tuple[int, int], kuzu.Database, kuzu.Connection]] = OrderedDict()  # in the worker
 
 
 def serve(fd: int, memory_mb: int = 0) -> None:
@@ -249,15 +254,15 @@ def _answer(request: tuple) -> tuple:
     _, path, stamp, statement, timeout_ms, max_rows = request
     con = _worker_connection(path, stamp)
     con.set_query_timeout(timeout_ms)
-    result = con.execute(statement)
+    result = _single(con.execute(statement))
     columns = result.get_column_names()
-    rows = []
+    rows: list[tuple] = []
     while result.has_next() and len(rows) <= max_rows:
         rows.append(tuple(_plain(v) for v in result.get_next()))
     return ("ok", columns, rows[:max_rows], len(rows) > max_rows)
 
 
-def _worker_connection(path: str, stamp: tuple[int, int]):  # noqa: ANN202 (kuzu.Connection)
+def _worker_connection(path: str, stamp: tuple[int, int]) -> kuzu.Connection:
     import kuzu
 
     if path not in _OPEN or _OPEN[path][0] != stamp:
@@ -296,20 +301,28 @@ def _assignments(properties: dict[str, str]) -> Quoted:
                             for p, t in properties.items()))
 
 
-def _insert(con, statement: Quoted, rows: list[dict], batch: int = 2000) -> None:  # noqa: ANN001
+def _insert(con: kuzu.Connection, statement: Quoted, rows: list[dict], batch: int = 2000) -> None:
     """`statement` once per batch of `rows`, the rows passed as the parameter `$rows`."""
     for i in range(0, len(rows), batch):
         con.execute(f"UNWIND $rows AS r {statement}", {"rows": rows[i:i + batch]})
 
 
-def _rows(result) -> list[list]:  # noqa: ANN001
-    out = []
-    while result.has_next():
-        out.append(result.get_next())
+def _single(result: kuzu.QueryResult | list[kuzu.QueryResult]) -> kuzu.QueryResult:
+    """The result of one statement (Kùzu gives a list for several; checked queries are one)."""
+    if isinstance(result, list):
+        raise QueryRefused("only one statement may run")
+    return result
+
+
+def _rows(result: kuzu.QueryResult | list[kuzu.QueryResult]) -> list[list]:
+    single, out = _single(result), []
+    while single.has_next():
+        row = single.get_next()
+        out.append(row if isinstance(row, list) else list(row.values()))
     return out
 
 
-def _sample(con, match: Quoted, expr: Quoted, prop: dict, k: int) -> None:  # noqa: ANN001
+def _sample(con: kuzu.Connection, match: Quoted, expr: Quoted, prop: dict, k: int) -> None:
     """Sample values into `prop`; all of them (`values`) when a text property has few distinct ones."""
     if prop["type"] not in ("STRING", "INT64", "DOUBLE", "DATE", "BOOLEAN", "STRING[]"):
         return

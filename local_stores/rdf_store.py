@@ -21,9 +21,10 @@ import logging
 import re
 import shutil
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import islice
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyoxigraph as ox
 
@@ -32,6 +33,9 @@ from local_stores.native_store import no_params
 from local_stores.quoting import Quoted
 from local_stores.quoting import sparql as sp
 from local_stores.results import MEMORY_MB, QueryFailed, QueryRefused, QueryResult
+
+if TYPE_CHECKING:
+    from rdflib.plugins.sparql.parserutils import CompValue
 
 FORMATS = {".ttl": "Turtle", ".nt": "N-Triples", ".nq": "N-Quads", ".trig": "TriG", ".rdf": "RDF/XML",
            ".owl": "RDF/XML", ".jsonld": "JSON-LD", ".n3": "N3"}
@@ -132,6 +136,8 @@ _INTEGER_TYPES = {"integer", "int", "long", "short", "byte", "nonNegativeInteger
 
 def _rows(store: ox.Store, query: str) -> list[dict]:
     result = store.query(query, use_default_graph_as_union=True)
+    if not isinstance(result, ox.QuerySolutions):
+        raise TypeError(f"Trove's own describing query gave no solutions: {query[:80]}")
     names = [v.value for v in result.variables]
     return [{n: row[n] for n in names} for row in result]
 
@@ -146,7 +152,7 @@ def _declared_prefixes(path: Path, fmt: str) -> dict[str, str]:
         pattern = r"\"([A-Za-z][\w.-]*)\"\s*:\s*\"([a-z][\w+.-]*:[^\"\s]*[/#])\""
     else:
         pattern = r"(?im)^\s*@?prefix\s+([A-Za-z][\w.-]*)?:\s*<([^>\s]*)>"
-    found = {}
+    found: dict[str, str] = {}
     for prefix, iri in re.findall(pattern, head):
         if re.match(r"[a-z][\w+.-]*:", iri, re.IGNORECASE) and len(found) < 30:
             found.setdefault(prefix, iri)
@@ -157,7 +163,8 @@ def _prefix_name(ns: str, taken: set[str]) -> str:
     """A short, readable prefix for a namespace: its last word (`.../ontop/singer#` -> `singer`)."""
     words = [w for w in re.split(r"[/#:]", ns) if re.match(r"[A-Za-z]", w)]
     words = [w for w in words if w.lower() not in ("http", "https", "www", "urn")] or ["ns"]
-    base = re.match(r"[A-Za-z][A-Za-z0-9_]*", words[-1]).group(0).lower()[:20]
+    first = re.match(r"[A-Za-z][A-Za-z0-9_]*", words[-1])
+    base = first.group(0).lower()[:20] if first else "ns"
     name, n = base, 2
     while name in taken:
         name, n = f"{base}{n}", n + 1
@@ -282,7 +289,8 @@ _UPDATE_WORDS = {"insert", "delete", "load", "clear", "create", "drop", "copy", 
 def _refuse_lexically(text: str) -> tuple[set[str], set[str]]:
     """Refuse updates, SERVICE and a second statement from the tokens (strings and IRIs skipped);
     return the prefixes the query uses and those it declares."""
-    used, declared = set(), set()
+    used: set[str] = set()
+    declared: set[str] = set()
     depth, previous = 0, ""
     for m in _TOKEN.finditer(text):
         kind, token = m.lastgroup, m.group()
@@ -315,7 +323,7 @@ class _QuietIriWarnings(logging.Filter):
 _IRI_FILTER = _QuietIriWarnings()
 
 
-def _walk(node: object):  # noqa: ANN202
+def _walk(node: object) -> Iterator[CompValue]:
     """Every rdflib parse-tree node under `node`."""
     from pyparsing import ParseResults
     from rdflib.plugins.sparql.parserutils import CompValue
@@ -433,7 +441,8 @@ def _answer(request: tuple) -> tuple:
     return ("ok", *_result(_STORES[db][1].query(query, use_default_graph_as_union=not own_dataset), max_rows))
 
 
-def _result(result: object, max_rows: int) -> tuple[list[str], list[tuple], bool]:
+def _result(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples,
+            max_rows: int) -> tuple[list[str], list[tuple], bool]:
     """Columns, at most `max_rows` rows of plain values, and whether there were more."""
     if isinstance(result, ox.QueryBoolean):
         return ["answer"], [(bool(result),)], False

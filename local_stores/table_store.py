@@ -24,7 +24,7 @@ from local_stores.quoting import Quoted
 from local_stores.quoting import duckdb_sql as duck
 from local_stores.results import MEMORY_MB, QueryFailed, QueryRefused, QueryResult, plain, query_result
 
-SAFE_CONFIG = {
+SAFE_CONFIG: dict[str, str | bool | int | float | list[str]] = {
     "enable_external_access": False,  # no files, no network, no ATTACH/COPY/INSTALL/LOAD
     "autoinstall_known_extensions": False,
     "autoload_known_extensions": False,
@@ -228,7 +228,7 @@ class TableStore:
         """Columns, types, a few sample values and the row count: what a model needs to write SQL."""
         table = duck.ident(name)
         with duckdb.connect(str(self.path), read_only=True, config=SAFE_CONFIG) as con:
-            rows = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            rows = _one(con, Quoted(f"SELECT count(*) FROM {table}"))
             columns = []
             for col, typ, label in con.execute(
                     "SELECT column_name, data_type, comment FROM duckdb_columns() WHERE table_name = ? "
@@ -282,9 +282,17 @@ class IndexedTable:
         return self.store.execute(query, timeout_s, max_rows, params)
 
 
+def _one(con: duckdb.DuckDBPyConnection, statement: Quoted) -> int:
+    """The single number a statement of Trove's own gives (a count)."""
+    row = con.execute(statement).fetchone()
+    if row is None:
+        raise QueryFailed(f"no result from {statement}")
+    return int(row[0])
+
+
 def _categories(con: duckdb.DuckDBPyConnection, table: Quoted, column: Quoted) -> dict[str, list]:
     """{"values": every distinct value} when a text column has at most CATEGORY_LIMIT of them."""
-    distinct = con.execute(f"SELECT count(DISTINCT {column}) FROM {table}").fetchone()[0]
+    distinct = _one(con, Quoted(f"SELECT count(DISTINCT {column}) FROM {table}"))
     if distinct > CATEGORY_LIMIT:
         return {}
     return {"values": [r[0] for r in con.execute(

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from engine.runtimes.text_embedder import TextEmbedder
 
 
 @dataclass(frozen=True)
@@ -35,7 +39,7 @@ def skeleton(question: str) -> str:
 class ExamplePicker:
     """Embeds each pool's skeletons once; picks the k examples nearest to a question's skeleton."""
 
-    def __init__(self, embedder) -> None:  # noqa: ANN001
+    def __init__(self, embedder: TextEmbedder) -> None:
         self.embedder = embedder
         self._vectors: dict[int, np.ndarray] = {}
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
 from engine.native import values
@@ -17,6 +19,9 @@ from engine.native.writers.sparql_fixes import bind, binding_pattern
 from engine.result import LANGUAGES
 from local_stores.native_store import NativeStore
 from local_stores.results import QueryFailed, QueryRefused, QueryResult
+
+if TYPE_CHECKING:
+    from engine.runtimes.llm import ChatModel
 
 
 @dataclass
@@ -42,7 +47,7 @@ class QueryOutcome:
         return self.source.language
 
 
-def write_and_run(llm, question: str, source: Source, stores: Stores, max_tries: int = 3,  # noqa: ANN001
+def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores, max_tries: int = 3,
                   timeout_s: float = 10.0, max_rows: int = 50, examples: list[Example] | None = None
                   ) -> QueryOutcome:
     """Write, validate, repair (feeding the engine's error back), then run; at most `max_tries` writes."""
@@ -51,7 +56,7 @@ def write_and_run(llm, question: str, source: Source, stores: Stores, max_tries:
     if found := values.find(question, source, stores):
         convo[-1] = {**convo[-1], "content": _with_hint(convo[-1]["content"], values.hint(found))}
     attempts: list[QueryAttempt] = []
-    query, fallback, tried = "", None, set()
+    query, fallback, tried = "", None, set[str]()
     for _ in range(max_tries):
         written = _write(llm, writer, convo, source, tried)
         if written is None:  # a repair that gives back a query already tried is a wasted run: stop
@@ -95,7 +100,7 @@ def write_and_run(llm, question: str, source: Source, stores: Stores, max_tries:
 RESAMPLE_TEMPERATURE = 0.7
 
 
-def _write(llm, writer, convo: list[dict], source: Source, tried: set[str]) -> str | None:  # noqa: ANN001
+def _write(llm: ChatModel, writer: ModuleType, convo: list[dict], source: Source, tried: set[str]) -> str | None:
     """The model's next query; one that repeats a query already tried is written once more with
     sampling (greedy decoding tends to give it back), and None if that repeats one too."""
     query = writer.fix(writer.extract(llm.chat(convo, max_tokens=220)), source)

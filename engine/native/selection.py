@@ -4,11 +4,17 @@ several remain) the LLM choosing from the short list, grammar-constrained."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline
 from engine.native.sources import Source, part_texts, summary_text
+
+if TYPE_CHECKING:
+    from engine.runtimes.llm import JsonChatModel
+    from engine.runtimes.text_embedder import TextEmbedder
 
 SELECT_PROMPT = """You choose which data sources can answer a question. Each source is a table, a \
 database, a graph or an RDF file from the user's files. Reply with the names of the sources needed \
@@ -20,7 +26,7 @@ class SourceIndex:
     table, node label or class (its name with its columns or properties), so a source with many
     parts is found by the part a question is about. A source scores its best vector."""
 
-    def __init__(self, embedder) -> None:  # noqa: ANN001
+    def __init__(self, embedder: TextEmbedder) -> None:
         self.embedder = embedder
         self._key: tuple = ()
         self._sources: list[Source] = []
@@ -62,7 +68,7 @@ class SourceIndex:
         return [(self._sources[i], float(best[i])) for i in order]
 
 
-def choose(llm, question: str, candidates: list[tuple[Source, float]], k: int,  # noqa: ANN001
+def choose(llm: JsonChatModel, question: str, candidates: list[tuple[Source, float]], k: int,
            notes: dict[str, str] | None = None) -> list[Source]:
     """The LLM's pick among the prefiltered candidates (kept in prefilter order when it picks none);
     `notes` tells it, per source, the values of it the question names."""

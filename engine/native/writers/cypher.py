@@ -4,6 +4,7 @@ tables, with few-shot examples chosen per question."""
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -102,17 +103,17 @@ def _props(props: list[dict], key: str | None, hidden: list[str], samples: int =
     return ", ".join(fields), notes
 
 
-def schema_text(source, budget: Budget | None = None, room: int = 0,  # noqa: ANN001 (sources.Source)
+def schema_text(source: Source, budget: Budget | None = None, room: int = 0,
                 question: str = "") -> str:
     """Node and relationship tables with property types, counts and sample values (file-given texts
     on one line, cut). With a `budget`, the first rendering within `room` tokens: fewer samples,
     then fewer properties (those the question names first)."""
     if budget is None:
         return _schema(source, *LEVELS[0], question)
-    return fit(budget, room, [lambda s=s, m=m: _schema(source, s, m, question) for s, m in LEVELS])
+    return fit(budget, room, [partial(_schema, source, s, m, question) for s, m in LEVELS])
 
 
-def _schema(source, samples: int, max_props: int | None, question: str) -> str:  # noqa: ANN001
+def _schema(source: Source, samples: int, max_props: int | None, question: str) -> str:
     d = source.descriptor
     lines = [f"// graph from {inline(Path(source.location).name, 120)}", "Node tables:"]
     for label, node in d.get("nodes", {}).items():
@@ -130,11 +131,11 @@ def _schema(source, samples: int, max_props: int | None, question: str) -> str: 
     return "\n".join(lines)
 
 
-def default_examples(source) -> list[Example]:  # noqa: ANN001
+def default_examples(source: Source) -> list[Example]:
     return EXAMPLES[:DEFAULT_EXAMPLES]
 
 
-def messages(question: str, source, examples: list[Example] | None = None,  # noqa: ANN001
+def messages(question: str, source: Source, examples: list[Example] | None = None,
              budget: Budget | None = None) -> list[dict]:
     """Rules and examples, then the user's graph and the question, fitted to `budget` (the model's
     context; an estimate when not given) with room kept for the query and its repairs."""
@@ -149,7 +150,7 @@ def messages(question: str, source, examples: list[Example] | None = None,  # no
             {"role": "user", "content": head + schema_text(source, budget, room, question) + tail}]
 
 
-def names_hint(source) -> str:  # noqa: ANN001
+def names_hint(source: Source) -> str:
     """The node tables and relationships to remind the model of after a failed query (cut when long)."""
     d = source.descriptor
     nodes = "; ".join(f"{label}({', '.join(p['name'] for p in n.get('properties', []))})"
@@ -159,7 +160,7 @@ def names_hint(source) -> str:  # noqa: ANN001
     return capped(f"node tables: {nodes}; relationships: {rels}")
 
 
-def fix(query: str, source) -> str:  # noqa: ANN001
+def fix(query: str, source: Source) -> str:
     """Neo4j spellings of functions Kùzu names differently."""
     for pattern, replacement in _RENAMES:
         query = re.sub(pattern, replacement, query, flags=re.IGNORECASE)
@@ -175,7 +176,7 @@ def extract(reply: str) -> str:
     return text.strip().split(";")[0].strip()
 
 
-def check(statement: str, source) -> str | None:  # noqa: ANN001, ARG001
+def check(statement: str, source: Source) -> str | None:  # noqa: ARG001
     """Nothing to add: Kùzu's EXPLAIN already names unknown labels and properties."""
     return None
 

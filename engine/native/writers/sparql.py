@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -127,7 +128,7 @@ class _Names:
     """Compacts IRIs with the source's prefixes and remembers which prefixes it used."""
 
     def __init__(self, prefixes: dict[str, str]) -> None:
-        self.prefixes, self.used = prefixes, set()
+        self.prefixes, self.used = prefixes, set[str]()
 
     def __call__(self, iri: str) -> str:
         name = compact(iri, self.prefixes)
@@ -198,7 +199,7 @@ def _within(lines: list[str], room: int, wanted: set[str]) -> list[str]:
     return head + [patterns[i] for i in sorted(chosen)] + [note.format(n=len(patterns) - len(chosen))]
 
 
-def schema_text(source, max_chars: int = MAX_SCHEMA_CHARS, budget: Budget | None = None,  # noqa: ANN001
+def schema_text(source: Source, max_chars: int = MAX_SCHEMA_CHARS, budget: Budget | None = None,
                 room: int = 0, question: str = "") -> str:
     """The descriptor as a model reads it: PREFIX lines, then per class its instance count and the
     triple patterns of its predicates (kind, datatype or target class, samples; file-given texts on
@@ -206,7 +207,7 @@ def schema_text(source, max_chars: int = MAX_SCHEMA_CHARS, budget: Budget | None
     the question's words name are kept first); with a `budget`, `max_chars` shrinks until the text
     fits `room` tokens."""
     if budget is not None:
-        return fit(budget, room, [lambda n=n: schema_text(source, n, question=question)
+        return fit(budget, room, [partial(schema_text, source, n, question=question)
                                   for n in SCHEMA_CHARS if n <= max_chars])
     d = source.descriptor
     blocks = _blocks(d, samples=True)
@@ -231,11 +232,11 @@ def schema_text(source, max_chars: int = MAX_SCHEMA_CHARS, budget: Budget | None
     return "\n".join(head + body)
 
 
-def default_examples(source) -> list[Example]:  # noqa: ANN001
+def default_examples(source: Source) -> list[Example]:
     return EXAMPLES[:DEFAULT_EXAMPLES]
 
 
-def messages(question: str, source, examples: list[Example] | None = None,  # noqa: ANN001
+def messages(question: str, source: Source, examples: list[Example] | None = None,
              budget: Budget | None = None) -> list[dict]:
     """System (rules, then the examples, each example schema shown once) and user (the source's
     schema and the question, ending with `SPARQL:`), fitted to `budget` (the model's context; an
@@ -255,7 +256,7 @@ def messages(question: str, source, examples: list[Example] | None = None,  # no
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def fix(query: str, source) -> str:  # noqa: ANN001
+def fix(query: str, source: Source) -> str:
     """Repairs small models need often and that cannot change a query's meaning: SQL's lower/upper
     as SPARQL's lcase/ucase, GROUP BY/ORDER BY/LIMIT written inside the final brace moved after it,
     and the SQL habits `sparql_fixes` knows (brackets, ORDER BY direction, FROM a class, variables
@@ -271,7 +272,7 @@ def fix(query: str, source) -> str:  # noqa: ANN001
     return query
 
 
-def check(statement: str, source) -> str | None:  # noqa: ANN001
+def check(statement: str, source: Source) -> str | None:
     """What is wrong with a query the engine accepts but that cannot match: predicates or classes
     the source does not have (None when there is nothing to say)."""
     return sparql_fixes.unknown_names(statement, source)
@@ -287,11 +288,12 @@ def extract(reply: str) -> str:
     end = reply.rfind("}")
     if end >= 0:
         tail = reply[end + 1:]
-        reply = reply[:end + 1] + tail[:_MODIFIERS.match(tail).end()]
+        modifiers = _MODIFIERS.match(tail)  # always matches: every part of it is optional
+        reply = reply[:end + 1] + tail[:modifiers.end() if modifiers else 0]
     return reply.strip().rstrip(";").strip()
 
 
-def names_hint(source) -> str:  # noqa: ANN001
+def names_hint(source: Source) -> str:
     """The classes and predicates to remind the model of after a failed query."""
     d = source.descriptor
     prefixes = d.get("prefixes", {})

@@ -10,8 +10,12 @@ reported, because SPARQL would silently match nothing."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from local_stores.rdf_store import COMMON_PREFIXES, MAX_CLASSES, MAX_PREDICATES, compact
+
+if TYPE_CHECKING:
+    from engine.native.sources import Source
 
 _AGGREGATE = re.compile(r"\b(COUNT|SUM|AVG|MIN|MAX|SAMPLE|GROUP_CONCAT)\s*\(", re.IGNORECASE)
 _VARIABLE = re.compile(r"[?$](\w+)")
@@ -74,7 +78,7 @@ def bracket_having(query: str) -> str:
     if m is None:
         return query
     stop = re.search(r"\b(ORDER\s+BY|LIMIT|OFFSET)\b|$", query[m.end():], re.IGNORECASE)
-    condition = query[m.end():m.end() + stop.start()].rstrip()
+    condition = query[m.end():m.end() + stop.start() if stop else None].rstrip()
     if not condition or (condition.startswith("(") and closing(condition, 0) == len(condition) - 1):
         return query
     return f"{query[:m.end()]}({condition}){query[m.end() + len(condition):]}"
@@ -90,7 +94,7 @@ def order_direction(query: str) -> str:
                   re.sub(r"\bORDER\s+BY\s+", "ORDER BY ", query, flags=re.IGNORECASE), flags=re.IGNORECASE)
 
 
-def class_from(query: str, source) -> str:  # noqa: ANN001
+def class_from(query: str, source: Source) -> str:
     """`FROM ontop:city` (SQL's FROM, naming a class, not a graph) -> a `?city a ontop:city` pattern."""
     from engine.native.writers.sparql import subject_variable
 
@@ -158,7 +162,7 @@ def expand(name: str, query: str, prefixes: dict[str, str]) -> str | None:
     return ns + local if ns else None
 
 
-def known_names(source) -> tuple[set[str], set[str], bool]:  # noqa: ANN001
+def known_names(source: Source) -> tuple[set[str], set[str], bool]:
     """The source's class IRIs, its predicate IRIs, and whether the descriptor lists them all
     (it is capped at MAX_CLASSES classes and MAX_PREDICATES predicates per class)."""
     d = source.descriptor
@@ -169,7 +173,7 @@ def known_names(source) -> tuple[set[str], set[str], bool]:  # noqa: ANN001
     return classes, predicates, complete
 
 
-def unknown_names(statement: str, source) -> str | None:  # noqa: ANN001
+def unknown_names(statement: str, source: Source) -> str | None:
     """A message naming the predicates (and classes after `a`) in the query's patterns that the
     source does not have; None when all are known, or when the descriptor is capped and cannot
     tell. Such a pattern matches nothing, so the query would return an empty answer, not an error."""
@@ -205,7 +209,7 @@ def _triples(node: object) -> list[tuple]:
     found = []
     if isinstance(node, CompValue):
         if node.name == "BGP":
-            found += list(node.get("triples", []))
+            found += list(node.get("triples") or [])
         for value in node.values():
             found += _triples(value)
     elif isinstance(node, (list, tuple)):

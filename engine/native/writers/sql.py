@@ -4,6 +4,7 @@ user's own databases), with few-shot examples chosen per question."""
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -85,7 +86,7 @@ _FENCE = re.compile(r"```(?:sql)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 LEVELS = [(3, None), (1, None), (1, 200), (0, 100), (0, 50), (0, 25), (0, 12), (0, 6)]
 
 
-def schema_text(source, budget: Budget | None = None, room: int = 0,  # noqa: ANN001 (sources.Source)
+def schema_text(source: Source, budget: Budget | None = None, room: int = 0,
                 question: str = "") -> str:
     """CREATE TABLE statements with sample values and original headers as comments (file-given
     texts on one line, cut). With a `budget`, the first rendering within `room` tokens: fewer
@@ -93,10 +94,10 @@ def schema_text(source, budget: Budget | None = None, room: int = 0,  # noqa: AN
     how many are not shown."""
     if budget is None:
         return _schema(source, *LEVELS[0], question)
-    return fit(budget, room, [lambda s=s, c=c: _schema(source, s, c, question) for s, c in LEVELS])
+    return fit(budget, room, [partial(_schema, source, s, c, question) for s, c in LEVELS])
 
 
-def _schema(source, samples: int, max_cols: int | None, question: str) -> str:  # noqa: ANN001
+def _schema(source: Source, samples: int, max_cols: int | None, question: str) -> str:
     out = []
     for table in source.tables:
         columns = table.get("columns", [])
@@ -104,7 +105,7 @@ def _schema(source, samples: int, max_cols: int | None, question: str) -> str:  
         cols = [_column(c, samples) for i, c in enumerate(columns) if i in shown]
         for fk in table.get("foreign_keys", []):
             target = ".".join(duck.shown(part) for part in str(fk["references"]).split(".", 1))
-            cols.append(f"  FOREIGN KEY ({duck.shown(fk['column'])}) REFERENCES {inline(target)}")
+            cols.append(Quoted(f"  FOREIGN KEY ({duck.shown(fk['column'])}) REFERENCES {inline(target)}"))
         more = f"\n  -- ... and {len(columns) - len(shown):,} more columns, not shown" if len(shown) < len(columns) \
             else ""
         where = inline(Path(source.location).name, 120) + (
@@ -139,12 +140,12 @@ def _column(c: dict, samples: int) -> Quoted:
     return Quoted(f"  {duck.shown(c['name'])} {duck.shown_type(c['type'])}{note}")
 
 
-def default_examples(source) -> list[Example]:  # noqa: ANN001
+def default_examples(source: Source) -> list[Example]:
     usable = [e for e in EXAMPLES if not e.engines or source.engine in e.engines]
     return usable[:DEFAULT_EXAMPLES]
 
 
-def messages(question: str, source, examples: list[Example] | None = None,  # noqa: ANN001
+def messages(question: str, source: Source, examples: list[Example] | None = None,
              budget: Budget | None = None) -> list[dict]:
     """Rules and examples, then the user's schema and the question, fitted to `budget` (the model's
     context; an estimate when not given) with room kept for the query and its repairs."""
@@ -160,7 +161,7 @@ def messages(question: str, source, examples: list[Example] | None = None,  # no
             {"role": "user", "content": head + schema_text(source, budget, room, question) + tail}]
 
 
-def names_hint(source) -> str:  # noqa: ANN001
+def names_hint(source: Source) -> str:
     """The tables and columns to remind the model of after a failed query (cut when long)."""
     return capped("tables and columns: " + "; ".join(
         f"{t['table']}({', '.join(c['name'] for c in t.get('columns', []))})" for t in source.tables))
@@ -169,7 +170,7 @@ def names_hint(source) -> str:  # noqa: ANN001
 _TEMPORAL = ("DATE", "TIMESTAMP", "TIME", "TIMESTAMP WITH TIME ZONE")
 
 
-def fix(sql: str, source) -> str:  # noqa: ANN001
+def fix(sql: str, source: Source) -> str:
     """Small models treat dates as text (`day LIKE '2024-03%'`, `lower(day)`): make that valid by
     casting those columns to text where they meet a text operator. Only columns the schema says are
     temporal are touched."""
@@ -191,7 +192,7 @@ def extract(reply: str) -> str:
     return text.strip().split(";")[0].strip()
 
 
-def check(statement: str, source) -> str | None:  # noqa: ANN001, ARG001
+def check(statement: str, source: Source) -> str | None:  # noqa: ARG001
     """Nothing to add: the engine's EXPLAIN already names unknown tables and columns."""
     return None
 
