@@ -8,7 +8,7 @@ folder and indexed by the real pipeline (`Trove.index`, default settings: defaul
 Every query of `text2image_queries.tsv` whose relevant photo is present ranks all photos with
 `Trove.search(query, k, corpus="image/photo")`; scores are Recall@1/5/10 and MRR (reciprocal rank of
 the one relevant photo, 0 when it is not returned). The baseline, in the same run, is the same search
-over the same photos indexed with no vision model at all (`Trove._vision = VisionModels()`), so a
+over the same photos indexed with no vision model at all (`trove.models.vision = VisionModels()`), so a
 photo's text is only its file name, folder and EXIF. Trove's own corpus is also searched dense-only and
 BM25-only, and a corpus indexed with `photo_ocr = False`.
 
@@ -155,7 +155,7 @@ class IndexRun:
 def timed_index(trove: Trove, folder: Path, name: str, total: int, unit: str = "photo") -> tuple[IndexRun, IndexReport]:
     """Index `folder` with the models loaded beforehand (model loading is not indexing)."""
     t0 = time.perf_counter()
-    _ = trove.embedder, trove.vision
+    _ = trove.models.embedder, trove.models.vision
     load_s = time.perf_counter() - t0
     with progress_bar(total=total, desc=f"index: {name}", unit=unit) as bar:
         t0 = time.perf_counter()
@@ -165,7 +165,7 @@ def timed_index(trove: Trove, folder: Path, name: str, total: int, unit: str = "
         print(f"  warning: {path}: {state}: {reason}", file=sys.stderr)
     run = IndexRun(name, report.indexed, seconds, report.indexed / seconds if seconds else 0.0, load_s,
                    {k: round(v, 4) for k, v in report.timings_s.items()}, peak_rss_mb(),
-                   list(report.problems), trove.vision.name)
+                   list(report.problems), trove.models.vision.name)
     return run, report
 
 
@@ -246,7 +246,7 @@ def bench_videos(work: Path, shared: Trove | None) -> list[dict]:
     """Index each sample video in a folder of its own (copied first) with default settings."""
     trove = open_trove(work / "home-videos")
     if shared is not None:  # the same models (default settings), already loaded
-        trove._embedder, trove._vision = shared.embedder, shared.vision
+        trove.models.embedder, trove.models.vision = shared.embedder, shared.vision
     out = []
     try:
         for src in VIDEOS:
@@ -403,11 +403,11 @@ def bench_photos(qs: QuerySet, work: Path) -> tuple[dict, dict, Trove]:
     trove = open_trove(work / "home-ocr")
     run_on, _ = timed_index(trove, folder.parent, "vision, OCR on (default)", n)
     off = open_trove(work / "home-no-ocr", photo_ocr=False)
-    off._embedder = trove.embedder  # the same text embedder, already loaded; its own vision models
+    off.models.embedder = trove.models.embedder  # the same text embedder, already loaded; its own vision models
     run_off, _ = timed_index(off, folder.parent, "vision, OCR off", n)
     base = open_trove(work / "home-baseline")
-    base._vision = VisionModels()  # no model for any role: the photo's text is its file name and EXIF
-    base._embedder = trove.embedder  # the same text embedder, already loaded
+    base.models.vision = VisionModels()  # no model for any role: the photo's text is its file name and EXIF
+    base.models.embedder = trove.models.embedder  # the same text embedder, already loaded
     run_base, _ = timed_index(base, folder.parent, "no vision (baseline corpus)", n)
     texts, base_texts = photo_texts(trove), photo_texts(base)
     problems = check_baseline(base, base_texts)

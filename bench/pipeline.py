@@ -57,7 +57,7 @@ def worker(llm: str, repeat: int) -> dict:
         report = trove.index([EXAMPLES])
         index_s = time.perf_counter() - t0
         t0 = time.perf_counter()
-        trove.llm  # noqa: B018 - load the model, timed apart from the questions
+        trove.models.llm  # noqa: B018 - load the model, timed apart from the questions
         load_s = time.perf_counter() - t0
         with (EXAMPLES / "questions.toml").open("rb") as fh:
             questions = tomllib.load(fh)["question"]
@@ -67,7 +67,7 @@ def worker(llm: str, repeat: int) -> dict:
                 result = trove.ask(q["text"]).to_dict()
                 runs.append({"question": q["text"], "correct": judge(result, q), "answer": result["answer"],
                              "timings_ms": result["timings_ms"], "unsupported": len(result["unsupported"])})
-    return {"llm": llm, "model": trove.llm.name, "index_s": index_s, "items": report.items, "load_s": load_s,
+    return {"llm": llm, "model": trove.models.llm.name, "index_s": index_s, "items": report.items, "load_s": load_s,
             "runs": runs, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 

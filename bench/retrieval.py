@@ -125,7 +125,8 @@ def unique(ids: Sequence[str]) -> list[str]:
 
 
 def trove_ranking(ctx: Context, query: str, mode: str, config: SearchConfig | None = None) -> list[str]:
-    hits = HybridRetriever(ctx.trove.store, ctx.trove.embedder, config).search(query, DOCUMENT, K_RECALL, mode=mode)
+    retriever = HybridRetriever(ctx.trove.store, ctx.trove.models.embedder, config)
+    hits = retriever.search(query, DOCUMENT, K_RECALL, mode=mode)
     return unique([Path(h.item.source).stem for h in hits])
 
 
@@ -134,7 +135,7 @@ def rank_bm25(ctx: Context, query: str) -> list[str]:
 
 
 def rank_dense_whole_doc(ctx: Context, query: str) -> list[str]:
-    scores = ctx.doc_matrix @ ctx.trove.embedder.embed_one(query)
+    scores = ctx.doc_matrix @ ctx.trove.models.embedder.embed_one(query)
     return [ctx.doc_ids[i] for i in np.argsort(-scores, kind="stable")[:K_RECALL]]
 
 
@@ -204,7 +205,7 @@ def index_progress(bar: tqdm) -> Callable[[Progress], None]:
 
 def index_corpus(trove: Trove, ds: Dataset, folder: Path) -> IndexStats:
     t0 = time.perf_counter()
-    _ = trove.embedder  # load the model outside the timed indexing
+    _ = trove.models.embedder  # load the model outside the timed indexing
     load_s = time.perf_counter() - t0
     with progress_bar(total=len(ds.docs), desc=f"{ds.name}: index", unit="doc") as bar:
         t0 = time.perf_counter()
@@ -226,7 +227,7 @@ def embed_whole_docs(trove: Trove, ds: Dataset) -> tuple[Context, dict]:
     chunks = []
     t0 = time.perf_counter()
     for start in progress_bar(range(0, len(texts), batch), desc=f"{ds.name}: embed whole docs", unit="batch"):
-        chunks.append(trove.embedder.embed(texts[start:start + batch]))
+        chunks.append(trove.models.embedder.embed(texts[start:start + batch]))
     seconds = time.perf_counter() - t0
     matrix = np.vstack(chunks).astype(np.float32)
     return Context(trove, doc_ids, matrix), {"docs": len(doc_ids), "seconds": seconds,

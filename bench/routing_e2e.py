@@ -153,7 +153,7 @@ def open_trove(home: Path, llm: str, router: str | None, threads: int, share=Non
                              threads=threads)
     trove = Trove(settings)
     if share is not None:
-        trove._embedder, trove._vision = share._embedder, share._vision
+        trove.models.embedder, trove.models.vision = share.models.embedder, share.models.vision
     return trove
 
 
@@ -356,11 +356,11 @@ def base_paragraphs(trove, n: int, work: Path) -> tuple[list, np.ndarray, dict]:
         items = [found[i] for i in ids if i in vecs][:n]
         return items, np.vstack([vecs[it.id] for it in items]), {"from": origin, "paragraphs": len(items),
                                                                  "embed_s": 0.0}
-    _ = trove.embedder  # loaded outside the timing
+    _ = trove.models.embedder  # loaded outside the timing
     t0 = time.perf_counter()
     chunks = []
     for start in progress_bar(range(0, len(items), 256), desc="embed base paragraphs", unit="batch"):
-        chunks.append(trove.embedder.embed([embedding_text(it) for it in items[start:start + 256]]))
+        chunks.append(trove.models.embedder.embed([embedding_text(it) for it in items[start:start + 256]]))
     seconds = time.perf_counter() - t0
     return items, np.vstack(chunks).astype(np.float32), {"from": origin, "paragraphs": len(items),
                                                          "embed_s": seconds}
@@ -454,8 +454,9 @@ def run_scale(trove, grower: Grower, questions: list[dict], sizes: list[int], n_
                 timings: dict[str, float] = {}
                 t0 = time.perf_counter()
                 try:
-                    routes, hits, runs, _ = trove.gather(q["text"], timings=timings, labels=labels)
-                    error = None
+                    gathered = trove.gather(q["text"], labels=labels)
+                    routes, hits, runs, error = gathered.routes, gathered.hits, gathered.runs, None
+                    timings.update(gathered.timings)
                 except Exception as exc:  # noqa: BLE001 (recorded; the run goes on)
                     routes, hits, runs, error = [], [], [], f"{type(exc).__name__}: {exc}"
                     print(f"  error: {q['text']!r}: {error}", file=sys.stderr)
@@ -610,12 +611,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(render_e2e(payload["e2e"]), flush=True)
         if "scale" in parts and sizes:
             trove = open_trove(work / "home", args.scale_llm, args.router, args.threads, share=first)
-            first._llm = None  # the e2e model is not needed any more
+            first.models.llm = None  # type: ignore[assignment]  # the e2e model is not needed any more
             scale_qs = every(questions, args.scale_questions)
             items, vectors, base = base_paragraphs(trove, args.base, work / "base")
             grower = Grower(trove, items, vectors, work / "synthetic", args.seed)
             sizes_out = run_scale(trove, grower, scale_qs, sizes, args.scale_ask)
-            payload["scale"] = {"date": stamp, "command": command, "llm": args.scale_llm, "model": trove.llm.name,
+            payload["scale"] = {"date": stamp, "command": command, "llm": args.scale_llm,
+                                "model": trove.models.llm.name,
                                 "router": trove.router.name, "base": base,
                                 "questions": [q["text"] for q in scale_qs],
                                 "text_questions": [is_text(q) for q in scale_qs], "ask_questions": args.scale_ask,

@@ -50,7 +50,7 @@ class ModelsInfo:
 
 def read_models(trove: Trove) -> ModelsInfo:  # runs in a worker
     """Every catalog model and its state, the empty roles and their cost, the LLM choices."""
-    manager = trove.models
+    manager = trove.models.manager
     info = ModelsInfo(models_dir=str(manager.models_dir))
     filled = set()
     for spec in manager.catalog.models:
@@ -188,7 +188,7 @@ class ModelsView(QWidget):
         self.import_busy.show()
         self.import_button.setEnabled(False)
         self.import_result.setText(f"Checking the files in {folder}…")
-        self.engine.call(lambda trove: trove.models.import_path(folder, role=role), on_done=self._imported,
+        self.engine.call(lambda trove: trove.models.manager.import_path(folder, role=role), on_done=self._imported,
                          on_error=self._import_failed)
 
     def _imported(self, names: list[str]) -> None:

@@ -59,6 +59,6 @@ def trove(settings: Settings, embedder, smoke_llm):  # noqa: ANN001, ANN201
     from engine.pipeline import Trove
 
     t = Trove(settings)
-    t._embedder, t._llm = embedder, smoke_llm
+    t.models.embedder, t.models.llm = embedder, smoke_llm
     yield t
     t.close()

@@ -225,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     runs = run(trove, systems, questions, args.out / "answers.jsonl")
     summaries = {s: summarise([r for r in runs if r["system"] == s]) for s in systems}
     command = "python -m bench.answers " + shlex.join(argv if argv is not None else sys.argv[1:])
-    text = render(summaries, runs, command.strip(), trove.llm.name)
+    text = render(summaries, runs, command.strip(), trove.models.llm.name)
     (args.out / "answers.md").write_text(text, encoding="utf-8")
     (args.out / "answers.json").write_text(json.dumps({"command": command, "summaries": summaries, "runs": runs},
                                                       indent=1), encoding="utf-8")

@@ -17,8 +17,8 @@ def ask(trove, question: str) -> dict:  # noqa: ANN001 (engine.pipeline.Trove)
     """The baseline's answer, in the shape of `AskResult.to_dict()` (the fields the judge reads)."""
     t0 = time.perf_counter()
     settings = trove.settings
-    retriever = trove.retriever()
-    vector = trove.embedder.embed_one(question)
+    retriever = trove.gatherer.retriever()
+    vector = trove.models.embedder.embed_one(question)
     hits = []
     for corpus in trove.store.corpora():
         if corpus in KIND:
@@ -28,8 +28,8 @@ def ask(trove, question: str) -> dict:  # noqa: ANN001 (engine.pipeline.Trove)
     relevant = [(k, h) for k, h in hits if h.relevance >= settings.min_relevance][:settings.evidence_items]
     evidence = pack(relevant, settings.evidence_items, settings.evidence_tokens)
     if evidence:  # the generic prompt, its citations cleaned, but no support gate
-        messages = answering.build_messages(question, evidence, Budget.of(trove.llm), settings.answer_max_tokens)
-        raw = trove.llm.chat(messages, max_tokens=settings.answer_max_tokens)
+        messages = answering.build_messages(question, evidence, Budget.of(trove.models.llm), settings.answer_max_tokens)
+        raw = trove.models.llm.chat(messages, max_tokens=settings.answer_max_tokens)
         draft = answering.finalise(raw, evidence, question)
     else:
         draft = answering.Draft(answering.NOT_FOUND, [], False, [])

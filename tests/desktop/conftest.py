@@ -89,7 +89,7 @@ def make_engine(home: Path, llm: str = "smoke", models_dir: Path = MODELS_DIR, s
     def factory(settings):  # noqa: ANN001, ANN202
         trove = Trove(settings)
         if shared and "embedder" in shared:
-            trove._embedder = shared["embedder"]
+            trove.models.embedder = shared["embedder"]
         return trove
 
     return Engine(load_settings(home, models_dir=models_dir, llm=llm, threads=2), trove_factory=factory)

@@ -228,7 +228,7 @@ def test_rdf_citation_lists_the_triples_and_the_sparql(qtbot, window):  # noqa: 
 
 
 def test_photo_citation_draws_each_cited_region_box(qtbot, window):  # noqa: ANN001
-    hits = in_engine(window, lambda t: t.gather("Is Chelsea in the window photo?")[1])
+    hits = in_engine(window, lambda t: t.gather("Is Chelsea in the window photo?").hits)
     regions = [h.item for kind, h in hits if kind == "region" and h.item.source.endswith("chelsea-window.jpg")][:3]
     assert regions and regions[0].locator["entity"] == "Chelsea"
     citations = [as_citation(n, "region", item) for n, item in enumerate(regions, start=1)]

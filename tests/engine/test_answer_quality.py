@@ -18,7 +18,7 @@ from tests.conftest import EXAMPLES
 @pytest.mark.timeout(1800)  # ~5 minutes alone on 2 cores; several times that when the cores are shared
 def test_default_model_answers_the_example_questions_with_citations(settings: Settings, embedder):  # noqa: ANN001
     trove = Trove(settings.with_(llm="default"))
-    trove._embedder = embedder
+    trove.models.embedder = embedder
     trove.index([EXAMPLES])
     with (EXAMPLES / "questions.toml").open("rb") as fh:
         questions = tomllib.load(fh)["question"]

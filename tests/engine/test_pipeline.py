@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 
 from engine.generation.answer import NOT_FOUND
-from engine.pipeline import NOTHING_INDEXED, NOTHING_RELEVANT, Trove
+from engine.generation.answerer import NOTHING_INDEXED, NOTHING_RELEVANT
+from engine.models.loaded import Models
+from engine.pipeline import Trove
 from tests.conftest import EXAMPLES
 
 
@@ -52,19 +54,23 @@ def test_ask_result_follows_the_json_contract(trove: Trove):
     assert set(cited_numbers) == {c["n"] for c in data["citations"]}
 
 
+def _without_llm(trove: Trove) -> Trove:
+    """The same home, with an LLM setting no installed model fits: generating would fail loudly."""
+    settings = trove.settings.with_(llm="no-such-model")
+    models = Models(trove.models.manager, settings)
+    models.embedder = trove.models.embedder
+    return Trove(settings, models=models)
+
+
 def test_question_far_from_everything_is_answered_without_the_llm(trove: Trove):
     trove.index([EXAMPLES])
-    trove._llm = None  # would fail loudly if generation were attempted with no model loaded
-    trove.settings = trove.settings.with_(llm="no-such-model")
-    result = trove.ask("zxqv plmokn wqrtyu")
+    result = _without_llm(trove).ask("zxqv plmokn wqrtyu")
     assert not result.answered and result.answer in (NOTHING_RELEVANT, NOT_FOUND)
     assert result.citations == []
 
 
 def test_empty_index_says_nothing_is_there(trove: Trove):
-    trove._llm = None  # no router, no model: there is nothing to ask about
-    trove.settings = trove.settings.with_(llm="no-such-model")
-    result = trove.ask("What is my rent?")
+    result = _without_llm(trove).ask("What is my rent?")  # no router, no model: there is nothing to ask about
     assert not result.answered and result.answer == NOTHING_INDEXED
     assert result.routes == [{"label": "none", "confidence": 1.0, "router": "empty index"}]
 
@@ -79,7 +85,8 @@ def _boiler_note(tmp_path):  # noqa: ANN001, ANN202
 
 def test_a_misrouted_question_falls_back_to_the_passages(trove: Trove, tmp_path):  # noqa: ANN001
     trove.index([_boiler_note(tmp_path)])
-    routes, hits, _, _ = trove.gather("When was the boiler last serviced?", labels=["clip"])  # no videos here
+    gathered = trove.gather("When was the boiler last serviced?", labels=["clip"])  # no videos here
+    routes, hits = gathered.routes, gathered.hits
     assert [r.label for r in routes] == ["clip", "paragraph"] and routes[-1].router == "fallback"
     kind, top = hits[0]
     assert kind == "paragraph" and top.item.source.endswith("boiler.md")
@@ -108,8 +115,8 @@ def test_a_cross_modal_answer_states_the_query_result_then_what_the_passage_says
                     "The room at Hotel Roma had a small balcony over the Piazza Navona.", 0.8)
     stated = Draft("The hotel in Rome cost 420 [1].", [1], True, [])
     question = "How much was the hotel in Rome and what was the room like?"
-    alone = trove._and_the_rest(question, [Route("table", 0.95)], [total, note], total, stated, None)
+    alone = trove.answerer.and_the_rest(question, [Route("table", 0.95)], [total, note], total, stated, None)
     assert alone is stated  # one kind of source: the result is the answer
-    both = trove._and_the_rest(question, [Route("table", 0.9), Route("paragraph", 0.85)], [total, note], total,
+    both = trove.answerer.and_the_rest(question, [Route("table", 0.9), Route("paragraph", 0.85)], [total, note], total,
                                stated, None)
     assert both.text.startswith(stated.text) and both.cited == [1, 2] and "[2]" in both.text

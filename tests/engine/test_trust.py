@@ -58,7 +58,7 @@ def test_find_my_photo_of_a_cat_is_answered_by_the_photo_and_a_count_by_the_dete
 
 
 def test_a_question_not_about_the_users_things_is_general_knowledge_when_no_file_fits():
-    from engine.pipeline import _general
+    from engine.generation.answerer import _general
 
     assert _general("What is the boiling point of water at sea level in Celsius?")
     assert _general("Who painted the Mona Lisa?")

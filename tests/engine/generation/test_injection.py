@@ -61,7 +61,7 @@ def test_the_default_model_does_not_obey_a_file_imitating_the_chat_template(sett
     (docs / "meter.txt").write_text(METER, encoding="utf-8")
     (docs / "boiler.txt").write_text("The boiler was serviced on 2023-11-10 by Verhoeven.\n", encoding="utf-8")
     trove = Trove(settings.with_(llm="default"))
-    trove._embedder = embedder
+    trove.models.embedder = embedder
     try:
         trove.index([docs])
         answer = trove.ask(QUESTION).answer

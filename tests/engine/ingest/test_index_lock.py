@@ -50,7 +50,7 @@ def test_a_second_trove_index_on_a_held_home_fails_at_once(tmp_path: Path, notes
 
 def test_a_held_lock_refuses_a_run_in_this_process_too(settings: Settings, notes: Path, embedder):  # noqa: ANN001
     trove = Trove(settings)
-    trove._embedder = embedder
+    trove.models.embedder = embedder
     try:
         with index_lock(settings.home), pytest.raises(TroveError, match="another trove index is running"):
             trove.index([notes])

@@ -164,7 +164,7 @@ def test_kill_9_mid_run_then_rerun_gives_a_complete_index(tmp_path: Path, settin
     assert 10 <= indexed_at_kill < 120, "the run must be killed in the middle"
 
     trove = Trove(settings)
-    trove._embedder = embedder
+    trove.models.embedder = embedder
     report = trove.index()
     assert report.indexed + report.unchanged == 120 and report.failed == 0
     assert report.unchanged >= 10  # what was committed before the kill is kept, not redone
@@ -172,7 +172,7 @@ def test_kill_9_mid_run_then_rerun_gives_a_complete_index(tmp_path: Path, settin
 
     fresh_home = tmp_path / "fresh"
     fresh = Trove(settings.with_(home=fresh_home))
-    fresh._embedder = embedder
+    fresh.models.embedder = embedder
     fresh.index([folder])
     assert _consistency(fresh) == killed_counts
     shutil.rmtree(fresh_home)

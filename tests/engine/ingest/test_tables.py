@@ -72,7 +72,7 @@ def test_changed_and_deleted_tables_and_same_names(trove: Trove, tmp_path: Path)
     assert trove.sql("SELECT count(*) FROM expenses").rows == [(2,)]  # same table, new content
     (b / "expenses.csv").unlink()
     trove.index()
-    assert set(_sources(trove)) == {"expenses"} and trove.tables.tables() == ["expenses"]
+    assert set(_sources(trove)) == {"expenses"} and trove.stores.tables.tables() == ["expenses"]
 
 
 def test_a_table_left_by_a_killed_run_is_repaired(trove: Trove, tmp_path: Path):
@@ -80,11 +80,11 @@ def test_a_table_left_by_a_killed_run_is_repaired(trove: Trove, tmp_path: Path):
     folder.mkdir()
     (folder / "trips.csv").write_text("city,nights\nLisbon,5\n")
     # a run killed after DuckDB was written and before the catalog was: the table exists, no source
-    trove.tables.load_csv("trips", folder / "trips.csv", "city,nights\nLisbon,5\n")
-    trove.tables.load_csv("gone", folder / "gone.csv", "x\n1\n")
+    trove.stores.tables.load_csv("trips", folder / "trips.csv", "city,nights\nLisbon,5\n")
+    trove.stores.tables.load_csv("gone", folder / "gone.csv", "x\n1\n")
     trove.index([folder])
     assert set(_sources(trove)) == {"trips"}
-    assert trove.tables.tables() == ["trips"]
+    assert trove.stores.tables.tables() == ["trips"]
     assert trove.sql("SELECT nights FROM trips").rows == [(5,)]
 
 
@@ -148,7 +148,7 @@ def test_database_files_become_sources_read_in_place(trove: Trove, tmp_path: Pat
     problems = {Path(p["path"]).name: p for p in trove.status()["problems"]}
     assert problems["Thumbs.db"]["state"] == "skipped" and "not a SQLite" in problems["Thumbs.db"]["reason"]
     assert hashlib.sha256(geo.read_bytes()).hexdigest() == before
-    assert trove.tables.tables() == []  # nothing copied into Trove's own table store
+    assert trove.stores.tables.tables() == []  # nothing copied into Trove's own table store
     geo.unlink()
     trove.index()
     assert {s["name"] for s in trove.catalog.sources() if s["kind"] == "database"} == {"finance"}

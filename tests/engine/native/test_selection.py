@@ -11,9 +11,9 @@ from tests.scripted import ScriptedLLM
 def test_prefilter_finds_the_source_about_the_question_of_the_kinds_asked(trove):  # noqa: ANN001
     for folder in ("finance", "family", "library", "health"):
         trove.index([EXAMPLES / folder])
-    index = selection.SourceIndex(trove.embedder)
+    index = selection.SourceIndex(trove.models.embedder)
     index.refresh(sources.from_catalog(trove.catalog.sources()))
-    embed = trove.embedder.embed_one
+    embed = trove.models.embedder.embed_one
     assert index.nearest(embed("Who are the grandchildren of Astrid Lindqvist?"), 1)[0][0].name == "family_tree"
     assert index.nearest(embed("How many kilometres did I run in April?"), 1)[0][0].name == "running_log"
     assert index.nearest(embed("Which books by Le Guin do I have?"), 1)[0][0].kind == "rdf"
@@ -30,10 +30,10 @@ def test_prefilter_finds_the_source_about_the_question_of_the_kinds_asked(trove)
 def test_the_llm_chooses_only_among_the_candidates(trove):  # noqa: ANN001
     trove.index([EXAMPLES / "family"])
     trove.index([EXAMPLES / "library"])
-    index = selection.SourceIndex(trove.embedder)
+    index = selection.SourceIndex(trove.models.embedder)
     index.refresh(sources.from_catalog(trove.catalog.sources()))
-    candidates = index.nearest(trove.embedder.embed_one("Who wrote The Dispossessed?"), 2)
-    chosen = selection.choose(trove.llm, "Who wrote The Dispossessed?", candidates, 1)
+    candidates = index.nearest(trove.models.embedder.embed_one("Who wrote The Dispossessed?"), 2)
+    chosen = selection.choose(trove.models.llm, "Who wrote The Dispossessed?", candidates, 1)
     assert len(chosen) == 1 and chosen[0] in [s for s, _ in candidates]
 
 

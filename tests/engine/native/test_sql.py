@@ -87,7 +87,7 @@ def test_default_model_answers_a_spending_question_from_the_example_table(settin
     from engine.pipeline import Trove
 
     t = Trove(settings.with_(llm="default"))
-    t._embedder = embedder
+    t.models.embedder = embedder
     t.index([EXAMPLES / "finance"])
     result = t.ask("How much did I spend on groceries in March 2024?")
     assert "298.62" in result.answer and "$" not in result.answer

@@ -107,12 +107,12 @@ def test_a_value_the_question_names_points_to_the_source_that_holds_it(trove):  
     report = trove.index([EXAMPLES / "finance", EXAMPLES / "library", EXAMPLES / "health", EXAMPLES / "family"])
     assert report.timings_s["values"] > 0
     named = {Path(s["location"]).name: s["name"] for s in trove.catalog.sources()}
-    shop = trove.value_evidence("How much did I spend at Albert Heijn?")
+    shop = trove.native.value_evidence("How much did I spend at Albert Heijn?")
     assert max(shop, key=shop.get) == named["expenses-2024.csv"]
-    writer = trove.value_evidence("Which books by Olga Tokarczuk do I own?")
+    writer = trove.native.value_evidence("Which books by Olga Tokarczuk do I own?")
     assert list(writer) == [named["my-books.ttl"]]
     trove.remove(EXAMPLES / "library")  # the catalog changed: the value index follows at the next question
-    assert trove.value_evidence("Which books by Olga Tokarczuk do I own?") == {}
-    assert trove.value_evidence("How much did I spend?") == {}
-    vector = trove.embedder.embed_one("How much did I spend at Albert Heijn?")
-    assert trove.source_index().nearest(vector, 1, bonus=shop)[0][0].name == named["expenses-2024.csv"]
+    assert trove.native.value_evidence("Which books by Olga Tokarczuk do I own?") == {}
+    assert trove.native.value_evidence("How much did I spend?") == {}
+    vector = trove.models.embedder.embed_one("How much did I spend at Albert Heijn?")
+    assert trove.native.source_index().nearest(vector, 1, bonus=shop)[0][0].name == named["expenses-2024.csv"]

@@ -23,7 +23,7 @@ def media(trove, tmp_path: Path):  # noqa: ANN001, ANN201
 
 
 def _evidence(trove, question: str, image: Path | None = None) -> list:  # noqa: ANN001
-    _, hits, _, _ = trove.gather(question, image)
+    hits = trove.gather(question, image).hits
     return hits
 
 
@@ -91,7 +91,7 @@ def test_an_imported_text_image_model_indexes_looks_and_finds_photos_by_them(tro
     from tests.engine.runtimes.vision.test_clip import hf_export
 
     clip = ImageTextEmbedder(hf_export(tmp_path / "clip"), name="tiny-clip")
-    trove._vision = VisionModels(image_text=clip)  # only the text-image role: the others are tested elsewhere
+    trove.models.vision = VisionModels(image_text=clip)  # only the text-image role: the others are tested elsewhere
     photos = tmp_path / "photos"
     shutil.copytree(EXAMPLES / "photos", photos)
     trove.index([photos])
@@ -100,7 +100,7 @@ def test_an_imported_text_image_model_indexes_looks_and_finds_photos_by_them(tro
 
     hits = trove.search("the yellow tram stop sign", k=3, corpus=PHOTO)
     assert len(hits) == 3 and any("looks" in h.signals for h in hits)
-    question = trove.embedder.embed_one("the yellow tram stop sign")
+    question = trove.models.embedder.embed_one("the yellow tram stop sign")
     for hit in hits:  # relevance stays on the text scale every threshold is set on
         own = trove.store.vectors(PHOTO, [hit.item.id])[hit.item.id]
         assert hit.relevance == pytest.approx(float(own @ question), abs=1e-5)
@@ -121,13 +121,13 @@ def test_photos_indexed_before_a_text_image_model_is_imported_get_their_looks(tr
 
     photos = tmp_path / "photos"
     shutil.copytree(EXAMPLES / "photos", photos)
-    trove.models = ModelManager(tmp_path / "models")  # the user's own models folder: nothing imported yet
-    trove._vision = VisionModels()
+    trove.models.manager = ModelManager(tmp_path / "models")  # the user's own models folder: nothing imported yet
+    trove.models.vision = VisionModels()
     trove.index([photos])
     assert LOOKS not in trove.store.corpora()
 
-    trove.models.import_path(hf_export(tmp_path / "clip-a"), role="image-text-embedder", name="clip-a")
-    trove._vision = VisionModels(image_text=image_text_embedder(trove.models))
+    trove.models.manager.import_path(hf_export(tmp_path / "clip-a"), role="image-text-embedder", name="clip-a")
+    trove.models.vision = VisionModels(image_text=image_text_embedder(trove.models.manager))
     report = trove.index()  # no photo changed, yet each is read again for its looks vector
     assert trove.store.corpora()[LOOKS] == trove.store.corpora()[PHOTO] >= 5 and report.unchanged < 5
     assert trove.store.embedder_of(LOOKS) == "clip-a"

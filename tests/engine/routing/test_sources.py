@@ -52,11 +52,11 @@ def test_the_ensemble_follows_the_users_sources(trove):  # noqa: ANN001
     (the trained router says `none`) goes to it."""
     trove.index([EXAMPLES / "health"])
     question = "How many kilometres have I run in my Hoka shoes?"
-    vector = trove.embedder.embed_one(question)
-    nearness = trove.source_nearness(vector)
+    vector = trove.models.embedder.embed_one(question)
+    nearness = trove.native.nearness(vector)
     assert set(nearness) == {"table"} and nearness["table"] > 0.5
-    seeing = make_router("ensemble", embedder=lambda: trove.embedder, llm=lambda: trove.llm, confident=0.0,
-                         nearness=trove.source_nearness)
+    seeing = make_router("ensemble", embedder=lambda: trove.models.embedder, llm=lambda: trove.models.llm,
+                         confident=0.0, nearness=trove.native.nearness)
     assert [r.label for r in seeing.route(question, ALL)] == ["table"]
     assert [r.label for r in trove.route(question)] == ["table"]  # the product's router is the seeing ensemble
 

@@ -23,14 +23,14 @@ def test_graph_and_rdf_files_are_sources_until_deleted(trove, tmp_path: Path):  
     trove.index([folder])
     status = trove.status()
     assert [g["name"] for g in status["graphs"]] == ["family"] and [r["name"] for r in status["rdf"]] == ["books"]
-    assert trove.graphs.names() == ["family"] and trove.rdf.names() == ["books"]
+    assert trove.stores.graphs.names() == ["family"] and trove.stores.rdf.names() == ["books"]
     assert trove.query("books", "SELECT (COUNT(?b) AS ?n) WHERE { ?b a schema:Book }").rows == [(7,)]
 
     (folder / "family.cypher").unlink()
     (folder / "books.ttl").unlink()
     report = trove.index()
     assert report.removed == 2 and trove.status()["graphs"] == [] and trove.status()["rdf"] == []
-    assert trove.graphs.names() == [] and trove.rdf.names() == []
+    assert trove.stores.graphs.names() == [] and trove.stores.rdf.names() == []
 
 
 def test_a_broken_edit_is_recorded_with_its_reason_and_leaves_the_answers(trove, tmp_path: Path):  # noqa: ANN001

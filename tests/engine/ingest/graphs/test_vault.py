@@ -67,7 +67,7 @@ def test_vault_is_indexed_queried_rebuilt_on_change_and_removed(trove, tmp_path:
     assert rows == [(3,)]
 
     trove.remove(folder)
-    assert trove.status()["graphs"] == [] and trove.graphs.names() == []
+    assert trove.status()["graphs"] == [] and trove.stores.graphs.names() == []
 
 
 def test_notes_that_do_not_link_are_not_a_graph_and_are_not_reread(trove, tmp_path: Path, monkeypatch):  # noqa: ANN001

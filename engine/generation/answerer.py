@@ -1,0 +1,194 @@
+"""From gathered hits to the cited answer: the relevant hits packed as numbered evidence, then the
+answer that fits them (a computed result stated, a count, a find request's items, a look at a photo
+with a vision-language model, or the LLM's cited answer), its citations renumbered in order."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from engine.generation import answer as answering
+from engine.generation import finding
+from engine.generation.evidence import Evidence, pack
+from engine.grounding import counting
+from engine.ingest.documents import PARAGRAPH
+from engine.native.evidence import cell
+from engine.result import AskResult, Citation, clock
+from engine.retrieval.gathering import Gathered, timed
+from engine.retrieval.hybrid import Hit
+from engine.routing.base import Route
+from engine.routing.checking import EMPTY_INDEX, FIRST_PERSON
+from engine.routing.labels import NATIVE
+
+if TYPE_CHECKING:
+    from engine.models.loaded import Models
+    from engine.settings import Settings
+    from local_stores.vector_store import VectorStore
+
+NOTHING_RELEVANT = "Nothing in your files matches this question."
+NOTHING_INDEXED = "Nothing is indexed yet: add a folder first (trove index PATH)."
+_QUESTION = re.compile(r"^\s*(?:who|what|when|where|which|why|how|is|are|was|were|do|does|did|can|name|list)\b|\?\s*$",
+                       re.IGNORECASE)
+_WHEN = re.compile(r"^\s*(when|at what (point|time|moment|second|minute)|what (time|minute|second)|how (far|long) "
+                   r"into|which (moment|part|scene|clip))\b", re.IGNORECASE)
+PHOTO_KINDS = ("region", "image")  # evidence a vision-language model looks at
+
+
+class Answerer:
+    def __init__(self, store: VectorStore, models: Models, settings: Settings) -> None:
+        self.store, self.models, self.settings = store, models, settings
+
+    def answer(self, question: str, gathered: Gathered, notices: list[str],
+               on_token: Callable[[str], None] | None = None) -> AskResult:
+        """The answer to `question` from what was gathered for it, with its citations; the time of
+        each stage is added to `gathered.timings`, which the result carries."""
+        timings = gathered.timings
+        result = AskResult(question=question, answer="", routes=[r.as_dict() for r in gathered.routes],
+                           queries=gathered.runs, notices=notices)
+        relevant = [(kind, h) for kind, h in gathered.hits if h.relevance >= self.settings.min_relevance]
+        routes = gathered.routes
+        if routes and routes[0].router == EMPTY_INDEX:
+            result.answer, result.answered = NOTHING_INDEXED, False
+        elif not relevant and ({route.label for route in routes} == {"none"} or _general(question)):
+            with timed(timings, "generate"):
+                draft = answering.general(self.models.llm, question, on_token=on_token)
+            result.answer, result.answered, result.general = draft.text, False, True
+            result.model = self.models.llm.name
+        elif not relevant:
+            result.answer, result.answered = (NOTHING_RELEVANT if gathered.hits else answering.NOT_FOUND), False
+        else:
+            self._cited(result, question, routes, relevant, gathered.vector, timings, on_token)
+        result.timings_ms = timings
+        return result
+
+    def _cited(self, result: AskResult, question: str, routes: list[Route], relevant: list[tuple[str, Hit]],
+               vector: np.ndarray, timings: dict[str, float], on_token: Callable[[str], None] | None) -> None:
+        """The answer written from the relevant hits, packed as evidence, with its citations."""
+        with timed(timings, "select"):
+            excerpts = self._excerpts(relevant, vector)
+            evidence = pack(relevant, self.settings.evidence_items, self.settings.evidence_tokens, excerpts)
+        with timed(timings, "generate"):
+            draft, model = self._draft(question, routes, evidence, on_token)
+        result.model = model
+        mapping = {old: new for new, old in enumerate(draft.cited, start=1)}
+        result.answer = answering.renumber(draft.text, mapping)
+        result.answered, result.unsupported, result.dropped = draft.answered, draft.unsupported, draft.dropped
+        by_n = {e.n: e for e in evidence}
+        result.citations = [Citation(n=mapping[old], kind=by_n[old].kind, source=by_n[old].source,
+                                     locator=by_n[old].locator, text=by_n[old].text, title=by_n[old].title,
+                                     score=round(by_n[old].score, 4)) for old in draft.cited]
+
+    def _draft(self, question: str, routes: list[Route], evidence: list[Evidence],
+               on_token: Callable[[str], None] | None) -> tuple[answering.Draft, str]:
+        """The answer's draft and the model that wrote it."""
+        computed = _computed_answer(evidence) or _moment_answer(question, evidence)
+        listing = None if computed else (counting.answer(question, evidence) or (
+            finding.answer(evidence) if finding.is_find(question) else None))
+        if listing is not None:  # the detector's count, or a find/show request's ranked items
+            if on_token:
+                on_token(listing.text)
+            return listing, self.models.llm.name
+        if computed is not None:  # an aggregate, a single row or a short list: the engine's result
+            return self._stated(question, routes, evidence, computed, on_token), self.models.llm.name
+        vlm = self.models.vlm
+        if vlm is not None and evidence[0].kind in PHOTO_KINDS:
+            return self._look(question, evidence), vlm.name
+        llm = self.models.llm
+        return answering.generate(llm, question, evidence, self.settings.answer_max_tokens, on_token), llm.name
+
+    def _stated(self, question: str, routes: list[Route], evidence: list[Evidence],
+                computed: tuple[Evidence, list[str]], on_token: Callable[[str], None] | None) -> answering.Draft:
+        ev, values = computed
+        llm = self.models.llm
+        if ev.kind == "clip":
+            draft = answering.state_result(llm, question, _moment(ev), values, ev.n)
+        elif "listing" in ev.locator:
+            draft = answering.state_rows(llm, question, ev.locator["listing"], Path(ev.source).name, ev.n)
+        else:
+            draft = answering.state_result(llm, question, ev.locator["result"], values, ev.n)
+        if on_token:
+            on_token(draft.text)
+        return self.and_the_rest(question, routes, evidence, ev, draft, on_token)
+
+    def and_the_rest(self, question: str, routes: list[Route], evidence: list[Evidence], stated: Evidence,
+                     draft: answering.Draft, on_token: Callable[[str], None] | None) -> answering.Draft:
+        """A cross-modal question (a query result and the passages or photos that explain it): the
+        result is stated as computed, and what the other kinds of evidence say is written after it."""
+        labels = {route.label for route in routes if route.router != "fallback"}
+        if not (labels & set(NATIVE) and labels - set(NATIVE)):
+            return draft
+        others = [e for e in evidence if e.kind not in NATIVE and e.n != stated.n]
+        if not others:
+            return draft
+        if on_token:
+            on_token(" ")
+        rest = answering.generate(self.models.llm, question, others, self.settings.answer_max_tokens, on_token)
+        return answering.combine(draft, rest) if rest.answered and rest.cited else draft
+
+    def _look(self, question: str, evidence: list[Evidence]) -> answering.Draft:
+        """With a vision-language model: it sees the first photo of the evidence with the cited regions
+        drawn and numbered as in the evidence, and the evidence text (GranuRAG's annotated image)."""
+        from engine.grounding.annotate import annotate
+        from engine.ingest.photos.image_io import load_photo
+
+        vlm = self.models.vlm
+        assert vlm is not None  # _draft looks only when one is installed
+        photo = evidence[0].source
+        boxed = [(tuple(e.locator["box"]), e.locator.get("name") or e.locator.get("label", ""), e.n)
+                 for e in evidence if e.kind == "region" and e.source == photo]
+        image = annotate(load_photo(Path(photo)).image, [(b, label) for b, label, _ in boxed],
+                         numbers=[n for _, _, n in boxed])
+        messages = answering.build_messages(question, evidence)
+        raw = vlm.look(image, messages[1]["content"], self.settings.answer_max_tokens, system=messages[0]["content"])
+        return answering.finalise(raw, evidence, question)
+
+    def _excerpts(self, hits: list[tuple[str, Hit]], vector: np.ndarray) -> dict[int, str]:
+        """For document hits, the paragraphs that match the question best, in reading order."""
+        out: dict[int, str] = {}
+        for kind, hit in hits:
+            if kind != "document" or len(hit.item.text.split()) < 300:
+                continue
+            paras = [p for p in self.store.file_items(hit.item.file_id, PARAGRAPH)
+                     if hit.item.locator["start"] <= p.locator["start"] < hit.item.locator["end"]]
+            vecs = self.store.vectors(PARAGRAPH, [p.id for p in paras])
+            scored = sorted(paras, key=lambda p: -float(vecs[p.id] @ vector) if p.id in vecs else 0.0)[:5]
+            keep = sorted(scored, key=lambda p: p.ord)
+            out[hit.item.id] = " … ".join(p.text for p in keep)
+        return out
+
+
+def _general(question: str) -> bool:
+    """A question nothing in the files fits that is not about the user's own things ("What is the
+    boiling point of water?", routed to some kind of file by its words): the model answers it as
+    general knowledge, and says so."""
+    return bool(_QUESTION.search(question)) and not FIRST_PERSON.search(question)
+
+
+def _computed_answer(evidence: list[Evidence]) -> tuple[Evidence, list[str]] | None:
+    """The first evidence when it is a query result the answer can state whole: one row (a total, a
+    count, a best row) or a short list of rows."""
+    if not evidence or evidence[0].kind not in ("table", "graph", "rdf"):
+        return None
+    values = evidence[0].locator.get("values")
+    if values is None and "listing" not in evidence[0].locator:
+        return None
+    return evidence[0], [cell(v) for v in values or []]
+
+
+def _moment_answer(question: str, evidence: list[Evidence]) -> tuple[Evidence, list[str]] | None:
+    """A "when in the video…" question whose best evidence is a clip: the answer is that clip's time
+    span, stated from its locator (a small model misreads times it is shown)."""
+    if not evidence or evidence[0].kind != "clip" or not _WHEN.search(question):
+        return None
+    ev = evidence[0]
+    return ev, [clock(ev.locator["start_s"]), clock(ev.locator["end_s"])]
+
+
+def _moment(ev: Evidence) -> str:
+    said = re.search(r"^Said: (.*)$", ev.text, re.MULTILINE)
+    words = f' (said there: "{said.group(1)}")' if said else ""
+    return f"from {clock(ev.locator['start_s'])} to {clock(ev.locator['end_s'])} in {Path(ev.source).name}{words}"

@@ -1,0 +1,109 @@
+"""Native queries for a question (OmniRetrieval): the structured sources nearest it, chosen by the
+LLM, each queried in its own language on its own engine; results as cited hits.
+
+The source index (descriptor embeddings) and the value index (the values each source holds) are
+kept here, brought up to date with the catalog when they are read."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from engine.errors import TroveError
+from engine.native import evidence, selection, sources, values
+from engine.native.examples import ExamplePicker
+from engine.native.kinds import open_store
+from engine.native.querying import write_and_run
+from engine.native.sources import Source, Stores
+from engine.native.writers import writer_for
+from engine.result import QueryRun
+from engine.retrieval.hybrid import Hit
+from engine.routing.sources import by_label
+from local_stores.results import QueryResult
+from local_stores.value_index import ValueIndex
+
+if TYPE_CHECKING:
+    from engine.models.loaded import Models
+    from engine.settings import Settings
+    from local_stores.catalog import Catalog
+    from local_stores.sqlite_db import Database
+
+
+class NativeQuerier:
+    def __init__(self, catalog: Catalog, db: Database, stores: Stores, models: Models, settings: Settings) -> None:
+        self.catalog, self.db, self.stores, self.models, self.settings = catalog, db, stores, models, settings
+        self._source_index: selection.SourceIndex | None = None
+        self._value_index: ValueIndex | None = None
+        self._values_state: tuple | None = None  # the catalog's sources_state the value index was refreshed at
+        self._examples: ExamplePicker | None = None
+
+    def sources(self) -> list[Source]:
+        return sources.from_catalog(self.catalog.sources())
+
+    def source_index(self) -> selection.SourceIndex:
+        """The descriptor embeddings of the structured sources, brought up to date with the catalog."""
+        if self._source_index is None:
+            self._source_index = selection.SourceIndex(self.models.embedder)
+        self._source_index.refresh(self.sources())
+        return self._source_index
+
+    def value_index(self) -> ValueIndex:
+        """The text values each structured source holds, brought up to date with the catalog."""
+        if self._value_index is None:
+            self._value_index = ValueIndex(self.db)
+        state = self.catalog.sources_state()
+        if state != self._values_state:
+            values.refresh(self._value_index, self.sources(), self.stores)
+            self._values_state = state
+        return self._value_index
+
+    def value_evidence(self, question: str, index: ValueIndex | None = None) -> dict[str, float]:
+        """Per structured source, the similarity it gains for holding values the question names."""
+        weight = self.settings.source_value_weight
+        held = index or self.value_index()
+        return {name: weight * v for name, v in values.source_evidence(question, held).items()}
+
+    def nearness(self, vector: np.ndarray) -> dict[str, float]:
+        """Per structured route label, how near its nearest source is to the question (routing evidence)."""
+        return by_label(self.source_index().nearest_per_kind(vector))
+
+    def query(self, name: str, query: str) -> QueryResult:
+        """One read-only query in source `name`'s own language, time- and row-limited."""
+        found = [s for s in self.sources() if s.name == name]
+        if not found:
+            raise TroveError(f"no table, database, graph or RDF source named {name!r} (see trove status)")
+        store = open_store(found[0], self.stores)
+        return store.execute(store.explain(query), self.settings.query_timeout_s, self.settings.query_rows)
+
+    def answer(self, question: str, vector: np.ndarray,
+               kinds: set[str]) -> tuple[list[tuple[str, Hit]], list[QueryRun]]:
+        """Select the sources of `kinds` near the question, write, validate, repair and run a query on
+        each; the results that found something as (citation kind, hit), and every attempt."""
+        held = self.value_index()
+        nearest = self.source_index().nearest(vector, self.settings.source_candidates, kinds,
+                                              self.value_evidence(question, held))
+        candidates = [(s, sim) for s, sim in nearest if sim >= self.settings.source_min_similarity]
+        if not candidates:  # no source near the question: nothing to write a query for, no LLM needed
+            return [], []
+        chosen = selection.choose(self.models.llm, question, candidates, self.settings.sources_per_question,
+                                  values.value_notes(question, held))
+        hits: list[tuple[str, Hit]] = []
+        runs: list[QueryRun] = []
+        for i, source in enumerate(chosen, start=1):
+            outcome = write_and_run(self.models.llm, question, source, self.stores, self.settings.query_tries,
+                                    self.settings.query_timeout_s, self.settings.query_rows,
+                                    self._examples_for(question, source))
+            runs += [QueryRun(source.language, source.name, attempt.query, attempt.ok, attempt.error,
+                              len(outcome.result.rows) if attempt.ok and outcome.result else 0)
+                     for attempt in outcome.attempts]
+            if outcome.ok and evidence.found_something(outcome):
+                hit = evidence.as_hit(outcome, question, i)
+                hits.append((hit.item.corpus, hit))
+        return hits, runs
+
+    def _examples_for(self, question: str, source: Source) -> list:
+        if self._examples is None:
+            self._examples = ExamplePicker(self.models.embedder)
+        return self._examples.pick(writer_for(source.language).EXAMPLES, question, self.settings.query_examples,
+                                   source.engine)

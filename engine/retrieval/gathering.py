@@ -1,0 +1,171 @@
+"""Everything an answer is written from, before it is packed: the routes a question takes, the hits
+of every route (native query results first), the native queries run, and the question's vector."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from engine.errors import TroveError
+from engine.result import QueryRun
+from engine.retrieval.hybrid import Hit, HybridRetriever
+from engine.retrieval.visual import VisualContext, grounded, visual_hits
+from engine.routing.base import Route
+from engine.routing.labels import LABELS, NATIVE
+from local_stores.vector_store import Item
+
+if TYPE_CHECKING:
+    from engine.grounding.inventory import Inventory
+    from engine.models.loaded import Models
+    from engine.native.querier import NativeQuerier
+    from engine.routing.checking import CheckedRouter
+    from engine.settings import Settings
+    from local_stores.catalog import Catalog
+    from local_stores.vector_store import VectorStore
+
+VISUAL_LABELS = {"image", "region", "clip", "video"}  # answered by engine.retrieval.visual
+FALLBACK_LABELS = ("paragraph",)  # searched when the routes found nothing relevant
+
+
+@dataclass
+class Gathered:
+    routes: list[Route]
+    hits: list[tuple[str, Hit]]  # (route label or citation kind, hit)
+    runs: list[QueryRun]
+    vector: np.ndarray
+    timings: dict[str, float] = field(default_factory=dict)  # ms per stage
+
+
+class Gatherer:
+    def __init__(self, store: VectorStore, catalog: Catalog, routing: CheckedRouter, native: NativeQuerier,
+                 models: Models, settings: Settings) -> None:
+        self.store, self.catalog, self.routing, self.native = store, catalog, routing, native
+        self.models, self.settings = models, settings
+        self._inventory: tuple[tuple, Inventory, dict | None] | None = None  # (pack versions, elements, vectors)
+
+    def retriever(self) -> HybridRetriever:
+        return HybridRetriever(self.store, self.models.embedder)
+
+    def gather(self, question: str, image: Path | str | None = None, labels: Sequence[str] | None = None,
+               on_routes: Callable[[list[Route]], None] | None = None) -> Gathered:
+        """The routes (or the given route `labels`), then each route's hits; with `image`, that photo's
+        own grounded regions and the indexed photos like it first of all. `on_routes` hears the routes
+        as soon as they are chosen (the app shows them while it searches)."""
+        timings: dict[str, float] = {}
+        with timed(timings, "route"):
+            given = [Route(label, 1.0, "given") for label in labels or ()]
+            routes = self.routing.route(question) if labels is None else given
+        if on_routes is not None:
+            on_routes(routes)
+        with timed(timings, "embed"):
+            vector = self.models.embedder.embed_one(question)
+        gathered = Gathered(routes, [], [], vector, timings)
+        kinds = {kind for route in routes for kind in NATIVE.get(route.label, ())}
+        if kinds:
+            with timed(timings, "query"):
+                gathered.hits, gathered.runs = self.native.answer(question, vector, kinds)
+        with timed(timings, "retrieve"):
+            retriever = self.retriever()
+            for route in routes:
+                corpus = LABELS.get(route.label)
+                if corpus and route.label not in VISUAL_LABELS:
+                    gathered.hits += [(route.label, h) for h in retriever.search(
+                        question, corpus, self.settings.evidence_items, vector=vector)]
+        self._visual(gathered, question, image, retriever)
+        if image is None and not any(h.relevance >= self.settings.min_relevance for _, h in gathered.hits):
+            with timed(timings, "fallback"):
+                self._fallback(gathered, question, retriever)
+        return gathered
+
+    def _visual(self, gathered: Gathered, question: str, image: Path | str | None,
+                retriever: HybridRetriever) -> None:
+        visual = {route.label for route in gathered.routes} & VISUAL_LABELS
+        if not visual and image is None:
+            return
+        with timed(gathered.timings, "ground"):
+            context = self.visual_context(retriever)
+            if image is not None:
+                gathered.hits = self._about_photo(context, Path(image), question) + gathered.hits
+            gathered.hits += visual_hits(context, question, gathered.vector, visual)
+
+    def _fallback(self, gathered: Gathered, question: str, retriever: HybridRetriever) -> None:
+        """A route that found nothing relevant (or `none`) may be a misroute: the passages of the files
+        are searched before the answer says the files hold nothing (or answers from the model alone)."""
+        searched = {route.label for route in gathered.routes}
+        corpora = self.store.corpora()
+        for label in FALLBACK_LABELS:
+            corpus = LABELS[label]
+            if label in searched or corpus is None or corpus not in corpora:
+                continue
+            found = [(label, h) for h in retriever.search(question, corpus, self.settings.evidence_items,
+                                                          vector=gathered.vector)]
+            if any(h.relevance >= self.settings.min_relevance for _, h in found):
+                gathered.routes = [*gathered.routes, Route(label, 0.0, "fallback")]
+                gathered.hits = gathered.hits + found
+                return
+
+    def visual_context(self, retriever: HybridRetriever) -> VisualContext:
+        inventory, references = self.inventory()
+        vlm, vision = self.models.vlm, self.models.vision
+        return VisualContext(self.store, retriever, self.models.embedder, vision.embedder, inventory, references,
+                             k=self.settings.evidence_items, vlm_check=vlm.shows if vlm else None,
+                             image_text=vision.image_text)
+
+    def inventory(self) -> tuple[Inventory, dict | None]:
+        """The elements of every indexed knowledge pack (GranuRAG's inventory) and their reference
+        vectors; re-read only when a pack changed."""
+        from engine.grounding.inventory import Inventory
+        from engine.grounding.matching import reference_vectors
+        from engine.grounding.pack import load_pack
+
+        packs = sorted((src["location"], src["updated_at"]) for src in self.catalog.sources() if src["kind"] == "pack")
+        if self._inventory is None or self._inventory[0] != tuple(packs):
+            loaded = []
+            for location, _ in packs:
+                try:
+                    loaded.append(load_pack(Path(location)))
+                except TroveError:
+                    continue  # changed into something invalid since indexing; the next run records why
+            inventory = Inventory.from_packs(loaded)
+            embedder = self.models.vision.embedder
+            references = reference_vectors(inventory, embedder) if embedder is not None and len(inventory) else None
+            self._inventory = (tuple(packs), inventory, references)
+        return self._inventory[1], self._inventory[2]
+
+    def _about_photo(self, context: VisualContext, path: Path, question: str) -> list[tuple[str, Hit]]:
+        """Asking with a photo: its own grounded regions, then the indexed photos most like it."""
+        from engine.ingest.photos.analyse import analyse
+        from engine.ingest.photos.image_io import load_photo
+
+        if not path.is_file():
+            raise TroveError(f"{path}: no such photo")
+        photo = load_photo(path)
+        found = analyse(photo.image, self.models.vision, self.settings.region_overlap)
+        regions = [dict(r.as_dict(), n=i) for i, r in enumerate(found.regions)]
+        own = Item("image/photo", str(path.resolve()), f"The photo you asked with: {path.name}.",
+                   {"width": photo.width, "height": photo.height, "regions": regions, "query_photo": True},
+                   title=path.name, file_id=0, id=context.synthetic_id())
+        hits = grounded(context, Hit(own, 1.0, {"dense": 1.0}))
+        if found.vector is not None:
+            for item_id, similarity in self.store.dense("image/visual", found.vector, self.settings.evidence_items):
+                twin = self.store.items([item_id]).get(item_id)
+                photos = self.store.file_items(twin.file_id, "image/photo") if twin else []
+                if photos and similarity >= self.settings.similar_photo_min:
+                    hits.append(("image", Hit(photos[0], similarity, {"dense": similarity, "visual": similarity})))
+        return hits
+
+
+@contextmanager
+def timed(timings: dict[str, float], stage: str) -> Iterator[None]:
+    """Adds the block's time, in ms, to `timings[stage]`."""
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[stage] = timings.get(stage, 0.0) + (time.perf_counter() - t0) * 1000
