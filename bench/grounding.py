@@ -164,8 +164,9 @@ class Tally:
 
 def photo_item(path: Path, analysis, caption: str):  # noqa: ANN001, ANN201 (Analysis -> Item)
     """The photo as indexing stores it (engine.ingest.photos.items): its text and its regions."""
+    from engine.corpora import PHOTO
     from engine.ingest.photos.image_io import load_photo
-    from engine.ingest.photos.items import PHOTO, photo_text
+    from engine.ingest.photos.items import photo_text
     from local_stores.vector_store import Item
 
     photo = load_photo(path)

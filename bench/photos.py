@@ -37,9 +37,9 @@ from pathlib import Path
 from tqdm import tqdm
 
 from bench.retrieval import machine
+from engine.corpora import PHOTO
 from engine.ingest.indexer import IndexReport, Progress
 from engine.ingest.photos.analyse import VisionModels
-from engine.ingest.photos.items import PHOTO
 from engine.pipeline import Trove
 from engine.settings import default_home, default_models_dir, load_settings
 

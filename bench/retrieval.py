@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from engine.ingest.documents import DOCUMENT, PARAGRAPH
+from engine.corpora import DOCUMENT, PARAGRAPH
 from engine.ingest.indexer import Progress
 from engine.pipeline import Trove
 from engine.retrieval.hybrid import HybridRetriever, SearchConfig

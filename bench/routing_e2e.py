@@ -330,8 +330,9 @@ def base_paragraphs(trove, n: int, work: Path) -> tuple[list, np.ndarray, dict]:
     """`n` real paragraphs (Cranfield, then CISI, cut by Trove's chunker) with their vectors, embedded
     once; the example paragraphs already indexed when ../shared/eval is absent."""
     from bench.retrieval import doc_file_text, read_jsonl
+    from engine.corpora import PARAGRAPH
     from engine.errors import TroveError
-    from engine.ingest.documents import PARAGRAPH, cut_document, embedding_text
+    from engine.ingest.documents import cut_document, embedding_text
 
     items = []
     origin = "examples/ paragraphs (../shared/eval/text is absent)"
@@ -379,7 +380,7 @@ class Grower:
         self.files = 0
 
     def paragraphs(self) -> int:
-        from engine.ingest.documents import PARAGRAPH
+        from engine.corpora import PARAGRAPH
 
         return self.trove.store.corpora().get(PARAGRAPH, 0)
 
@@ -399,7 +400,7 @@ class Grower:
         return time.perf_counter() - t0
 
     def _write_file(self, n: int) -> None:
-        from engine.ingest.documents import PARAGRAPH
+        from engine.corpora import PARAGRAPH
         from engine.ingest.indexer import kind_of
         from local_stores.vector_store import Item
 

@@ -17,7 +17,7 @@ from desktop.sources_view import SourcesView, progress_text
 from desktop.workers import Engine, IndexProgress
 
 if TYPE_CHECKING:
-    from engine.ingest.indexer import IndexReport
+    from engine import IndexReport
 
 TABS = ("Ask", "Sources", "Models")
 
@@ -137,7 +137,7 @@ def engine_overrides(qsettings: QSettings) -> dict:
 
 def main(home: Path | None = None, argv: list[str] | None = None) -> int:
     """Open the app on the Trove home `home` (default: $TROVE_HOME or the data folder)."""
-    from engine.settings import load_settings
+    from engine import load_settings
 
     # a QApplication: the one made here, or the tests' (nothing in Trove makes a plain QCoreApplication)
     app = cast(QApplication, QApplication.instance() or QApplication(argv if argv is not None else sys.argv))

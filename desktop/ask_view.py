@@ -32,11 +32,11 @@ from PySide6.QtWidgets import (
 
 from desktop.viewers import viewer_for
 from desktop.viewers.common import Viewer
-from engine.result import citation_place
+from engine import citation_place
 
 if TYPE_CHECKING:
     from desktop.workers import Engine, Task, TaskSignals
-    from engine.result import AskResult
+    from engine import AskResult
 
 PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff", ".gif", ".heic", ".heif"}
 STAGE_NAMES = {"route": "routing", "query": "native queries", "retrieve": "retrieval", "ground": "photo grounding",

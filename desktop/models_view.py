@@ -29,7 +29,7 @@ from desktop.viewers.common import ResultGrid
 
 if TYPE_CHECKING:
     from desktop.workers import Engine
-    from engine.pipeline import Trove
+    from engine import Trove
 
 ROLE_NAMES = {"llm": "language model", "text-embedder": "text embedder", "detector": "object detector",
               "face-detector": "face detector", "classifier": "photo classifier", "image-embedder": "photo embedder",

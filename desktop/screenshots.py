@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
     from desktop.app import MainWindow
-    from engine.result import AskResult
+    from engine import AskResult
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = [  # (file name, question, the citation kind to click)
@@ -77,7 +77,7 @@ def run(out: Path, llm: str, examples: Path) -> None:
     from desktop import theme
     from desktop.app import MainWindow
     from desktop.workers import Engine
-    from engine.settings import load_settings
+    from engine import load_settings
 
     app = cast(QApplication, QApplication.instance() or QApplication(sys.argv[:1]))  # as in desktop.app.main
     theme.apply(app, dark=False)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -26,16 +26,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop import engine_reads
 from desktop.watcher import FolderWatcher, paths_to_watch
 from desktop.workers import IndexJob, IndexProgress
 
 if TYPE_CHECKING:
     from desktop.workers import Engine, TaskSignals
-    from engine.ingest.indexer import IndexReport
-    from engine.pipeline import Trove
+    from engine import IndexReport, RootSummary, Trove
 
-Roots = tuple[list[engine_reads.RootSummary], list[str]]  # the sources, and the paths to watch
+Roots: TypeAlias = "tuple[list[RootSummary], list[str]]"  # the sources, and the paths to watch
 
 STAGES = {"scan": "Looking for files", "index": "Indexing", "unchanged": "Checking (unchanged)",
           "remove": "Removing deleted files", "done": "Finishing", "paused": "Paused", "resumed": "Indexing"}
@@ -89,7 +87,7 @@ class SourcesView(QWidget):
         self.engine = engine
         self.job: IndexJob | None = None
         self.pending: list[Path] | None = None  # asked for while a run was going: run again after it
-        self.summaries: list[engine_reads.RootSummary] = []
+        self.summaries: list[RootSummary] = []
         self.last_report: IndexReport | None = None
         self.last_error = ""
         self._refreshed_at = 0.0
@@ -284,7 +282,7 @@ class SourcesView(QWidget):
         home = Path(self.engine.settings.home)
 
         def read(trove: Trove) -> Roots:
-            summaries = engine_reads.roots(trove)
+            summaries = trove.roots()
             return summaries, paths_to_watch([s.path for s in summaries], exclude=home)
 
         self.engine.call(read, on_done=self._show, on_error=self._error)
@@ -314,7 +312,7 @@ class SourcesView(QWidget):
             self.refresh()
 
     @staticmethod
-    def _root_item(s: engine_reads.RootSummary) -> QTreeWidgetItem:
+    def _root_item(s: RootSummary) -> QTreeWidgetItem:
         kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(s.kinds.items(), key=lambda kv: -kv[1]))
         states = f"{s.states.get('indexed', 0)} indexed"
         for state in ("skipped", "failed"):

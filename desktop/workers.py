@@ -20,9 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 from PySide6.QtCore import QObject, Signal
 
 if TYPE_CHECKING:
-    from engine.ingest.indexer import Progress
-    from engine.pipeline import Trove
-    from engine.settings import Settings
+    from engine import Progress, Settings, Trove
 
 R = TypeVar("R")
 RETIRE_S = 10.0  # how long a finished task (and its signals object) is kept before Python may free it
@@ -307,6 +305,6 @@ class Engine(QObject):
 
 
 def _make_trove(settings: Settings) -> Trove:
-    from engine.pipeline import Trove
+    from engine import Trove
 
     return Trove(settings)

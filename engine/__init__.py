@@ -1,0 +1,33 @@
+"""Trove's engine. Its public API, what the CLI, the app and other programs use, is importable from
+here: `from engine import Trove, Settings, load_settings, AskResult, ...`. Each name is loaded on
+first use, so importing `engine` stays cheap (the app starts before any model or engine module loads).
+Everything else under `engine.` is internal and may change."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.browsing import ClipThumb, PageText, RootSummary, photo_pixels
+    from engine.ingest.indexer import IndexReport, Progress
+    from engine.pipeline import Trove
+    from engine.result import AskResult, Citation, QueryRun, citation_place, clock
+    from engine.settings import Settings, load_settings
+
+_PUBLIC = {
+    "Trove": "engine.pipeline", "Settings": "engine.settings", "load_settings": "engine.settings",
+    "AskResult": "engine.result", "Citation": "engine.result", "QueryRun": "engine.result",
+    "citation_place": "engine.result", "clock": "engine.result",
+    "IndexReport": "engine.ingest.indexer", "Progress": "engine.ingest.indexer",
+    "RootSummary": "engine.browsing", "PageText": "engine.browsing", "ClipThumb": "engine.browsing",
+    "photo_pixels": "engine.browsing",
+}
+__all__ = ["AskResult", "Citation", "ClipThumb", "IndexReport", "PageText", "Progress", "QueryRun", "RootSummary",
+           "Settings", "Trove", "citation_place", "clock", "load_settings", "photo_pixels"]  # = the keys of _PUBLIC
+
+
+def __getattr__(name: str) -> object:
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'engine' has no attribute {name!r}")
+    return getattr(importlib.import_module(_PUBLIC[name]), name)

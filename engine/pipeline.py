@@ -13,10 +13,12 @@ from pathlib import Path
 
 import sqlean
 
+from engine import browsing
+from engine.browsing import ClipThumb, PageText, RootSummary
+from engine.corpora import DOCUMENT, PARAGRAPH, PHOTO
 from engine.errors import TroveError
 from engine.generation.answerer import Answerer
 from engine.generation.untrusted import cut_question
-from engine.ingest.documents import DOCUMENT, PARAGRAPH
 from engine.ingest.indexer import Indexer, IndexReport, Progress, index_lock
 from engine.models import ModelManager
 from engine.models.loaded import Models
@@ -140,7 +142,7 @@ class Trove:
         k = k or self.settings.search_k
         retriever = self.gatherer.retriever()
         hits = retriever.search(query, corpus, k, mode=mode)
-        image_text = self.models.vision.image_text if corpus == "image/photo" and mode == "hybrid" else None
+        image_text = self.models.vision.image_text if corpus == PHOTO and mode == "hybrid" else None
         if image_text is not None:
             from engine.retrieval.visual import fuse_looks, looks_hits
 
@@ -162,6 +164,19 @@ class Trove:
 
     def route(self, question: str) -> list[Route]:
         return self.routing.route(question)
+
+    # -- reading around an answer (what the app shows) ----------------------------------------
+    def roots(self) -> list[RootSummary]:
+        """Every added folder or file with its counts by kind and state, last indexing time and problems."""
+        return browsing.roots(self.catalog)
+
+    def page_text(self, source: str, locator: dict, cited: str) -> PageText:
+        """The page(s) of `source` that hold a cited passage (the whole file when it has no pages)."""
+        return browsing.page_text(self.catalog, self.store, source, locator, cited)
+
+    def clips(self, source: str, locator: dict) -> list[ClipThumb]:
+        """Every clip of the cited video `source`, with its keyframe thumbnail."""
+        return browsing.clips(self.catalog, self.store, source, locator)
 
     # -- asking --------------------------------------------------------------------------------
     def gather(self, question: str, image: Path | str | None = None, labels: Sequence[str] | None = None,

@@ -16,8 +16,9 @@ import sqlean
 from local_stores import sql_worker
 from local_stores.quoting import duckdb_sql as duck
 from local_stores.quoting import sqlite_sql as sq
-from local_stores.results import MEMORY_MB, QueryFailed, QueryRefused, QueryResult, plain, query_result
-from local_stores.table_store import SAFE_CONFIG, check_query, sample_values_sql
+from local_stores.results import MEMORY_MB, QueryFailed, QueryResult, plain
+from local_stores.sql_sandbox import SAFE_CONFIG, sqlite_authorizer, sqlite_connect
+from local_stores.table_store import check_query, sample_values_sql
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 DIALECTS = {"sqlite": "SQLite", "duckdb": "DuckDB"}  # engine -> the name a query writer uses
@@ -40,23 +41,6 @@ def engine_of(path: Path) -> str | None:
 
 
 # -- SQLite ---------------------------------------------------------------------------------------
-_SQLITE_ALLOWED = {sqlean.SQLITE_SELECT, sqlean.SQLITE_READ, sqlean.SQLITE_FUNCTION, sqlean.SQLITE_RECURSIVE}
-
-
-_SQLITE_DENIED_FUNCTIONS = {"load_extension", "readfile", "writefile", "edit", "fsdir", "lsdir", "lsmode",
-                            "fileio_read", "fileio_write", "fileio_ls", "fileio_mkdir", "fileio_symlink",
-                            "define", "eval", "sqlean_version"}
-
-
-def _sqlite_authorizer(action: int, arg1: object, arg2: object, db: object, source: object) -> int:
-    """Allow reading and plain functions; deny ATTACH, PRAGMA, writes, schema changes, file I/O."""
-    if action == sqlean.SQLITE_FUNCTION and str(arg2).lower() in _SQLITE_DENIED_FUNCTIONS:
-        return sqlean.SQLITE_DENY
-    if action in _SQLITE_ALLOWED:
-        return sqlean.SQLITE_OK
-    return sqlean.SQLITE_DENY
-
-
 _DESCRIBE_PRAGMAS = {"table_info", "foreign_key_list"}
 DESCRIBE_TIMEOUT_S = 5.0  # per statement while describing: a view may never end (an endless recursive CTE)
 
@@ -65,13 +49,7 @@ def _describe_authorizer(action: int, arg1: object, arg2: object, db: object, so
     """What generated queries may do, and the two schema pragmas describing needs."""
     if action == sqlean.SQLITE_PRAGMA and str(arg1).lower() in _DESCRIBE_PRAGMAS:
         return sqlean.SQLITE_OK
-    return _sqlite_authorizer(action, arg1, arg2, db, source)
-
-
-def _sqlite_connect(path: Path) -> sqlean.Connection:
-    con = sqlean.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-    con.execute("PRAGMA query_only = ON")
-    return con
+    return sqlite_authorizer(action, arg1, arg2, db, source)
 
 
 class _Timed:
@@ -104,7 +82,7 @@ def _sqlite_runner(con: sqlean.Connection, timeout_s: float) -> Callable[[str, l
 
 
 def _sqlite_describe(path: Path, samples: int, timeout_s: float = DESCRIBE_TIMEOUT_S) -> list[dict]:
-    with closing(_sqlite_connect(path)) as con:
+    with closing(sqlite_connect(path)) as con:
         timed = _Timed(_sqlite_runner(con, timeout_s), timeout_s)
         names = [r[0] for r in timed.rows("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
                                           "AND name NOT LIKE 'sqlite_%' ORDER BY name") or []]
@@ -128,32 +106,6 @@ def _sqlite_table(timed: _Timed, name: str, samples: int) -> dict:
     if count is None:
         table["warnings"] = [f"its rows could not be counted within {timed.timeout_s:g} s"]
     return table
-
-
-def sqlite_select(path: Path, statement: str, timeout_s: float, max_rows: int,
-                  params: Sequence[object] = ()) -> QueryResult:
-    """One checked statement on a SQLite file, read-only, under the authorizer, stopped at the time
-    limit. In this process: generated queries come through local_stores.sql_worker."""
-    try:
-        con = _sqlite_connect(path)
-    except sqlean.Error as exc:  # moved, deleted or locked since it was indexed
-        raise QueryFailed(f"cannot open the database {path}: {exc}") from exc
-    deadline = time.monotonic() + timeout_s
-    con.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
-    con.set_authorizer(_sqlite_authorizer)
-    try:
-        cursor = con.execute(statement, tuple(params))
-        columns = [d[0] for d in cursor.description or []]
-        rows = cursor.fetchmany(max_rows + 1)
-    except sqlean.DatabaseError as exc:
-        if time.monotonic() > deadline:
-            raise QueryFailed(f"query stopped after the {timeout_s:g} s time limit") from exc
-        if "not authorized" in str(exc):
-            raise QueryRefused(f"query refused: {exc}") from exc
-        raise QueryFailed(str(exc)) from exc
-    finally:
-        con.close()
-    return query_result(columns, rows, max_rows)
 
 
 # -- DuckDB -----------------------------------------------------------------------------------------

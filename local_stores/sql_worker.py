@@ -13,6 +13,7 @@ from pathlib import Path
 
 from local_stores import query_worker
 from local_stores.results import MEMORY_MB, QueryFailed, QueryRefused, QueryResult
+from local_stores.sql_sandbox import duckdb_select, sqlite_select
 
 GRACE_S = 2.0  # the engine's own interrupt answers first, with its message; the kill is the backstop
 OVERHEAD_MB = 512  # the interpreter and the engines' code, beside the query's memory
@@ -24,13 +25,10 @@ def serve(fd: int, memory_mb: int = 0) -> None:
 
 
 def _answer(request: tuple) -> tuple:
-    from local_stores import database_files
-    from local_stores.table_store import duckdb_select
-
     _, engine, path, statement, timeout_s, max_rows, memory_mb, params = request
     try:
         if engine == "sqlite":
-            result = database_files.sqlite_select(Path(path), statement, timeout_s, max_rows, params)
+            result = sqlite_select(Path(path), statement, timeout_s, max_rows, params)
         else:
             result = duckdb_select(Path(path), statement, timeout_s, max_rows, memory_mb, params)
     except QueryRefused as exc:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
-import threading
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,14 +21,9 @@ import duckdb
 from local_stores import sql_worker
 from local_stores.quoting import Quoted
 from local_stores.quoting import duckdb_sql as duck
-from local_stores.results import MEMORY_MB, QueryFailed, QueryRefused, QueryResult, plain, query_result
+from local_stores.results import MEMORY_MB, QueryFailed, QueryRefused, QueryResult, plain
+from local_stores.sql_sandbox import SAFE_CONFIG
 
-SAFE_CONFIG: dict[str, str | bool | int | float | list[str]] = {
-    "enable_external_access": False,  # no files, no network, no ATTACH/COPY/INSTALL/LOAD
-    "autoinstall_known_extensions": False,
-    "autoload_known_extensions": False,
-    "lock_configuration": True,  # SET cannot undo the above
-}
 # loading connections: the same, set after connecting (allowed_paths can only be set on a started database)
 LOADING_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
                   "allow_community_extensions": False}
@@ -297,35 +291,6 @@ def _categories(con: duckdb.DuckDBPyConnection, table: Quoted, column: Quoted) -
         return {}
     return {"values": [r[0] for r in con.execute(
         f"SELECT DISTINCT {column} FROM {table} WHERE {column} IS NOT NULL ORDER BY 1").fetchall()]}
-
-
-def duckdb_select(path: Path, statement: str, timeout_s: float, max_rows: int,
-                  memory_mb: int = MEMORY_MB, params: Sequence[object] = ()) -> QueryResult:
-    """One checked SELECT on a DuckDB file: a fresh read-only, sandboxed connection with a memory
-    cap, interrupted at the time limit, at most `max_rows` rows fetched. In this process: generated
-    queries come through local_stores.sql_worker, which calls this in its worker."""
-    try:
-        con = duckdb.connect(str(path), read_only=True, config={**SAFE_CONFIG, "memory_limit": f"{memory_mb}MB"})
-    except duckdb.Error as exc:  # moved, deleted or locked since it was indexed
-        raise QueryFailed(f"cannot open the database {path}: {str(exc).splitlines()[0]}") from exc
-    timer = threading.Timer(timeout_s, con.interrupt)
-    timer.start()
-    try:
-        cursor = con.execute(statement, list(params))
-        columns = [d[0] for d in cursor.description or []]
-        rows = cursor.fetchmany(max_rows + 1)
-    except duckdb.InterruptException as exc:
-        raise QueryFailed(f"query stopped after the {timeout_s:g} s time limit") from exc
-    except duckdb.PermissionException as exc:
-        raise QueryRefused(f"query refused: {str(exc).splitlines()[0]}") from exc
-    except duckdb.OutOfMemoryException as exc:
-        raise QueryFailed(f"query stopped: it needed more than the {memory_mb} MB memory limit") from exc
-    except duckdb.Error as exc:
-        raise QueryFailed(" ".join(str(exc).split())[:500]) from exc  # keeps DuckDB's "candidate bindings" hint
-    finally:
-        timer.cancel()
-        con.close()
-    return query_result(columns, rows, max_rows)
 
 
 def sample_values_sql(column: str, table_ref: Quoted, n: int) -> Quoted:

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 if TYPE_CHECKING:
     from desktop.workers import Engine
-    from engine.result import AskResult, Citation
+    from engine import AskResult, Citation
 
 R = TypeVar("R")
 

@@ -10,14 +10,13 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QPlainTextEdit, QPushButton, QTextEdit
 
-from desktop import engine_reads
 from desktop.viewers.common import Viewer, highlight_color
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
     from desktop.workers import Engine
-    from engine.result import AskResult, Citation
+    from engine import AskResult, Citation, PageText
 
 
 def file_url(source: str, page: int | None) -> QUrl:
@@ -49,9 +48,9 @@ class DocumentViewer(Viewer):
         self.header.set(citation.n, citation.kind, citation.source, _place(loc))
         page = loc.get("page")
         self.open_button.setText(f"Open file at page {page}" if page else "Open file")
-        self.load(lambda trove: engine_reads.page_text(trove, citation.source, loc, citation.text), self._fill)
+        self.load(lambda trove: trove.page_text(citation.source, loc, citation.text), self._fill)
 
-    def _fill(self, page: engine_reads.PageText) -> None:
+    def _fill(self, page: PageText) -> None:
         self.page = page
         self.text.setPlainText(page.text)
         cursor = QTextCursor(self.text.document())
@@ -83,8 +82,6 @@ class DocumentViewer(Viewer):
         if self.citation is not None:
             QDesktopServices.openUrl(file_url(self.citation.source, self.citation.locator.get("page")))
 
-
-PageText = engine_reads.PageText
 
 
 def _place(loc: dict) -> str:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
     from desktop.workers import Engine
-    from engine.result import AskResult, Citation
+    from engine import AskResult, Citation
 
 COLOURS = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324"]
 
@@ -42,9 +42,9 @@ def read_image(path: str) -> QImage:
     image = reader.read()
     if not image.isNull():
         return image
-    from engine.ingest.photos.image_io import load_photo
+    from engine import photo_pixels
 
-    rgb = load_photo(Path(path)).image[:, :, ::-1].copy()
+    rgb = photo_pixels(Path(path))
     h, w = rgb.shape[:2]
     return QImage(rgb.data, w, h, 3 * w, QImage.Format.Format_RGB888).copy()
 

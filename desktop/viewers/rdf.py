@@ -14,8 +14,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
     from desktop.workers import Engine
-    from engine.pipeline import Trove
-    from engine.result import AskResult, Citation
+    from engine import AskResult, Citation, Trove
     from local_stores.results import QueryResult
 
 MAX_TRIPLES = 200

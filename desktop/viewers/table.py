@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
     from desktop.workers import Engine
-    from engine.result import AskResult, Citation
+    from engine import AskResult, Citation
 
 
 def rows_text(rows: list) -> str:

@@ -11,16 +11,14 @@ from PySide6.QtCore import QSize, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QIcon, QImage, QPixmap
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListView, QListWidget, QListWidgetItem, QPushButton, QWidget
 
-from desktop import engine_reads
 from desktop.viewers.common import Viewer
-from engine.result import clock
+from engine import clock
 
 if TYPE_CHECKING:
     from PySide6.QtMultimedia import QMediaPlayer
 
     from desktop.workers import Engine
-    from engine.pipeline import Trove
-    from engine.result import AskResult, Citation
+    from engine import AskResult, Citation, ClipThumb, Trove
 
 
 def span_text(start_s: float, end_s: float) -> str:
@@ -36,10 +34,10 @@ def multimedia_available() -> bool:
     return True
 
 
-def load_strip(trove: Trove, source: str, locator: dict) -> list[tuple[engine_reads.ClipThumb, QImage]]:
+def load_strip(trove: Trove, source: str, locator: dict) -> list[tuple[ClipThumb, QImage]]:
     """The video's clips with their keyframe images (read here, in the worker)."""
     out = []
-    for clip in engine_reads.clips(trove, source, locator):
+    for clip in trove.clips(source, locator):
         image = QImage(clip.thumbnail) if clip.thumbnail and Path(clip.thumbnail).is_file() else QImage()
         out.append((clip, image))
     return out

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from engine.corpora import PARAGRAPH
 from engine.generation import answer as answering
 from engine.generation import finding
 from engine.generation.evidence import Evidence, pack
 from engine.grounding import counting
-from engine.ingest.documents import PARAGRAPH
 from engine.native.evidence import cell
 from engine.result import AskResult, Citation, clock
 from engine.retrieval.gathering import Gathered, timed

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from engine.corpora import DOCUMENT, PARAGRAPH
 from engine.errors import ParseError, SkipFile
 from engine.ingest import archives, chunking
 from engine.ingest.document import ParsedDoc
@@ -20,8 +21,6 @@ from local_stores.vector_store import Item
 if TYPE_CHECKING:
     from engine.runtimes.text_embedder import TextEmbedder
 
-PARAGRAPH = "text/paragraph"
-DOCUMENT = "text/document"
 
 
 @dataclass

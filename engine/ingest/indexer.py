@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.corpora import DOCUMENT, LOOKS, PARAGRAPH, PHOTO
 from engine.errors import ParseError, SkipFile, TroveError
 from engine.grounding.pack import KnowledgePack, is_pack_file, load_pack
 from engine.ingest import documents, media, media_tables, rdf, tables
@@ -27,8 +28,6 @@ from engine.ingest.graphs import vault
 from engine.ingest.isolation import Limits
 from engine.ingest.parsers import kind_of as document_kind
 from engine.ingest.photos import sidecars, thumbnails
-from engine.ingest.photos.items import LOOKS as LOOKS_CORPUS
-from engine.ingest.photos.items import PHOTO as PHOTO_CORPUS
 from engine.ingest.scanner import Found, scan
 from engine.ingest.scanner import readable as readable_name
 from engine.settings import Settings
@@ -166,7 +165,7 @@ class Indexer:
         if self._embedder is None:
             self._embedder = self._embedder_factory()
             name = "all-minilm-l6-v2-int8"
-            for corpus, gran in ((documents.PARAGRAPH, "paragraph"), (documents.DOCUMENT, "document")):
+            for corpus, gran in ((PARAGRAPH, "paragraph"), (DOCUMENT, "document")):
                 self.store.ensure_corpus(corpus, "text", gran, self._embedder.dim, name)
         return self._embedder
 
@@ -404,9 +403,9 @@ class Indexer:
         model = self._looks_model() if self._looks_model else None
         if model is None:
             return set()
-        if self.store.embedder_of(LOOKS_CORPUS) not in (None, model):  # another model's vectors: start again
-            self.store.drop_corpus(LOOKS_CORPUS)
-        indexed = self.store.sources(PHOTO_CORPUS) - self.store.sources(LOOKS_CORPUS)
+        if self.store.embedder_of(LOOKS) not in (None, model):  # another model's vectors: start again
+            self.store.drop_corpus(LOOKS)
+        indexed = self.store.sources(PHOTO) - self.store.sources(LOOKS)
         return {str(found.path) for _, found in plan if found.kind == "photo" and str(found.path) in indexed}
 
     def _prepare(self, root_id: int, found: Found, report: IndexReport) -> Outcome | None:
@@ -490,7 +489,7 @@ class Indexer:
 
     def _ensure_corpora(self, prepared: documents.Prepared) -> None:
         """The photo and video corpora are made on the first item that needs them."""
-        for corpus in {item.corpus for item in prepared.items} - {documents.PARAGRAPH, documents.DOCUMENT}:
+        for corpus in {item.corpus for item in prepared.items} - {PARAGRAPH, DOCUMENT}:
             modality, granularity = corpus.split("/")
             self.store.ensure_corpus(corpus, modality, granularity, self.embedder.dim, "all-minilm-l6-v2-int8")
         made: set[str] = set()

@@ -5,23 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.ingest import extensions
 from engine.ingest.documents import Prepared
-from engine.ingest.photos import EXTENSIONS as PHOTO_EXTENSIONS
 from engine.ingest.scanner import Found
 from engine.settings import Settings
 
 if TYPE_CHECKING:
     from engine.ingest.photos.analyse import VisionModels
 
-VIDEO_EXTENSIONS = (".mp4", ".m4v", ".mov", ".mkv", ".avi", ".webm")
 KINDS = frozenset({"photo", "video"})
 
 
 def kind_of(path: Path) -> str | None:
     suffix = path.suffix.lower()
-    if suffix in PHOTO_EXTENSIONS:
+    if suffix in extensions.PHOTO:
         return "photo"
-    if suffix in VIDEO_EXTENSIONS:
+    if suffix in extensions.VIDEO:
         return "video"
     return None
 

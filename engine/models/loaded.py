@@ -59,8 +59,6 @@ class Models:
 
     def looks_model(self) -> str | None:
         """The installed text-image model's name (checked without loading it), else None."""
-        from engine.runtimes.vision import resolve
-
         if not self.manager.is_installed("image-text-embedder"):
             return None
-        return resolve(self.manager, "image-text-embedder", "default").name
+        return self.manager.model_for("image-text-embedder").name

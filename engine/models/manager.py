@@ -52,6 +52,20 @@ class ModelManager:
             raise ModelError(role_or_name, "-", "no such role or model in the catalog", f"known roles: {known}")
         return spec
 
+    def model_for(self, role: str, choice: str = "default") -> ModelSpec:
+        """The catalog model of `role` named `choice`, or carrying the tag `choice`."""
+        spec = self.catalog.by_name(choice)
+        if spec is not None and spec.role != role:
+            raise ModelError(role, choice, f"is a {spec.role} model, not a {role}")
+        spec = spec or self.catalog.pick(role, choice)
+        if spec is None:
+            models = self.catalog.for_role(role)
+            options = sorted({t for m in models for t in m.tags} | {m.name for m in models})
+            raise ModelError(role, choice, "no such model or tag in the catalog",
+                             f"choose one of: {', '.join(options)}" if options else "import one: trove models import "
+                             f"PATH --role {role}")
+        return spec
+
     def paths(self, role_or_name: str) -> dict[str, Path]:
         """Installed file paths of a model, by file name; a one-line ModelError if any is unusable."""
         spec = self.spec(role_or_name)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from engine.corpora import PHOTO, VISUAL
 from engine.errors import TroveError
 from engine.result import QueryRun
 from engine.retrieval.hybrid import Hit, HybridRetriever
@@ -148,14 +149,14 @@ class Gatherer:
         photo = load_photo(path)
         found = analyse(photo.image, self.models.vision, self.settings.region_overlap)
         regions = [dict(r.as_dict(), n=i) for i, r in enumerate(found.regions)]
-        own = Item("image/photo", str(path.resolve()), f"The photo you asked with: {path.name}.",
+        own = Item(PHOTO, str(path.resolve()), f"The photo you asked with: {path.name}.",
                    {"width": photo.width, "height": photo.height, "regions": regions, "query_photo": True},
                    title=path.name, file_id=0, id=context.synthetic_id())
         hits = grounded(context, Hit(own, 1.0, {"dense": 1.0}))
         if found.vector is not None:
-            for item_id, similarity in self.store.dense("image/visual", found.vector, self.settings.evidence_items):
+            for item_id, similarity in self.store.dense(VISUAL, found.vector, self.settings.evidence_items):
                 twin = self.store.items([item_id]).get(item_id)
-                photos = self.store.file_items(twin.file_id, "image/photo") if twin else []
+                photos = self.store.file_items(twin.file_id, PHOTO) if twin else []
                 if photos and similarity >= self.settings.similar_photo_min:
                     hits.append(("image", Hit(photos[0], similarity, {"dense": similarity, "visual": similarity})))
         return hits

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.ingest.documents import DOCUMENT, PARAGRAPH
+from engine.corpora import DOCUMENT, PARAGRAPH
 from local_stores.vector_store import Item, VectorStore
 
 if TYPE_CHECKING:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from engine.corpora import CLIP, LOOKS, PHOTO, REGION, VIDEO
 from engine.retrieval.hybrid import Hit, HybridRetriever
 from local_stores.vector_store import Item, VectorStore
 
@@ -22,8 +23,6 @@ if TYPE_CHECKING:
     from engine.grounding.matching import Decision, GroundingSettings, ImageEmbedderLike, VlmCheck
     from engine.runtimes.vision.clip import ImageTextEmbedder
 
-PHOTO, REGION, VISUAL, LOOKS = "image/photo", "image/region", "image/visual", "image/looks"
-CLIP, VIDEO = "video/clip", "video/video"
 _CONTENT_LINES = ("Shows ", "Looks like:", "Text in the photo:")  # said by the regions instead
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from engine.ingest.documents import PARAGRAPH
+from engine.corpora import PARAGRAPH
 from engine.retrieval.hybrid import HybridRetriever
 from engine.routing import sources as routing_sources
 from engine.routing.base import Route, Router

@@ -1,16 +1,18 @@
 """Route labels and the corpus each one reads. The set is open: add a label and its corpus here."""
 
+from engine.corpora import CLIP, DOCUMENT, PARAGRAPH, PHOTO, REGION, VIDEO
+
 LABELS: dict[str, str | None] = {
     "none": None,  # answer from the model alone, and say so
-    "paragraph": "text/paragraph",
-    "document": "text/document",
+    "paragraph": PARAGRAPH,
+    "document": DOCUMENT,
     "table": None,  # SQL over the table and database sources (engine.native), not a vector corpus
     "graph": None,  # Cypher over property graphs in Kùzu
     "rdf": None,  # SPARQL over RDF graphs
-    "image": "image/photo",  # whole photos
-    "region": "image/region",  # elements inside photos (objects, faces, text)
-    "clip": "video/clip",  # moments of a video (start and end seconds)
-    "video": "video/video",  # whole videos
+    "image": PHOTO,  # whole photos
+    "region": REGION,  # elements inside photos (objects, faces, text)
+    "clip": CLIP,  # moments of a video (start and end seconds)
+    "video": VIDEO,  # whole videos
 }
 ORDER = tuple(LABELS)  # the trained router's output order
 # labels answered by native queries, and the catalog source kinds each one reads

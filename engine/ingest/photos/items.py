@@ -11,6 +11,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from engine.corpora import LOOKS, PHOTO, REGION, VISUAL
 from engine.ingest.documents import Prepared
 from engine.ingest.photos import sidecars, thumbnails
 from engine.ingest.photos.analyse import Analysis, VisionModels, analyse
@@ -18,10 +19,6 @@ from engine.ingest.photos.image_io import LoadedPhoto, load_photo
 from engine.runtimes.vision.regions import FACE, TEXT, Region
 from local_stores.vector_store import Item
 
-PHOTO = "image/photo"
-REGION = "image/region"
-VISUAL = "image/visual"
-LOOKS = "image/looks"  # photo vectors of an imported text-image model (CLIP/SigLIP): text questions meet looks
 _SEPARATORS = re.compile(r"[_\-.]+")
 
 

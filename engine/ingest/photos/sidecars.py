@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
-from engine.ingest.photos import EXTENSIONS as PHOTO_EXTENSIONS
+from engine.ingest import extensions
 
 SIDECAR_EXTENSIONS = (".txt", ".json", ".xmp")
 MAX_CAPTION_CHARS = 2000
@@ -26,9 +26,9 @@ def photo_of(path: Path) -> Path | None:
     if path.suffix.lower() not in SIDECAR_EXTENSIONS:
         return None
     stem = path.with_suffix("")
-    if stem.suffix.lower() in PHOTO_EXTENSIONS and stem.is_file():  # IMG_1.jpg.json
+    if stem.suffix.lower() in extensions.PHOTO and stem.is_file():  # IMG_1.jpg.json
         return stem
-    for ext in PHOTO_EXTENSIONS:
+    for ext in extensions.PHOTO:
         for candidate in (stem.with_suffix(ext), stem.with_suffix(ext.upper())):
             if candidate.is_file():
                 return candidate
@@ -37,15 +37,13 @@ def photo_of(path: Path) -> Path | None:
 
 def media_of(path: Path) -> Path | None:
     """The photo or video a sidecar belongs to: a caption beside a photo, subtitles beside a video."""
-    from engine.ingest.videos.subtitles import SUBTITLE_EXTENSIONS, find_sidecars
-
-    if path.suffix.lower() not in SUBTITLE_EXTENSIONS:
+    if path.suffix.lower() not in extensions.SUBTITLE:
         return photo_of(path)
-    from engine.ingest.media import VIDEO_EXTENSIONS
+    from engine.ingest.videos.subtitles import find_sidecars  # the video package loads its decoder
 
     stem = path.with_suffix("")
     for base in (stem, stem.with_suffix("")):  # trip.srt, trip.en.srt
-        for ext in VIDEO_EXTENSIONS:
+        for ext in extensions.VIDEO:
             for video in (base.with_suffix(ext), Path(f"{base}{ext}")):
                 if video.is_file() and any(p == path for p, _ in find_sidecars(video)):
                     return video
@@ -114,7 +112,7 @@ def image_refs(markdown: str, note: Path) -> list[tuple[Path, str]]:
         out.append((_resolve(note, unquote(target)), " ".join(f"{alt} {title}".split())))
     for target, alt in _WIKI_IMAGE.findall(markdown):
         out.append((_resolve(note, target.strip()), " ".join(alt.split())))
-    return [(p, a) for p, a in out if p.suffix.lower() in PHOTO_EXTENSIONS and a]
+    return [(p, a) for p, a in out if p.suffix.lower() in extensions.PHOTO and a]
 
 
 def _resolve(note: Path, target: str) -> Path:

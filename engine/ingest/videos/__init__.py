@@ -13,7 +13,6 @@ from engine.ingest.videos.decode import VideoInfo, video_info
 from engine.ingest.videos.keyframes import Keyframe
 from engine.ingest.videos.reader import Clip, Video, read_video
 from engine.ingest.videos.subtitles import (
-    SUBTITLE_EXTENSIONS,
     Cue,
     Subtitles,
     cues_between,
@@ -23,5 +22,5 @@ from engine.ingest.videos.subtitles import (
     transcript,
 )
 
-__all__ = ["SUBTITLE_EXTENSIONS", "Clip", "Cue", "Keyframe", "Subtitles", "Video", "VideoInfo", "cues_between",
+__all__ = ["Clip", "Cue", "Keyframe", "Subtitles", "Video", "VideoInfo", "cues_between",
            "find_sidecars", "plan_clips", "read_sidecars", "read_subtitles", "read_video", "transcript", "video_info"]

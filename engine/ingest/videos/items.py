@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.corpora import CLIP, VIDEO
 from engine.ingest.documents import Prepared
 from engine.ingest.photos import thumbnails
 from engine.ingest.photos.analyse import VisionModels, analyse
@@ -25,8 +26,6 @@ from local_stores.vector_store import Item
 if TYPE_CHECKING:
     from engine.settings import Settings
 
-CLIP = "video/clip"
-VIDEO = "video/video"
 
 
 def prepare_video(path: Path, sha256: str, vision: VisionModels, settings: Settings, region_min: dict[str, float]

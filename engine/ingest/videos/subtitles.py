@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import ParseError
+from engine.ingest import extensions
 from engine.ingest.textio import looks_binary
 
-SUBTITLE_EXTENSIONS = (".srt", ".vtt")
 MAX_BYTES = 20_000_000
 _VIDEO_SUFFIXES = {".mp4", ".m4v", ".mov", ".mkv", ".avi", ".webm", ".mpg", ".mpeg", ".wmv", ".3gp", ".ts",
                    ".mts", ".m2ts", ".flv", ".ogv"}
@@ -147,7 +147,7 @@ def find_sidecars(video: Path | str) -> list[tuple[Path, str]]:
     for name in sorted(names):
         base, ext = os.path.splitext(name)
         base_l = base.lower()
-        if ext.lower() not in SUBTITLE_EXTENSIONS or not (base_l == stem or base_l.startswith(stem + ".")):
+        if ext.lower() not in extensions.SUBTITLE or not (base_l == stem or base_l.startswith(stem + ".")):
             continue
         if any(base_l == o or base_l.startswith(o + ".") for o in others):
             continue  # a sibling video with a longer name owns it

@@ -16,6 +16,7 @@ from engine.generation.untrusted import inline
 from engine.native.examples import Example
 from engine.native.writers import sparql_fixes
 from engine.native.writers.fitting import fit, mentioned, schema_room, words
+from engine.native.writers.sparql_fixes import subject_variable, variable_name
 from engine.native.writers.summary import property_words, stem
 from local_stores.quoting import sparql as sp
 from local_stores.rdf_store import compact, local_name
@@ -107,18 +108,6 @@ _START = re.compile(r"\b(PREFIX|BASE|SELECT|ASK|CONSTRUCT|DESCRIBE)\b", re.IGNOR
 _MODIFIERS = re.compile(r"(?:\s*(?:GROUP\s+BY|ORDER\s+BY|HAVING|LIMIT|OFFSET)\b[^\n{}]*)*", re.IGNORECASE)
 
 
-def _var(text: str, fallback: str) -> str:
-    name = re.sub(r"\W+", "_", text).strip("_")
-    if not name:
-        return fallback
-    return f"v_{name}" if name[0].isdigit() else name[0].lower() + name[1:]
-
-
-def subject_variable(class_iri: str) -> str:
-    """The variable the schema text uses for instances of a class (`?city` for ontop:city)."""
-    return _var(local_name(class_iri), "s")
-
-
 def _example(value: str, datatype: str | None) -> str:
     """A literal's sample as the schema shows it: numbers bare, text quoted, on one line and cut."""
     return inline(value, 40) if datatype in _NUMERIC else json.dumps(inline(value, 60), ensure_ascii=False)
@@ -141,11 +130,11 @@ def _pattern(subject: str, pred: dict, names: _Names, samples: bool) -> str:
     """`?s p ?o .  # kind, samples`: one predicate as the triple pattern that reaches it."""
     if pred["kind"] == "iri":
         rng = pred.get("range")
-        obj = _var(local_name(rng) if rng else pred["label"], "o")
+        obj = variable_name(local_name(rng) if rng else pred["label"], "o")
         note = f"a {names(rng)}" if rng else "an IRI"
         shown = [inline(v, 60) for v in pred.get("samples", [])]
     else:
-        obj = f"{subject}_{_var(local_name(pred['iri']), 'value')}"  # ?book_name, ?person_name: never shared
+        obj = f"{subject}_{variable_name(local_name(pred['iri']), 'value')}"  # ?book_name, ?person_name: never shared
         note = pred.get("datatype") or "literal"
         shown = [_example(v, pred.get("datatype")) for v in pred.get("samples", [])]
     if samples and shown:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from local_stores.rdf_store import COMMON_PREFIXES, MAX_CLASSES, MAX_PREDICATES, compact
+from local_stores.rdf_store import COMMON_PREFIXES, MAX_CLASSES, MAX_PREDICATES, compact, local_name
 
 if TYPE_CHECKING:
     from engine.native.sources import Source
@@ -20,6 +20,19 @@ if TYPE_CHECKING:
 _AGGREGATE = re.compile(r"\b(COUNT|SUM|AVG|MIN|MAX|SAMPLE|GROUP_CONCAT)\s*\(", re.IGNORECASE)
 _VARIABLE = re.compile(r"[?$](\w+)")
 _STRING = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|<[^<>\s]*>")
+
+
+def variable_name(text: str, fallback: str) -> str:
+    """A SPARQL variable name from a name: `Book title` -> `book_title`, `2nd` -> `v_2nd`."""
+    name = re.sub(r"\W+", "_", text).strip("_")
+    if not name:
+        return fallback
+    return f"v_{name}" if name[0].isdigit() else name[0].lower() + name[1:]
+
+
+def subject_variable(class_iri: str) -> str:
+    """The variable the schema text uses for instances of a class (`?city` for ontop:city)."""
+    return variable_name(local_name(class_iri), "s")
 
 
 def closing(text: str, start: int) -> int:
@@ -96,8 +109,6 @@ def order_direction(query: str) -> str:
 
 def class_from(query: str, source: Source) -> str:
     """`FROM ontop:city` (SQL's FROM, naming a class, not a graph) -> a `?city a ontop:city` pattern."""
-    from engine.native.writers.sparql import subject_variable
-
     classes = known_names(source)[0]
     prefixes = source.descriptor.get("prefixes", {})
     for m in reversed(list(re.finditer(r"\bFROM\s+(?!NAMED\b)(<[^<>\s]+>|[\w-]*:[\w-]+)\s*", query, re.IGNORECASE))):

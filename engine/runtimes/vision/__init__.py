@@ -56,21 +56,6 @@ OCR_ENGINES: dict[str, type[Ocr]] = {"rapidocr-ppocrv4": Ocr}
 _Runtime = TypeVar("_Runtime")
 
 
-def resolve(manager: ModelManager, role: str, choice: str = "default") -> ModelSpec:
-    """The catalog model of `role` named `choice`, or carrying the tag `choice`."""
-    spec = manager.catalog.by_name(choice)
-    if spec is not None and spec.role != role:
-        raise ModelError(role, choice, f"is a {spec.role} model, not a {role}")
-    spec = spec or manager.catalog.pick(role, choice)
-    if spec is None:
-        models = manager.catalog.for_role(role)
-        options = sorted({t for m in models for t in m.tags} | {m.name for m in models})
-        raise ModelError(role, choice, "no such model or tag in the catalog",
-                         f"choose one of: {', '.join(options)}" if options else "import one: trove models import PATH "
-                         f"--role {role}")
-    return spec
-
-
 def _runtime(registry: dict[str, _Runtime], spec: ModelSpec) -> _Runtime:
     key = str(spec.extra.get("runtime", spec.name))
     if key not in registry and any(f.name.endswith(".pt") for f in spec.files) and "ultralytics" in registry:
@@ -86,44 +71,44 @@ def object_detector(manager: ModelManager, choice: str = "default", threads: int
     """A COCO-80 detector: `choice` "default"/"fast" (FastestDet), "better" (Yolo-Fastest-XL) or a name.
 
     thresholds: score_threshold, nms_iou."""
-    spec = resolve(manager, "detector", choice)
+    spec = manager.model_for("detector", choice)
     return _runtime(DETECTORS, spec).from_manager(manager, spec.name, threads=threads, **thresholds)
 
 
 def face_detector(manager: ModelManager, choice: str = "default", threads: int = 1,
                   **thresholds: Unpack[FaceThresholds]) -> YuNet:
     """YuNet faces; thresholds: score_threshold, nms_iou."""
-    spec = resolve(manager, "face-detector", choice)
+    spec = manager.model_for("face-detector", choice)
     return _runtime(FACE_DETECTORS, spec).from_manager(manager, spec.name, threads=threads, **thresholds)
 
 
 def classifier(manager: ModelManager, choice: str = "default", threads: int = 1) -> Classifier:
     """ImageNet-1000 labels of whole photos."""
-    spec = resolve(manager, "classifier", choice)
+    spec = manager.model_for("classifier", choice)
     return _runtime(CLASSIFIERS, spec).from_manager(manager, spec.name, threads=threads)
 
 
 def image_embedder(manager: ModelManager, choice: str = "default", threads: int = 1) -> ImageEmbedder:
     """1024-d photo vectors for photo-to-photo similarity (not a text-image model)."""
-    spec = resolve(manager, "image-embedder", choice)
+    spec = manager.model_for("image-embedder", choice)
     return _runtime(IMAGE_EMBEDDERS, spec).from_manager(manager, spec.name, threads=threads)
 
 
 def ocr(manager: ModelManager, choice: str = "default", threads: int = 1,
         **thresholds: Unpack[OcrThresholds]) -> Ocr:
     """Text lines with their boxes; thresholds: min_score, det_min_side, max_side."""
-    spec = resolve(manager, "ocr", choice)
+    spec = manager.model_for("ocr", choice)
     return _runtime(OCR_ENGINES, spec).from_manager(manager, spec.name, threads=threads, **thresholds)
 
 
 def image_text_embedder(manager: ModelManager, choice: str = "default", threads: int = 1) -> ImageTextEmbedder:
     """Photos and texts in one vector space: CLIP/SigLIP ONNX towers the user imports (docs/image-text-models.md)."""
-    spec = resolve(manager, "image-text-embedder", choice)
+    spec = manager.model_for("image-text-embedder", choice)
     return image_text_runtime(IMAGE_TEXT_EMBEDDERS, spec).from_manager(manager, spec.name, threads=threads)
 
 
 __all__ = [
     "DETECTORS", "FACE", "OBJECT", "TEXT", "Classifier", "FastestDet", "ImageEmbedder", "ObjectDetector", "Ocr",
     "Region", "YoloFastest", "YuNet", "classifier", "face_detector", "image_embedder", "keep_smaller",
-    "object_detector", "ocr", "resolve", "image_text_embedder", "ImageTextEmbedder",
+    "object_detector", "ocr", "image_text_embedder", "ImageTextEmbedder",
 ]

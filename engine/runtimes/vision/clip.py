@@ -131,9 +131,7 @@ class ImageTextEmbedder:
     def from_manager(cls, manager: ModelManager, choice: str = "default", threads: int = 1,
                      batch_size: int = 16) -> ImageTextEmbedder:
         """The imported model of the role named `choice`, or carrying the tag `choice`."""
-        from engine.runtimes.vision import resolve  # the package imports this module: resolve at call time
-
-        spec = resolve(manager, ROLE, choice)
+        spec = manager.model_for(ROLE, choice)
         options = {k: v for k, v in spec.extra.items() if k in OPTION_KEYS}
         return cls(manager.paths(spec.name), name=spec.name, threads=threads, batch_size=batch_size, **options)
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.corpora import DOCUMENT, PARAGRAPH
 from engine.errors import TroveError
-from engine.ingest.documents import DOCUMENT, PARAGRAPH
 from engine.pipeline import Trove
 from engine.settings import Settings
 from local_stores.sqlite_db import Database

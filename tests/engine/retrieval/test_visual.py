@@ -85,8 +85,8 @@ def test_asking_with_a_missing_or_broken_photo_says_which_file(trove, tmp_path: 
 
 
 def test_an_imported_text_image_model_indexes_looks_and_finds_photos_by_them(trove, tmp_path: Path):  # noqa: ANN001
+    from engine.corpora import LOOKS, PHOTO
     from engine.ingest.photos.analyse import VisionModels
-    from engine.retrieval.visual import LOOKS, PHOTO
     from engine.runtimes.vision.clip import ImageTextEmbedder
     from tests.engine.runtimes.vision.test_clip import hf_export
 
@@ -113,9 +113,9 @@ def test_an_imported_text_image_model_indexes_looks_and_finds_photos_by_them(tro
 
 
 def test_photos_indexed_before_a_text_image_model_is_imported_get_their_looks(trove, tmp_path: Path):  # noqa: ANN001
+    from engine.corpora import LOOKS, PHOTO
     from engine.ingest.photos.analyse import VisionModels
     from engine.models import ModelManager
-    from engine.retrieval.visual import LOOKS, PHOTO
     from engine.runtimes.vision import image_text_embedder
     from tests.engine.runtimes.vision.test_clip import hf_export
 

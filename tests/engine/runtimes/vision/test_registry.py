@@ -15,13 +15,13 @@ from tests.conftest import MODELS_DIR, shared_path
 
 def test_tags_and_names_pick_the_detector_class():
     manager = ModelManager(MODELS_DIR)
-    assert vision.resolve(manager, "detector").name == "fastestdet"
-    assert vision.resolve(manager, "detector", "fast").name == "fastestdet"
-    assert vision.resolve(manager, "detector", "better").name == "yolo-fastest-1.1-xl"
-    assert vision.resolve(manager, "detector", "yolo-fastest-1.1-xl").name == "yolo-fastest-1.1-xl"
-    assert vision.resolve(manager, "ocr").name == "rapidocr-ppocrv4"
+    assert manager.model_for("detector").name == "fastestdet"
+    assert manager.model_for("detector", "fast").name == "fastestdet"
+    assert manager.model_for("detector", "better").name == "yolo-fastest-1.1-xl"
+    assert manager.model_for("detector", "yolo-fastest-1.1-xl").name == "yolo-fastest-1.1-xl"
+    assert manager.model_for("ocr").name == "rapidocr-ppocrv4"
     with pytest.raises(ModelError, match="choose one of: better, default, fast"):
-        vision.resolve(manager, "detector", "huge")
+        manager.model_for("detector", "huge")
     with pytest.raises(ModelError, match="is a face-detector model, not a detector"):
         vision.object_detector(manager, "yunet-s-640")
 

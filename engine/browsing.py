@@ -1,22 +1,20 @@
-"""What the screens read from the engine beyond `Trove`'s methods, in one place, read-only.
-
-`Trove.status()` has no per-folder breakdown, and a citation carries its file and locator but not
-the page around it or the other clips of its video; these come from the engine's catalog and
-vector store (`trove.catalog`, `trove.store`), only ever read. Each function runs in a worker with
-the engine gate held (see desktop.workers).
-"""
+"""What the app shows around an answer, read from the index: the folders added and how their files
+fared, the page around a cited passage, the clips of a cited video, a photo's pixels. Read-only."""
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from engine.pipeline import Trove
+import numpy as np
 
-PARAGRAPH = "text/paragraph"
-CLIP = "video/clip"
+from engine.corpora import CLIP, PARAGRAPH
+
+if TYPE_CHECKING:
+    from local_stores.catalog import Catalog
+    from local_stores.vector_store import VectorStore
 
 
 @dataclass
@@ -34,12 +32,12 @@ class RootSummary:
         return sum(self.states.values())
 
 
-def roots(trove: Trove) -> list[RootSummary]:
+def roots(catalog: Catalog) -> list[RootSummary]:
     """Every added folder or file with its counts by kind and state, last indexing time and problems."""
     out = []
-    for root_id, path in trove.catalog.roots():
+    for root_id, path in catalog.roots():
         summary = RootSummary(path)
-        for record in trove.catalog.files(root_id):
+        for record in catalog.files(root_id):
             summary.states[record.state] += 1
             if record.state == "indexed":
                 summary.kinds[record.kind] += 1
@@ -61,17 +59,17 @@ class PageText:
     pages: tuple[int, int] | None = None  # first and last page shown
 
 
-def page_text(trove: Trove, source: str, locator: dict, cited: str) -> PageText:
+def page_text(catalog: Catalog, store: VectorStore, source: str, locator: dict, cited: str) -> PageText:
     """The page(s) of `source` that hold the cited characters `locator[start:end]`."""
-    record = trove.catalog.file(source)
-    full = trove.store.file_text(record.id) if record else None
+    record = catalog.file(source)
+    full = store.file_text(record.id) if record else None
     start, end = int(locator.get("start", 0)), int(locator.get("end", 0))
     if record is None or not full or end > len(full) or end <= start:  # changed or gone since: show what was cited
         return PageText(cited, 0, len(cited))
     if "page" not in locator:
         return PageText(full, start, end)
     first, last = int(locator["page"]), int(locator.get("last_page", locator["page"]))
-    spans = [(p.locator["start"], p.locator["end"]) for p in trove.store.file_items(record.id, PARAGRAPH)
+    spans = [(p.locator["start"], p.locator["end"]) for p in store.file_items(record.id, PARAGRAPH)
              if first <= p.locator.get("page", -1) <= last]
     lo = min([s for s, _ in spans] + [start])
     hi = max([e for _, e in spans] + [end])
@@ -89,14 +87,22 @@ class ClipThumb:
     thumbnail: str | None
 
 
-def clips(trove: Trove, source: str, locator: dict) -> list[ClipThumb]:
+def clips(catalog: Catalog, store: VectorStore, source: str, locator: dict) -> list[ClipThumb]:
     """Every clip of the video `source` with its keyframe thumbnail (made by the engine at indexing,
     engine.ingest.videos.items); the cited clip alone when the video is no longer indexed."""
-    record = trove.catalog.file(source)
-    items = trove.store.file_items(record.id, CLIP) if record else []
+    record = catalog.file(source)
+    items = store.file_items(record.id, CLIP) if record else []
     found = [ClipThumb(int(it.locator.get("clip", i)), float(it.locator["start_s"]), float(it.locator["end_s"]),
                        it.locator.get("thumbnail")) for i, it in enumerate(items)]
     if not found and "start_s" in locator:
         found = [ClipThumb(int(locator.get("clip", 0)), float(locator["start_s"]), float(locator["end_s"]),
                            locator.get("thumbnail"))]
     return found
+
+
+def photo_pixels(path: Path) -> np.ndarray:
+    """The photo as RGB pixels, EXIF orientation applied (as the engine's boxes assume), in any
+    format the engine reads (HEIC, TIFF...)."""
+    from engine.ingest.photos.image_io import load_photo
+
+    return np.ascontiguousarray(load_photo(path).image[:, :, ::-1])
