@@ -72,6 +72,13 @@ def source_nearness(embedder, work: Path):  # noqa: ANN001, ANN201
     return lambda vector: by_label(index.nearest_per_kind(vector))
 
 
+def build_router(name: str, models: object, settings: object):  # noqa: ANN201
+    """The router called `name` (`ensemble-blind`: the ensemble, given no source nearness)."""
+    from engine.routing import make_router
+
+    return make_router(name.removesuffix("-blind"), models, settings)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--routers", default="rule,trained,llm,ensemble,ensemble-blind")
@@ -87,20 +94,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{dataset.EVAL} is absent: nothing to measure")
         return 0
     from engine.models import ModelManager
-    from engine.routing import make_router
+    from engine.models.loaded import Models
+    from engine.routing.base import RouteRequest
     from engine.routing.labels import ORDER
-    from engine.runtimes.llm import LLM
-    from engine.runtimes.text_embedder import TextEmbedder
-    from engine.settings import default_home, default_models_dir
+    from engine.settings import default_home, default_models_dir, load_settings
 
-    manager = ModelManager(default_models_dir(default_home()))
-    embedder = TextEmbedder.from_manager(manager, threads=2)
-    llm_cache: list = []
-
-    def llm():  # noqa: ANN202
-        if not llm_cache:
-            llm_cache.append(LLM.from_manager(manager, args.llm, n_ctx=2048))
-        return llm_cache[0]
+    settings = load_settings(default_home(), llm=args.llm, llm_context=2048, threads=2)
+    models = Models(ModelManager(default_models_dir(default_home())), settings)  # the LLM loads when first asked
+    embedder = models.embedder
 
     nearness = source_nearness(embedder, args.out / "router-work") if "ensemble" in args.routers else None
     _, held, mix = dataset.splits()
@@ -111,19 +112,21 @@ def main(argv: list[str] | None = None) -> int:
     available = set(ORDER)
     results: dict[str, dict] = {}
     for name in args.routers.split(","):
-        router = make_router(name.removesuffix("-blind"), embedder=lambda: embedder, llm=llm,
-                             nearness=None if name.endswith("-blind") else nearness)
+        router = build_router(name, models, settings)
+        near = None if name.endswith("-blind") else nearness
         results[name] = {}
         for set_name, examples in sets.items():
             pairs, times, top, deciders = [], [], [], Counter()
             for e in tqdm(examples, file=sys.stderr, desc=f"{name} / {set_name}"):
                 t0 = time.perf_counter()
-                routes = router.route(e.question, available)
+                vector = embedder.embed_one(e.question)  # timed: the trained router's input is part of routing
+                request = RouteRequest(e.question, frozenset(available), vector, near(vector) if near else {})
+                routes = router.route(request)
                 times.append((time.perf_counter() - t0) * 1000)
                 pairs.append((set(e.labels), {r.label for r in routes}))
                 deciders.update({r.router for r in routes})
                 if name == "trained":
-                    top.append(max(router.probabilities(e.question).values()))
+                    top.append(max(router.probabilities(vector).values()))
             results[name][set_name] = {"n": len(pairs), "exact": sum(g == p for g, p in pairs) / max(len(pairs), 1),
                                        "f1": {label: f1(pairs, label) for label in ORDER
                                               if any(label in g for g, _ in pairs)},

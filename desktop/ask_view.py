@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from desktop.viewers import viewer_for
 from desktop.viewers.common import Viewer
-from engine import citation_place
+from engine import Decision, citation_place
 
 if TYPE_CHECKING:
     from desktop.workers import Engine, Task, TaskSignals
@@ -43,11 +43,18 @@ STAGE_NAMES = {"route": "routing", "query": "native queries", "retrieve": "retri
                "select": "evidence selection", "generate": "writing the answer", "total": "total"}
 
 
+ROUTE_TIPS: dict[str, str] = {Decision.SOURCES: "one of your tables, graphs or RDF files is close to the question",
+              Decision.FALLBACK: "searched because the routes found nothing relevant",
+              Decision.GIVEN: "route given by the caller",
+              Decision.EVIDENCE: "your files hold text or structured data that fits the question better",
+              Decision.NAMED: "the question names this kind of file",
+              Decision.FIRST_PERSON: "the question is about your own things, and this kind of file is near it",
+              Decision.EMPTY_INDEX: "nothing is indexed yet"}
+
+
 def route_tip(router: str) -> str:
     """What decided a route, in words, for its chip's tooltip."""
-    return {"sources": "one of your tables, graphs or RDF files is close to the question",
-            "fallback": "searched because the routes found nothing relevant",
-            "given": "route given by the caller"}.get(router, f"routed by the {router} router")
+    return ROUTE_TIPS.get(router, f"routed by the {router} router")
 
 
 def answer_html(answer: str, numbers: set[int]) -> str:

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from engine.ingest.indexer import IndexReport, Progress
     from engine.pipeline import Trove
     from engine.result import AskResult, Citation, QueryRun, citation_place, clock
+    from engine.routing.base import Decision, Route
     from engine.settings import Settings, load_settings
 
 _PUBLIC = {
@@ -21,10 +22,10 @@ _PUBLIC = {
     "citation_place": "engine.result", "clock": "engine.result",
     "IndexReport": "engine.ingest.indexer", "Progress": "engine.ingest.indexer",
     "RootSummary": "engine.browsing", "PageText": "engine.browsing", "ClipThumb": "engine.browsing",
-    "photo_pixels": "engine.browsing",
+    "photo_pixels": "engine.browsing", "Decision": "engine.routing.base", "Route": "engine.routing.base",
 }
-__all__ = ["AskResult", "Citation", "ClipThumb", "IndexReport", "PageText", "Progress", "QueryRun", "RootSummary",
-           "Settings", "Trove", "citation_place", "clock", "load_settings", "photo_pixels"]  # = the keys of _PUBLIC
+__all__ = ["AskResult", "Citation", "ClipThumb", "Decision", "IndexReport", "PageText", "Progress", "QueryRun", "Route",
+           "RootSummary", "Settings", "Trove", "citation_place", "clock", "load_settings", "photo_pixels"]
 
 
 def __getattr__(name: str) -> object:

@@ -5,18 +5,25 @@ from __future__ import annotations
 import json
 import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from engine.errors import TroveError
 from engine.result import LANGUAGES, citation_place
 
+if TYPE_CHECKING:
+    from engine import AskResult, Progress, Settings, Trove
+    from engine.models import ModelManager
+    from local_stores.results import QueryResult
+
 HOME_OPTION = click.option("--home", type=click.Path(path_type=Path), default=None,
                            help="Trove home folder (default: $TROVE_HOME or the XDG data folder).")
 
 
-def _settings(home: Path | None, **settings: object):  # noqa: ANN202 (Settings)
+def _settings(home: Path | None, **settings: object) -> Settings:
     """The settings of `home`; a --home that is not a folder is a one-line error, not a traceback."""
     from engine.settings import load_settings
 
@@ -25,7 +32,7 @@ def _settings(home: Path | None, **settings: object):  # noqa: ANN202 (Settings)
     return load_settings(home, **settings)
 
 
-def _trove(home: Path | None, **settings: object):  # noqa: ANN202
+def _trove(home: Path | None, **settings: object) -> Trove:
     from engine.pipeline import Trove
 
     return Trove(_settings(home, **settings))
@@ -61,7 +68,7 @@ def index(paths: tuple[Path, ...], home: Path | None, as_json: bool) -> None:
     trove = _trove(home)
     bars: list[tqdm] = []  # made on the first progress: an error before any (a lock held) stays one line
 
-    def progress(p) -> None:  # noqa: ANN001
+    def progress(p: Progress) -> None:
         if not bars:
             bars.append(tqdm(total=0, unit="file", file=sys.stderr, disable=as_json or None, dynamic_ncols=True))
         bar = bars[0]
@@ -153,10 +160,13 @@ def search(query: str, k: int, granularity: str, home: Path | None, as_json: boo
     from engine.routing.labels import LABELS
 
     _said(query, "query")
-    hits = _trove(home).search(query, k, LABELS[granularity])
-    rows = [{"rank": i, "score": round(h.score, 5), "signals": {k: round(v, 4) for k, v in h.signals.items()},
-             "source": h.item.source, "title": h.item.title, "heading": h.item.heading,
-             "locator": h.item.locator, "text": h.item.text} for i, h in enumerate(hits, start=1)]
+    corpus = LABELS[granularity]
+    assert corpus is not None  # every --granularity choice names a corpus
+    hits = _trove(home).search(query, k, corpus)
+    rows: list[dict] = [
+        {"rank": i, "score": round(h.score, 5), "signals": {k: round(v, 4) for k, v in h.signals.items()},
+         "source": h.item.source, "title": h.item.title, "heading": h.item.heading,
+         "locator": h.item.locator, "text": h.item.text} for i, h in enumerate(hits, start=1)]
     if as_json:
         _echo_json(rows)
         return
@@ -189,7 +199,7 @@ def query(source: str, query: str, home: Path | None, as_json: bool) -> None:
     _print_result(lambda trove: trove.query(source, query), home, as_json)
 
 
-def _print_result(run, home: Path | None, as_json: bool) -> None:  # noqa: ANN001
+def _print_result(run: Callable[[Trove], QueryResult], home: Path | None, as_json: bool) -> None:
     from engine.native.evidence import cell
     from local_stores.results import QueryFailed, QueryRefused
 
@@ -209,8 +219,8 @@ def _print_result(run, home: Path | None, as_json: bool) -> None:  # noqa: ANN00
 
 @cli.command()
 @click.argument("question")
-@click.option("--router", type=click.Choice(["rule", "trained", "llm", "ensemble"]), default=None,
-              help="Which router (default: the `router` setting).")
+@click.option("--router", default=None, help="Which router, by name (default: the `router` setting); an unknown "
+              "name lists those there are.")
 @HOME_OPTION
 @click.option("--json", "as_json", is_flag=True)
 def route(question: str, router: str | None, home: Path | None, as_json: bool) -> None:
@@ -218,7 +228,11 @@ def route(question: str, router: str | None, home: Path | None, as_json: bool) -
     retrieved or answered. Only corpora your index has are considered."""
     import time
 
+    from engine.routing import ROUTERS
+
     _said(question)
+    if router is not None and router not in ROUTERS:
+        raise click.BadParameter(f"{router!r}: choose one of {', '.join(ROUTERS)}", param_hint="--router")
     trove = _trove(home, **({"router": router} if router else {}))
     t0 = time.perf_counter()
     routes = trove.route(question)
@@ -231,7 +245,7 @@ def route(question: str, router: str | None, home: Path | None, as_json: bool) -
     click.echo(click.style(f"  {ms:.0f} ms", dim=True))
 
 
-def print_answer(result) -> None:  # noqa: ANN001 (AskResult)
+def print_answer(result: AskResult) -> None:
     for notice in result.notices:
         click.echo(click.style(f"({notice})", dim=True))
     click.echo(result.answer)
@@ -278,10 +292,10 @@ def models() -> None:
     """List, install, import and verify models."""
 
 
-def _manager(home: Path | None):  # noqa: ANN202
+def _manager(home: Path | None) -> ModelManager:
     from engine.models import ModelManager
 
-    return ModelManager(_settings(home).models_dir)
+    return ModelManager(_settings(home).models_folder)
 
 
 @models.command("list")
@@ -290,7 +304,7 @@ def _manager(home: Path | None):  # noqa: ANN202
 def models_list(home: Path | None, as_json: bool) -> None:
     """Every role, its candidate models and whether they are installed."""
     manager = _manager(home)
-    rows = []
+    rows: list[dict] = []
     for spec in manager.catalog.models:
         states = [manager.status_of(spec, f).state for f in spec.files]
         state = "installed" if all(s in ("installed", "unverified") for s in states) else (
@@ -323,7 +337,7 @@ def models_install(targets: tuple[str, ...], use: str, home: Path | None) -> Non
     sources = ("mirror", "pypi", "url") if use == "any" else (use,)
     bars: list[tqdm] = []
 
-    def progress(label: str, total: int | None):  # noqa: ANN202
+    def progress(label: str, total: int | None) -> Callable[[int], None]:
         bar = tqdm(total=total, unit="B", unit_scale=True, desc=label[-48:], file=sys.stderr, leave=False)
         bars.append(bar)
         return bar.update

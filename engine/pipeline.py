@@ -30,7 +30,7 @@ from engine.retrieval.hybrid import Hit
 from engine.retrieval.visual import VisualContext
 from engine.routing import Route, make_router
 from engine.routing.checking import CheckedRouter
-from engine.settings import Settings, default_models_dir, load_settings
+from engine.settings import Settings, load_settings
 from engine.status import status
 from local_stores import query_worker
 from local_stores.catalog import Catalog
@@ -74,14 +74,9 @@ class Trove:
         query_worker.limit_memory(settings.query_memory_mb)
         self.stores = Stores(TableStore(settings.tables_path, settings.ingest_memory_mb),
                              GraphStore(settings.graphs_path), RdfStore(settings.rdf_path))
-        self.models = models or Models(ModelManager(settings.models_dir or default_models_dir(settings.home)),
-                                       settings)
+        self.models = models or Models(ModelManager(settings.models_folder), settings)
         self.native = NativeQuerier(self.catalog, self.db, self.stores, self.models, settings)
-        self.router = make_router(router or settings.router, embedder=lambda: self.models.embedder,
-                                  llm=lambda: self.models.llm, threshold=settings.router_threshold,
-                                  confident=settings.router_confident, nearness=self.native.nearness,
-                                  source_level=settings.router_source_level,
-                                  source_margin=settings.router_source_margin)
+        self.router = make_router(router or settings.router, self.models, settings)
         self.routing = CheckedRouter(self.router, self.store, self.catalog, self.native, self.models, settings)
         self.gatherer = Gatherer(self.store, self.catalog, self.routing, self.native, self.models, settings)
         self.answerer = Answerer(self.store, self.models, settings)

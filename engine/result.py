@@ -11,9 +11,9 @@ LANGUAGES = {"sql": "SQL", "cypher": "Cypher", "sparql": "SPARQL"}
 @dataclass
 class Citation:
     n: int
-    kind: str  # paragraph | document (later: table, graph, rdf, image, region, clip, video)
+    kind: str  # paragraph | document | table | graph | rdf | image | region | clip | video
     source: str  # the file
-    locator: dict  # page, start, end (later sheet/rows, box, start_s/end_s)
+    locator: dict  # page, start, end; query, rows; box; start_s, end_s (see citation_place)
     text: str
     title: str = ""
     score: float = 0.0

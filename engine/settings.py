@@ -79,6 +79,11 @@ class Settings:
             object.__setattr__(self, "models_dir", default_models_dir(self.home))
 
     @property
+    def models_folder(self) -> Path:
+        """Where models are installed: `models_dir`, which loading always sets (to the default folder)."""
+        return self.models_dir or default_models_dir(self.home)
+
+    @property
     def index_path(self) -> Path:
         return self.home / "index" / "trove.db"
 

@@ -20,8 +20,8 @@ from engine.native.evidence import cell
 from engine.result import AskResult, Citation, clock
 from engine.retrieval.gathering import Gathered, timed
 from engine.retrieval.hybrid import Hit
-from engine.routing.base import Route
-from engine.routing.checking import EMPTY_INDEX, FIRST_PERSON
+from engine.routing.base import Decision, Route
+from engine.routing.checking import FIRST_PERSON
 from engine.routing.labels import NATIVE
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ class Answerer:
                            queries=gathered.runs, notices=notices)
         relevant = [(kind, h) for kind, h in gathered.hits if h.relevance >= self.settings.min_relevance]
         routes = gathered.routes
-        if routes and routes[0].router == EMPTY_INDEX:
+        if routes and routes[0].router == Decision.EMPTY_INDEX:
             result.answer, result.answered = NOTHING_INDEXED, False
         elif not relevant and ({route.label for route in routes} == {"none"} or _general(question)):
             with timed(timings, "generate"):
@@ -118,7 +118,7 @@ class Answerer:
                      draft: answering.Draft, on_token: Callable[[str], None] | None) -> answering.Draft:
         """A cross-modal question (a query result and the passages or photos that explain it): the
         result is stated as computed, and what the other kinds of evidence say is written after it."""
-        labels = {route.label for route in routes if route.router != "fallback"}
+        labels = {route.label for route in routes if route.router != Decision.FALLBACK}
         if not (labels & set(NATIVE) and labels - set(NATIVE)):
             return draft
         others = [e for e in evidence if e.kind not in NATIVE and e.n != stated.n]

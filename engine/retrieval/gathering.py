@@ -17,7 +17,7 @@ from engine.errors import TroveError
 from engine.result import QueryRun
 from engine.retrieval.hybrid import Hit, HybridRetriever
 from engine.retrieval.visual import VisualContext, grounded, visual_hits
-from engine.routing.base import Route
+from engine.routing.base import Decision, Route
 from engine.routing.labels import LABELS, NATIVE
 from local_stores.vector_store import Item
 
@@ -59,13 +59,13 @@ class Gatherer:
         own grounded regions and the indexed photos like it first of all. `on_routes` hears the routes
         as soon as they are chosen (the app shows them while it searches)."""
         timings: dict[str, float] = {}
-        with timed(timings, "route"):
-            given = [Route(label, 1.0, "given") for label in labels or ()]
-            routes = self.routing.route(question) if labels is None else given
-        if on_routes is not None:
-            on_routes(routes)
         with timed(timings, "embed"):
             vector = self.models.embedder.embed_one(question)
+        with timed(timings, "route"):
+            given = [Route(label, 1.0, Decision.GIVEN) for label in labels or ()]
+            routes = self.routing.route(question, vector) if labels is None else given
+        if on_routes is not None:
+            on_routes(routes)
         gathered = Gathered(routes, [], [], vector, timings)
         kinds = {kind for route in routes for kind in NATIVE.get(route.label, ())}
         if kinds:
@@ -107,7 +107,7 @@ class Gatherer:
             found = [(label, h) for h in retriever.search(question, corpus, self.settings.evidence_items,
                                                           vector=gathered.vector)]
             if any(h.relevance >= self.settings.min_relevance for _, h in found):
-                gathered.routes = [*gathered.routes, Route(label, 0.0, "fallback")]
+                gathered.routes = [*gathered.routes, Route(label, 0.0, Decision.FALLBACK)]
                 gathered.hits = gathered.hits + found
                 return
 

@@ -6,10 +6,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from engine.corpora import PARAGRAPH
 from engine.retrieval.hybrid import HybridRetriever
 from engine.routing import sources as routing_sources
-from engine.routing.base import Route, Router
+from engine.routing.base import Decision, Route, Router, RouteRequest
 from engine.routing.labels import LABELS, NATIVE
 
 if TYPE_CHECKING:
@@ -19,7 +21,6 @@ if TYPE_CHECKING:
     from local_stores.catalog import Catalog
     from local_stores.vector_store import VectorStore
 
-EMPTY_INDEX = "empty index"  # the `router` of the route given when nothing is indexed
 OWN_LABELS = ("paragraph", "image", "clip", "video")  # searched for a first-person question routed to `none`
 FIRST_PERSON = re.compile(r"\b(?:my|mine|me|i|i'm|i've|i'd|our|ours|we)\b", re.IGNORECASE)
 
@@ -30,47 +31,48 @@ class CheckedRouter:
         self.router, self.store, self.catalog, self.native = router, store, catalog, native
         self.models, self.settings = models, settings
 
-    def available(self) -> set[str]:
+    def available(self) -> frozenset[str]:
         """The route labels something is indexed for."""
         corpora = self.store.corpora()
         kinds = {src["kind"] for src in self.catalog.sources()}
         labels = {label for label, corpus in LABELS.items() if corpus and corpus in corpora}
-        return labels | {label for label, source_kinds in NATIVE.items() if kinds & set(source_kinds)}
+        return frozenset(labels | {label for label, source_kinds in NATIVE.items() if kinds & set(source_kinds)})
 
-    def route(self, question: str) -> list[Route]:
+    def route(self, question: str, vector: np.ndarray | None = None) -> list[Route]:
+        """The routes of `question` (whose text embedding is `vector`, computed here when not given)."""
         available = self.available()
         if not available:  # nothing indexed: no router (nor its LLM) has anything to choose from
-            return [Route("none", 1.0, EMPTY_INDEX)]
-        routes = self.router.route(question, available)
+            return [Route("none", 1.0, Decision.EMPTY_INDEX)]
+        vector = self.models.embedder.embed_one(question) if vector is None else vector
+        nearness = {label: s for label, s in self.native.nearness(vector).items() if label in available}
+        request = RouteRequest(question, available, vector, nearness)
+        routes = self.router.route(request)
         if {route.label for route in routes} == {"none"} and FIRST_PERSON.search(question):
-            return self._own_things(question, available) or routes
-        return self._settled(question, routes, available)
+            return self._own_things(request) or routes
+        return self._settled(request, routes)
 
     def _retriever(self) -> HybridRetriever:
         return HybridRetriever(self.store, self.models.embedder)
 
-    def _settled(self, question: str, routes: list[Route], available: set[str]) -> list[Route]:
+    def _settled(self, request: RouteRequest, routes: list[Route]) -> list[Route]:
         """Text vs structured by which fits the question better (`routing.sources.by_evidence`),
         then the kind of file the question names."""
+        question, available = request.question, request.available
         if "paragraph" in available and {route.label for route in routes} & ({*NATIVE, "paragraph", "document"}):
-            vector = self.models.embedder.embed_one(question)
-            nearness = {label: s for label, s in self.native.nearness(vector).items() if label in available}
-            passages = self._retriever().search(question, PARAGRAPH, 1, vector=vector)
-            routes = routing_sources.by_evidence(routes, nearness, passages[0].relevance if passages else 0.0,
+            passages = self._retriever().search(question, PARAGRAPH, 1, vector=request.vector)
+            routes = routing_sources.by_evidence(routes, request.nearness, passages[0].relevance if passages else 0.0,
                                                  self.settings.route_evidence_margin)
         return routing_sources.named_kind(routes, question, available)
 
-    def _own_things(self, question: str, available: set[str]) -> list[Route] | None:
+    def _own_things(self, request: RouteRequest) -> list[Route] | None:
         """A question about the user's own things ("my", "I") is not general knowledge when some
         corpus or source holds an item near it: the route of the nearest one."""
-        vector = self.models.embedder.embed_one(question)
-        retriever = self._retriever()
+        question, available, retriever = request.question, request.available, self._retriever()
         near = [(hits[0].relevance, label) for label in OWN_LABELS if label in available and (corpus := LABELS[label])
-                and (hits := retriever.search(question, corpus, 1, vector=vector))]
-        near += [(similarity, label) for label, similarity in self.native.nearness(vector).items()
-                 if label in available]
+                and (hits := retriever.search(question, corpus, 1, vector=request.vector))]
+        near += [(similarity, label) for label, similarity in request.nearness.items()]
         near = [(similarity, label) for similarity, label in near if similarity >= self.settings.min_relevance]
         if not near:
             return None
         similarity, label = max(near)
-        return [Route(label, round(similarity, 3), "first person")]
+        return [Route(label, round(similarity, 3), Decision.FIRST_PERSON)]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Set
+
 from engine.routing.base import Route
 
 EXCLUSIVE = (("paragraph", "document"), ("clip", "video"))  # granularities of one corpus: keep the likelier
 
 
-def decide(probabilities: dict[str, float], available: set[str], threshold: float = 0.8,
+def decide(probabilities: dict[str, float], available: Set[str], threshold: float = 0.8,
            router: str = "") -> list[Route]:
     """Labels whose probability clears `threshold` (best first), among the corpora that exist:
     `none` dropped when another label passes; of paragraph/document and of clip/video only the

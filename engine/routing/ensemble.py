@@ -12,43 +12,42 @@ is asked, and a source near enough the question adds or corrects its label."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from engine.errors import ModelError
-from engine.routing.base import QuestionEmbedder, Route
+from engine.routing.base import Route, RouteRequest
 from engine.routing.decision import decide
 from engine.routing.llm_router import LLMRouter
 from engine.routing.sources import settle_structured, with_sources
 from engine.routing.trained import TrainedRouter
 
 if TYPE_CHECKING:
-    from engine.runtimes.llm import JsonChatModel
+    from engine.models.loaded import Models
+    from engine.settings import Settings
 
 
 class EnsembleRouter:
     name = "ensemble"
 
-    def __init__(self, embedder: Callable[[], QuestionEmbedder] | None = None,
-                 llm: Callable[[], JsonChatModel] | None = None,
-                 confident: float = 0.5, threshold: float = 0.8, shortlist: int = 3,
-                 nearness: Callable[[np.ndarray], dict[str, float]] | None = None, source_level: float = 0.5,
-                 source_margin: float = 0.1, **_: object) -> None:
-        self.trained = TrainedRouter(embedder=embedder, threshold=threshold)
-        self.llm = LLMRouter(llm=llm)
+    def __init__(self, trained: TrainedRouter, llm: LLMRouter, confident: float = 0.5, shortlist: int = 3,
+                 source_level: float = 0.5, source_margin: float = 0.1) -> None:
+        self.trained, self.llm = trained, llm
         self.confident = confident
         self.shortlist = shortlist
-        self.nearness = nearness
         self.source_level = source_level
         self.source_margin = source_margin
 
-    def route(self, question: str, available: set[str]) -> list[Route]:
-        vector = self.trained.embed(question)
-        usable = {label: p for label, p in self.trained.probabilities(question, vector).items()
+    @classmethod
+    def build(cls, models: Models, settings: Settings) -> EnsembleRouter:
+        return cls(TrainedRouter.build(models, settings), LLMRouter.build(models, settings), settings.router_confident,
+                   source_level=settings.router_source_level, source_margin=settings.router_source_margin)
+
+    def route(self, request: RouteRequest) -> list[Route]:
+        available = request.available
+        usable = {label: p for label, p in self.trained.probabilities(request.vector).items()
                   if label in available or label == "none"}
-        near = {label: s for label, s in self.nearness(vector).items() if label in available} if self.nearness else {}
+        near = {label: s for label, s in request.nearness.items() if label in available}
         routes = None
         if usable and max(usable.values()) < self.confident:
             usable = settle_structured(usable, near, self.shortlist)
@@ -56,7 +55,7 @@ class EnsembleRouter:
             likeliest = sorted(usable, key=lambda label: -usable[label])[: self.shortlist] if self.shortlist \
                 else available
             with contextlib.suppress(ModelError):  # no usable LLM: the trained router's decision stands
-                routes = self.llm.route(question, set(likeliest), most=1)
+                routes = self.llm.route(replace(request, available=frozenset(likeliest)), most=1)
         if routes is None:
             routes = decide({label: min(p, 1.0) for label, p in usable.items()}, available, self.trained.threshold,
                             self.trained.name)

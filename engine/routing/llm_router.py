@@ -4,18 +4,28 @@ probability: chosen labels get `CHOSEN` as confidence, in the order the model ga
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from engine.generation.budget import Budget
 from engine.generation.untrusted import cut_question
-from engine.routing.base import Route
+from engine.routing.base import Route, RouteRequest
 from engine.routing.decision import EXCLUSIVE
 
 if TYPE_CHECKING:
+    from engine.models.loaded import Models
     from engine.runtimes.llm import JsonChatModel
+    from engine.settings import Settings
 
 CHOSEN = 0.9
+
+
+class HoldsLLM(Protocol):
+    """Where the router finds its LLM (`engine.models.loaded.Models`): read at the first question."""
+
+    @property
+    def llm(self) -> JsonChatModel: ...
+
+
 DEFINITIONS = {
     "none": "general knowledge or conversation; needs none of the user's files",
     "paragraph": "one specific fact stated in a passage of a document, note, email or PDF",
@@ -50,13 +60,16 @@ listed as available."""
 class LLMRouter:
     name = "llm"
 
-    def __init__(self, llm: Callable[[], JsonChatModel] | None = None, **_: object) -> None:
-        self._llm = llm
+    def __init__(self, models: HoldsLLM) -> None:
+        self.models = models  # its LLM is loaded when a question first needs it
 
-    def route(self, question: str, available: set[str], most: int = 2) -> list[Route]:
+    @classmethod
+    def build(cls, models: Models, settings: Settings) -> LLMRouter:  # noqa: ARG003
+        return cls(models)
+
+    def route(self, request: RouteRequest, most: int = 2) -> list[Route]:
         """At most `most` labels: the ensemble asks for one, the likeliest kind among its shortlist."""
-        if self._llm is None:
-            raise ValueError("the LLM router needs an LLM")
+        question, available = request.question, request.available
         allowed = ["none", *[label for label in DEFINITIONS if label in available and label != "none"]]
         definitions = "\n".join(f"- {label}: {DEFINITIONS[label]}" for label in allowed)
         shots = "\n".join(f"Question: {q}\nKinds: {', '.join(labels)}" for q, labels in EXAMPLES
@@ -65,7 +78,7 @@ class LLMRouter:
                                                                                        "enum": allowed},
                                                              "minItems": 1, "maxItems": most}},
                   "required": ["kinds"]}
-        llm = self._llm()
+        llm = self.models.llm
         question = Budget.of(llm).question(cut_question(question)[0])
         out = llm.chat_json(
             [{"role": "system", "content": SYSTEM.format(definitions=definitions) + "\n\nExamples:\n" + shots},

@@ -1,11 +1,16 @@
 """A simple rule router for text: questions about a whole file go to documents, the rest to
-paragraphs. It stands in until the trained/LLM routers arrive and keeps their contract."""
+paragraphs. The fallback when no trained router is installed, and a baseline for the others."""
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from engine.routing.base import Route
+from engine.routing.base import Route, RouteRequest
+
+if TYPE_CHECKING:
+    from engine.models.loaded import Models
+    from engine.settings import Settings
 
 _WHOLE = re.compile(
     r"\b(summar\w*|overview|outline|main (points|ideas|themes)|key points|gist|whole|entire|all the|"
@@ -38,10 +43,12 @@ _WHOLE_VIDEO = re.compile(r"\b(what is (the|this|that|my) (video|clip|film|recor
 class RuleRouter:
     name = "rule"
 
-    def __init__(self, **_: object) -> None:  # needs no models
-        pass
+    @classmethod
+    def build(cls, models: Models, settings: Settings) -> RuleRouter:  # noqa: ARG003 (needs no models)
+        return cls()
 
-    def route(self, question: str, available: set[str]) -> list[Route]:
+    def route(self, request: RouteRequest) -> list[Route]:
+        question, available = request.question, request.available
         visual = self._visual(question, available)
         if visual:
             return visual
@@ -55,7 +62,7 @@ class RuleRouter:
             routes.append(Route(text[0], 0.4 if routes else 0.6, self.name))
         return routes or [Route("none", 1.0, self.name)]
 
-    def _visual(self, question: str, available: set[str]) -> list[Route]:
+    def _visual(self, question: str, available: frozenset[str]) -> list[Route]:
         """Photos (and the elements inside them) or videos (a moment, or the whole), when the question
         names them; a photo question that counts ("how many photos…") also goes to the photos table."""
         routes: list[Route] = []

@@ -14,12 +14,12 @@ descriptor embeddings that pick sources for native queries) settles such questio
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 
-from engine.routing.base import Route
+from engine.routing.base import Decision, Route
 from engine.routing.labels import NATIVE
 
 STRUCTURED = tuple(NATIVE)  # the labels answered by native queries over catalog sources
-ROUTER = "sources"  # the `router` of a route that source evidence decided
 
 
 def by_label(per_kind: dict[str, float]) -> dict[str, float]:
@@ -57,7 +57,7 @@ def with_sources(routes: list[Route], nearness: dict[str, float], level: float, 
     labels = [route.label for route in routes]
     if similarity < level or best in labels:
         return routes
-    found = Route(best, similarity, ROUTER)
+    found = Route(best, similarity, Decision.SOURCES)
     structured = [route for route in routes if route.label in STRUCTURED]
     if structured:  # another structured kind was routed: replaced only when its own sources are clearly farther
         if all(similarity - nearness.get(route.label, 0.0) >= margin for route in structured):
@@ -68,7 +68,6 @@ def with_sources(routes: list[Route], nearness: dict[str, float], level: float, 
     return [*routes, found]
 
 
-EVIDENCE = "evidence"  # the `router` of a route the evidence (text vs sources) decided
 _TEXT_LABELS = ("paragraph", "document")
 
 
@@ -84,9 +83,10 @@ def by_evidence(routes: list[Route], nearness: dict[str, float], text_relevance:
     structured = labels & set(STRUCTURED)
     if structured and text_relevance - near >= margin:
         kept = [route for route in routes if route.label not in STRUCTURED]
-        return kept if labels & set(_TEXT_LABELS) else [*kept, Route("paragraph", round(text_relevance, 3), EVIDENCE)]
+        text = Route("paragraph", round(text_relevance, 3), Decision.EVIDENCE)
+        return kept if labels & set(_TEXT_LABELS) else [*kept, text]
     if best and labels and labels <= set(_TEXT_LABELS) and near - text_relevance >= margin:
-        return [Route(best, round(near, 3), EVIDENCE)]
+        return [Route(best, round(near, 3), Decision.EVIDENCE)]
     return routes
 
 
@@ -94,7 +94,7 @@ _NAMED = {"table": re.compile(r"\b(?:databases?|spreadsheets?|csv|excel|sqlite|t
           "rdf": re.compile(r"\b(?:knowledge graphs?|ontolog\w*|triples?|rdf|turtle|linked data)\b", re.I)}
 
 
-def named_kind(routes: list[Route], question: str, available: set[str]) -> list[Route]:
+def named_kind(routes: list[Route], question: str, available: Set[str]) -> list[Route]:
     """A question that names the kind of file ("in my concert database", "my pets knowledge graph")
     goes to that kind when the router chose another structured kind: the words settle what the
     meaning cannot (the same subjects live in a database and in an RDF graph)."""
@@ -107,7 +107,7 @@ def named_kind(routes: list[Route], question: str, available: set[str]) -> list[
         return routes
     out: list[Route] = []
     for route in routes:
-        route = Route(wanted, route.confidence, "named") if route.label in STRUCTURED else route
+        route = Route(wanted, route.confidence, Decision.NAMED) if route.label in STRUCTURED else route
         if route.label not in {r.label for r in out}:
             out.append(route)
     return out

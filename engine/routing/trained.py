@@ -5,18 +5,20 @@ Milliseconds per question: the embedding is the one retrieval computes anyway.""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.errors import ModelError
-from engine.routing.base import QuestionEmbedder, Route
+from engine.routing.base import Route, RouteRequest
 from engine.routing.decision import decide
 
 if TYPE_CHECKING:
     from onnxruntime import InferenceSession
+
+    from engine.models.loaded import Models
+    from engine.settings import Settings
 
 ROUTER_DIR = Path(__file__).resolve().parents[2] / "models" / "router"
 
@@ -24,9 +26,7 @@ ROUTER_DIR = Path(__file__).resolve().parents[2] / "models" / "router"
 class TrainedRouter:
     name = "trained"
 
-    def __init__(self, embedder: Callable[[], QuestionEmbedder] | None = None, model_dir: Path = ROUTER_DIR,
-                 threshold: float = 0.8, **_: object) -> None:
-        self._embedder = embedder
+    def __init__(self, model_dir: Path = ROUTER_DIR, threshold: float = 0.8) -> None:
         self.model_dir = Path(model_dir)
         self.threshold = threshold
         self._session: InferenceSession | None = None
@@ -45,18 +45,15 @@ class TrainedRouter:
         self.labels = json.loads(meta.read_text())["labels"]
         return self._session
 
-    def embed(self, question: str) -> np.ndarray:
-        """The question's text embedding, the classifier's input."""
-        if self._embedder is None:
-            raise ValueError("the trained router needs the text embedder or the question's vector")
-        return self._embedder().embed_one(question)
+    @classmethod
+    def build(cls, models: Models, settings: Settings) -> TrainedRouter:  # noqa: ARG003 (reads the vector)
+        return cls(threshold=settings.router_threshold)
 
-    def probabilities(self, question: str, vector: np.ndarray | None = None) -> dict[str, float]:
+    def probabilities(self, vector: np.ndarray) -> dict[str, float]:
+        """Per label, the classifier's probability for the question with this text embedding."""
         session = self._session if self._session is not None else self._load()
-        if vector is None:
-            vector = self.embed(question)
         out = session.run(None, {"embedding": np.asarray(vector, dtype=np.float32).reshape(1, -1)})[0][0]
         return {label: float(p) for label, p in zip(self.labels, out, strict=True)}
 
-    def route(self, question: str, available: set[str]) -> list[Route]:
-        return decide(self.probabilities(question), available, self.threshold, self.name)
+    def route(self, request: RouteRequest) -> list[Route]:
+        return decide(self.probabilities(request.vector), request.available, self.threshold, self.name)

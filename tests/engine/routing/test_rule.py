@@ -4,12 +4,13 @@ exist, and everything else to text."""
 from __future__ import annotations
 
 from engine.routing.rule import RuleRouter
+from tests.engine.routing.requests import request
 
 ALL = {"paragraph", "document", "table", "graph", "rdf"}
 
 
 def labels(question: str, available: set[str] = ALL) -> list[str]:
-    return [r.label for r in RuleRouter().route(question, available)]
+    return [r.label for r in RuleRouter().route(request(question, available))]
 
 
 def test_relations_and_quantities_go_to_every_structured_corpus_there_is():

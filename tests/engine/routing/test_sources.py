@@ -3,9 +3,11 @@ kinds settled by the nearest source, and a near source adding or correcting its 
 
 from __future__ import annotations
 
-from engine.routing import make_router
-from engine.routing.base import Route
+from engine.routing.base import Route, RouteRequest
+from engine.routing.ensemble import EnsembleRouter
+from engine.routing.llm_router import LLMRouter
 from engine.routing.sources import by_evidence, by_label, named_kind, settle_structured, with_sources
+from engine.routing.trained import TrainedRouter
 from tests.conftest import EXAMPLES
 
 ALL = {"paragraph", "document", "table", "graph", "rdf", "image", "region", "clip", "video"}
@@ -55,9 +57,8 @@ def test_the_ensemble_follows_the_users_sources(trove):  # noqa: ANN001
     vector = trove.models.embedder.embed_one(question)
     nearness = trove.native.nearness(vector)
     assert set(nearness) == {"table"} and nearness["table"] > 0.5
-    seeing = make_router("ensemble", embedder=lambda: trove.models.embedder, llm=lambda: trove.models.llm,
-                         confident=0.0, nearness=trove.native.nearness)
-    assert [r.label for r in seeing.route(question, ALL)] == ["table"]
+    seeing = EnsembleRouter(TrainedRouter(), LLMRouter(trove.models), confident=0.0)
+    assert [r.label for r in seeing.route(RouteRequest(question, frozenset(ALL), vector, nearness))] == ["table"]
     assert [r.label for r in trove.route(question)] == ["table"]  # the product's router is the seeing ensemble
 
 
