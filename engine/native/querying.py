@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
@@ -14,7 +13,7 @@ from engine.native import values
 from engine.native.examples import Example
 from engine.native.kinds import open_store
 from engine.native.sources import Source, Stores
-from engine.native.writers import writer_for
+from engine.native.writers import QueryWriter, writer_for
 from engine.native.writers.sparql_fixes import bind, binding_pattern
 from engine.result import LANGUAGES
 from local_stores.native_store import NativeStore
@@ -100,7 +99,7 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
 RESAMPLE_TEMPERATURE = 0.7
 
 
-def _write(llm: ChatModel, writer: ModuleType, convo: list[dict], source: Source, tried: set[str]) -> str | None:
+def _write(llm: ChatModel, writer: QueryWriter, convo: list[dict], source: Source, tried: set[str]) -> str | None:
     """The model's next query; one that repeats a query already tried is written once more with
     sampling (greedy decoding tends to give it back), and None if that repeats one too."""
     query = writer.fix(writer.extract(llm.chat(convo, max_tokens=220)), source)

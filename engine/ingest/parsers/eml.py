@@ -12,6 +12,7 @@ from engine.ingest.parsers.plain import paragraphs
 
 KIND = "email"
 EXTENSIONS = (".eml",)
+UNPACKS = False
 
 
 def parse(path: Path) -> ParsedDoc:

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 KIND = "html"
 EXTENSIONS = (".html", ".htm", ".xhtml")
+UNPACKS = False
 
 DROP = ("script", "style", "noscript", "nav", "footer", "header", "aside", "form", "svg", "iframe", "template",
         "button", "select")

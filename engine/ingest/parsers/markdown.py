@@ -10,6 +10,7 @@ from engine.ingest.textio import read_text
 
 KIND = "markdown"
 EXTENSIONS = (".md", ".markdown", ".mdown")
+UNPACKS = False
 
 _ATX = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _SETEXT = re.compile(r"^(=+|-+)\s*$")

@@ -11,6 +11,7 @@ from engine.ingest.document import DocBuilder, ParsedDoc
 
 KIND = "pdf"
 EXTENSIONS = (".pdf",)
+UNPACKS = False
 
 _END = re.compile(r"[.!?:;]['\")\]]?$")
 

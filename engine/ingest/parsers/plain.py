@@ -11,6 +11,7 @@ from engine.ingest.textio import read_text
 
 KIND = "text"
 EXTENSIONS = (".txt", ".text")
+UNPACKS = False
 
 _BLANK = re.compile(r"\n\s*\n")
 

@@ -10,6 +10,7 @@ from engine.ingest.textio import read_text
 
 KIND = "rst"
 EXTENSIONS = (".rst",)
+UNPACKS = False
 
 _ADORN = re.compile(r"^([=\-`:'\"~^_*+#<>.])\1{2,}\s*$")
 
