@@ -62,7 +62,7 @@ def source_nearness(embedder, work: Path):  # noqa: ANN001, ANN201
     from bench.native import stores_in
     from bench.selection import register
     from engine.native import selection
-    from engine.routing.sources import by_label
+    from engine.routing.nearness import by_label
 
     t0 = time.perf_counter()
     sources, _ = register(stores_in(work), spider_sql=False)

@@ -200,7 +200,7 @@ def query(source: str, query: str, home: Path | None, as_json: bool) -> None:
 
 
 def _print_result(run: Callable[[Trove], QueryResult], home: Path | None, as_json: bool) -> None:
-    from engine.native.evidence import cell
+    from engine.native.hits import cell
     from local_stores.results import QueryFailed, QueryRefused
 
     try:

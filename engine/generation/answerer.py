@@ -16,7 +16,7 @@ from engine.generation import answer as answering
 from engine.generation import finding
 from engine.generation.evidence import Evidence, pack
 from engine.grounding import counting
-from engine.native.evidence import cell
+from engine.native.hits import cell
 from engine.result import AskResult, Citation, clock
 from engine.retrieval.gathering import Gathered, timed
 from engine.retrieval.hybrid import Hit

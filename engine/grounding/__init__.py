@@ -5,7 +5,7 @@ elements built from the regions) -> the visible set, each element with the box t
 """
 
 from engine.grounding.annotate import annotate, crop, load_image, thumbnail_jpeg
-from engine.grounding.evidence import (
+from engine.grounding.citations import (
     ElementCitation,
     annotate_evidence,
     grounded_evidence,

@@ -13,8 +13,8 @@ import numpy as np
 from engine.corpora import DOCUMENT, PARAGRAPH
 from engine.errors import ParseError, SkipFile
 from engine.ingest import archives, chunking
-from engine.ingest.document import ParsedDoc
 from engine.ingest.isolation import MEMORY_MB, TIMEOUT_S, run_isolated
+from engine.ingest.parsed import ParsedDoc
 from engine.ingest.parsers import parser_for, unpacks
 from local_stores.vector_store import Item
 

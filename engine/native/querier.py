@@ -11,15 +11,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.errors import TroveError
-from engine.native import evidence, selection, sources, values
+from engine.native import selection, sources, values
 from engine.native.examples import ExamplePicker
+from engine.native.hits import as_hit, found_something
 from engine.native.kinds import open_store
 from engine.native.querying import write_and_run
 from engine.native.sources import Source, Stores
 from engine.native.writers import writer_for
 from engine.result import QueryRun
 from engine.retrieval.hybrid import Hit
-from engine.routing.sources import by_label
+from engine.routing.nearness import by_label
 from local_stores.results import QueryResult
 from local_stores.value_index import ValueIndex
 
@@ -97,8 +98,8 @@ class NativeQuerier:
             runs += [QueryRun(source.language, source.name, attempt.query, attempt.ok, attempt.error,
                               len(outcome.result.rows) if attempt.ok and outcome.result else 0)
                      for attempt in outcome.attempts]
-            if outcome.ok and evidence.found_something(outcome):
-                hit = evidence.as_hit(outcome, question, i)
+            if outcome.ok and found_something(outcome):
+                hit = as_hit(outcome, question, i)
                 hits.append((hit.item.corpus, hit))
         return hits, runs
 

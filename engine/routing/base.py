@@ -40,7 +40,7 @@ class Route:
 class RouteRequest:
     """What a router reads of a question: its words, the labels something is indexed for, its text
     embedding (computed once per question, shared with retrieval) and, per structured label, how
-    near its nearest source is (`engine.routing.sources`; empty when not known)."""
+    near its nearest source is (`engine.routing.nearness`; empty when not known)."""
 
     question: str
     available: frozenset[str]

@@ -10,9 +10,9 @@ import numpy as np
 
 from engine.corpora import PARAGRAPH
 from engine.retrieval.hybrid import HybridRetriever
-from engine.routing import sources as routing_sources
 from engine.routing.base import Decision, Route, Router, RouteRequest
 from engine.routing.labels import LABELS, NATIVE
+from engine.routing.nearness import by_evidence, named_kind
 
 if TYPE_CHECKING:
     from engine.models.loaded import Models
@@ -55,14 +55,14 @@ class CheckedRouter:
         return HybridRetriever(self.store, self.models.embedder)
 
     def _settled(self, request: RouteRequest, routes: list[Route]) -> list[Route]:
-        """Text vs structured by which fits the question better (`routing.sources.by_evidence`),
+        """Text vs structured by which fits the question better (`routing.nearness.by_evidence`),
         then the kind of file the question names."""
         question, available = request.question, request.available
         if "paragraph" in available and {route.label for route in routes} & ({*NATIVE, "paragraph", "document"}):
             passages = self._retriever().search(question, PARAGRAPH, 1, vector=request.vector)
-            routes = routing_sources.by_evidence(routes, request.nearness, passages[0].relevance if passages else 0.0,
+            routes = by_evidence(routes, request.nearness, passages[0].relevance if passages else 0.0,
                                                  self.settings.route_evidence_margin)
-        return routing_sources.named_kind(routes, question, available)
+        return named_kind(routes, question, available)
 
     def _own_things(self, request: RouteRequest) -> list[Route] | None:
         """A question about the user's own things ("my", "I") is not general knowledge when some

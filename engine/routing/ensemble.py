@@ -5,7 +5,7 @@ only when needed" it adds a second kind to most of them; the trained router's pa
 sources give the second routes). Milliseconds for most questions, the LLM for the doubtful. Without a usable LLM
 (missing, or failing to load) the trained router's own decision stands: routing never stops an answer.
 
-With `nearness` (the similarity of each structured label's nearest source, `engine.routing.sources`)
+With `nearness` (the similarity of each structured label's nearest source, `engine.routing.nearness`)
 the user's own sources are evidence too: they settle a doubt between structured kinds before the LLM
 is asked, and a source near enough the question adds or corrects its label."""
 
@@ -19,7 +19,7 @@ from engine.errors import ModelError
 from engine.routing.base import Route, RouteRequest
 from engine.routing.decision import decide
 from engine.routing.llm_router import LLMRouter
-from engine.routing.sources import settle_structured, with_sources
+from engine.routing.nearness import settle_structured, with_sources
 from engine.routing.trained import TrainedRouter
 
 if TYPE_CHECKING:

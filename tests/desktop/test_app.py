@@ -162,7 +162,7 @@ def test_document_citation_shows_the_page_with_the_paragraph_highlighted(qtbot, 
 
 def _native(window, source: str, query: str, question: str) -> Citation:  # noqa: ANN001
     """A query run on the indexed source by the engine's native-query path, as its citation."""
-    from engine.native import evidence, sources
+    from engine.native import hits, sources
     from engine.native.kinds import open_store
     from engine.native.querying import QueryOutcome
 
@@ -170,7 +170,7 @@ def _native(window, source: str, query: str, question: str) -> Citation:  # noqa
         src = next(s for s in sources.from_catalog(trove.catalog.sources()) if s.name == source)
         store = open_store(src, trove.stores)
         statement = store.explain(query)
-        hit = evidence.as_hit(QueryOutcome(src, statement, store.execute(statement, 10, 50), []), question, 1)
+        hit = hits.as_hit(QueryOutcome(src, statement, store.execute(statement, 10, 50), []), question, 1)
         return hit.item.corpus, hit
 
     kind, hit = in_engine(window, run)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from engine.ingest.document import ParsedDoc
+from engine.ingest.parsed import ParsedDoc
 from engine.ingest.parsers import docx, eml, epub, html, markdown, odt, pdf, plain, rst
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from engine.errors import ParseError
 from engine.ingest.archives import MAX_UNPACKED_MB, check_zip
-from engine.ingest.document import DocBuilder, ParsedDoc
+from engine.ingest.parsed import DocBuilder, ParsedDoc
 
 if TYPE_CHECKING:
     from docx.document import Document

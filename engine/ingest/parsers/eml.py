@@ -6,7 +6,7 @@ import email
 import email.policy
 from pathlib import Path
 
-from engine.ingest.document import DocBuilder, ParsedDoc
+from engine.ingest.parsed import DocBuilder, ParsedDoc
 from engine.ingest.parsers.html import add_html
 from engine.ingest.parsers.plain import paragraphs
 

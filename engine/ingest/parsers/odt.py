@@ -7,7 +7,7 @@ from pathlib import Path
 
 from engine.errors import ParseError
 from engine.ingest.archives import MAX_UNPACKED_MB, check_zip
-from engine.ingest.document import DocBuilder, ParsedDoc
+from engine.ingest.parsed import DocBuilder, ParsedDoc
 
 KIND = "odt"
 EXTENSIONS = (".odt",)

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from engine.errors import ParseError, SkipFile
-from engine.ingest.document import DocBuilder, ParsedDoc
+from engine.ingest.parsed import DocBuilder, ParsedDoc
 
 KIND = "pdf"
 EXTENSIONS = (".pdf",)

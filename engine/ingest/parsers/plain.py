@@ -6,7 +6,7 @@ import re
 import string
 from pathlib import Path
 
-from engine.ingest.document import DocBuilder, ParsedDoc
+from engine.ingest.parsed import DocBuilder, ParsedDoc
 from engine.ingest.textio import read_text
 
 KIND = "text"

@@ -9,7 +9,7 @@ from PIL import Image
 
 from engine.errors import ParseError
 from engine.grounding import annotate, crop, load_image, thumbnail_jpeg
-from engine.grounding.evidence import ElementCitation, annotate_evidence
+from engine.grounding.citations import ElementCitation, annotate_evidence
 from engine.grounding.inventory import Element
 from engine.runtimes.vision.regions import Region
 from tests.conftest import shared_path

@@ -1,5 +1,5 @@
 from engine.ingest.chunking import document_chunks, paragraph_chunks, sentence_spans, words
-from engine.ingest.document import DocBuilder
+from engine.ingest.parsed import DocBuilder
 
 
 def _doc(paragraphs: list[str], heading: str = "H"):  # noqa: ANN202

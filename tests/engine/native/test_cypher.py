@@ -9,8 +9,8 @@ import pytest
 
 from engine.ingest.graphs.load import load
 from engine.native import sources
-from engine.native.evidence import as_hit, cell, verbalise
 from engine.native.examples import ExamplePicker, skeleton
+from engine.native.hits import as_hit, cell, verbalise
 from engine.native.kinds import open_store
 from engine.native.querying import QueryOutcome, write_and_run
 from engine.native.writers import cypher
@@ -90,7 +90,7 @@ def test_a_result_that_only_repeats_the_filter_value_is_not_an_answer():
 
 
 def test_rows_of_nulls_are_no_evidence_and_no_listing(family):  # noqa: ANN001
-    from engine.native.evidence import found_something, locator
+    from engine.native.hits import found_something, locator
     from local_stores.results import QueryResult
 
     _, source = family

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine.native import sources
-from engine.native.evidence import as_hit, verbalise
+from engine.native.hits import as_hit, verbalise
 from engine.native.querying import QueryOutcome, write_and_run
 from engine.native.writers.sql import extract, fix, messages
 from local_stores.graph_store import GraphStore
@@ -99,7 +99,7 @@ def test_default_model_answers_a_spending_question_from_the_example_table(settin
 
 
 def test_empty_results_are_not_evidence(table):  # noqa: ANN001
-    from engine.native.evidence import found_something
+    from engine.native.hits import found_something
 
     store, source = table
     empty = QueryOutcome(source, "q", store.execute("SELECT _row FROM expenses WHERE shop = 'Lidl'"), [])

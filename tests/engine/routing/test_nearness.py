@@ -6,7 +6,7 @@ from __future__ import annotations
 from engine.routing.base import Route, RouteRequest
 from engine.routing.ensemble import EnsembleRouter
 from engine.routing.llm_router import LLMRouter
-from engine.routing.sources import by_evidence, by_label, named_kind, settle_structured, with_sources
+from engine.routing.nearness import by_evidence, by_label, named_kind, settle_structured, with_sources
 from engine.routing.trained import TrainedRouter
 from tests.conftest import EXAMPLES
 
