@@ -82,7 +82,7 @@ def nodeps_packages(root: Path = ROOT) -> list[str]:
 
 def installed_versions() -> dict[str, str]:
     """Every distribution installed in this Python, by normalised name."""
-    out = {}
+    out: dict[str, str] = {}
     for dist in importlib.metadata.distributions():
         name = dist.metadata["Name"]
         if name:

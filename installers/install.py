@@ -182,14 +182,14 @@ def install_packages(py: Path, bundle: Path, manifest: dict, upgrade: bool = Fal
 def _bundle_manager(models_dir: Path, folder: Path, catalog: object | None):  # noqa: ANN202
     """Trove's model manager, fetching only from the bundle's models folder: no other mirror, no network."""
     from engine.errors import ModelError
-    from engine.models import ModelManager, sources
+    from engine.models import ModelManager, fetching
 
     class BundleModelManager(ModelManager):
         def _fetch(self, spec, f, dest, tick, use):  # noqa: ANN001, ANN202, ARG002
             mine = folder / spec.name
             try:
-                return sources.from_mirror(f, dest, [str(mine)], tick)  # copies, then checks sha256
-            except sources.FetchError as exc:
+                return fetching.from_mirror(f, dest, [str(mine)], tick)  # copies, then checks sha256
+            except fetching.FetchError as exc:
                 raise ModelError(spec.role, f"{spec.name}/{f.name}",
                                  f"refused the bundle's copy models/{spec.name}/{f.name}: {exc}",
                                  "the bundle is damaged or was changed; copy it again") from exc
