@@ -170,6 +170,11 @@ def execute(path: Path, engine: str, sql: str, timeout_s: float = 10.0, max_rows
     return sql_worker.run(engine, path, statement, timeout_s, max_rows, params)
 
 
+def descriptor(path: Path, engine: str, tables: list[dict]) -> dict:
+    """A database source as the catalog records it: its engine, its file and its described tables."""
+    return {"engine": engine, "dialect": engine, "language": "sql", "file": str(path), "tables": tables}
+
+
 class DatabaseFile:
     """A database file the user keeps (SQLite or DuckDB), as a native store: read in place, never
     written; `describe` reads it in this process (ingest reads an unknown file in a worker)."""
@@ -182,8 +187,7 @@ class DatabaseFile:
         self.path, self.engine, self.dialect = Path(path), engine, DIALECTS[engine]
 
     def describe(self) -> dict:
-        return {"engine": self.engine, "dialect": self.engine, "language": "sql", "file": str(self.path),
-                "tables": describe(self.path, self.engine)}
+        return descriptor(self.path, self.engine, describe(self.path, self.engine))
 
     def explain(self, query: str) -> str:
         return explain(self.path, self.engine, query)

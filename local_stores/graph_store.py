@@ -15,13 +15,12 @@ import os
 import re
 import shutil
 from collections import OrderedDict
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from local_stores import query_worker
-from local_stores.native_store import no_params
+from local_stores.native_store import NamedSource
 from local_stores.quoting import Quoted
 from local_stores.quoting import kuzu_cypher as cy
 from local_stores.results import MEMORY_MB, QueryFailed, QueryRefused, QueryResult, plain
@@ -203,24 +202,14 @@ class GraphStore:
         return KuzuGraph(self, name)
 
 
-class KuzuGraph:
+class KuzuGraph(NamedSource):
     """One property graph in Kùzu, as a native store (Cypher, read-only)."""
 
     language, dialect = "cypher", "Kùzu"
-
-    def __init__(self, store: GraphStore, name: str) -> None:
-        self.store, self.name = store, name
+    store: GraphStore
 
     def describe(self) -> dict:
         return self.store.describe(self.name)
-
-    def explain(self, query: str) -> str:
-        return self.store.explain(self.name, query)
-
-    def execute(self, query: str, timeout_s: float = 10.0, max_rows: int = 200,
-                params: Sequence[object] = ()) -> QueryResult:
-        no_params(self, params)
-        return self.store.execute(self.name, query, timeout_s, max_rows)
 
 
 def _worker_message(message: str, timeout_s: float) -> str:

@@ -38,7 +38,27 @@ class NativeStore(Protocol):
         ...
 
 
-def no_params(store: NativeStore, params: Sequence[object]) -> None:
-    """ValueError when `params` are given to a store whose language binds none."""
-    if params:
-        raise ValueError(f"bound values are for SQL stores, not {store.language}")
+class _HoldsByName(Protocol):
+    def explain(self, name: str, query: str) -> str: ...
+
+    def execute(self, name: str, query: str, timeout_s: float = 10.0, max_rows: int = 200) -> QueryResult: ...
+
+
+class NamedSource:
+    """One source of a store that holds several by name, in a language without positional bound
+    values (Cypher, SPARQL): subclasses give `language`, `dialect` and `describe`."""
+
+    language: str
+    dialect: str
+
+    def __init__(self, store: _HoldsByName, name: str) -> None:
+        self.store, self.name = store, name
+
+    def explain(self, query: str) -> str:
+        return self.store.explain(self.name, query)
+
+    def execute(self, query: str, timeout_s: float = 10.0, max_rows: int = 200,
+                params: Sequence[object] = ()) -> QueryResult:
+        if params:
+            raise ValueError(f"bound values are for SQL stores, not {self.language}")
+        return self.store.execute(self.name, query, timeout_s, max_rows)

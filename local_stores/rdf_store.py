@@ -21,7 +21,7 @@ import logging
 import re
 import shutil
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import pyoxigraph as ox
 
 from local_stores import query_worker
-from local_stores.native_store import no_params
+from local_stores.native_store import NamedSource
 from local_stores.quoting import Quoted
 from local_stores.quoting import sparql as sp
 from local_stores.results import MEMORY_MB, QueryFailed, QueryRefused, QueryResult
@@ -569,24 +569,14 @@ class RdfStore:
         return OxigraphDataset(self, name)
 
 
-class OxigraphDataset:
+class OxigraphDataset(NamedSource):
     """One RDF dataset in Oxigraph, as a native store (SPARQL, read-only)."""
 
     language, dialect = "sparql", "Oxigraph"
-
-    def __init__(self, store: RdfStore, name: str) -> None:
-        self.store, self.name = store, name
+    store: RdfStore
 
     def describe(self) -> dict:
         return self.store.descriptor(self.name)
-
-    def explain(self, query: str) -> str:
-        return self.store.explain(self.name, query)
-
-    def execute(self, query: str, timeout_s: float = 10.0, max_rows: int = 200,
-                params: Sequence[object] = ()) -> QueryResult:
-        no_params(self, params)
-        return self.store.execute(self.name, query, timeout_s, max_rows)
 
 
 def _parser_message(exc: SyntaxError) -> str:

@@ -197,7 +197,7 @@ def describe_database(path: Path, *, timeout_s: float = TIMEOUT_S, memory_mb: in
                              what=f"the {engine} reader")
     if not described:
         raise SkipFile(f"the {engine} database has no tables")
-    return {"engine": engine, "dialect": engine, "language": "sql", "file": str(path), "tables": described}
+    return database_files.descriptor(path, engine, described)
 
 
 def _describe(path: str, engine: str) -> list[dict]:
