@@ -5,6 +5,7 @@ indexed or refused with a reason."""
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import duckdb
@@ -27,6 +28,12 @@ def hostile(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
 def _assert_nothing_ran(folder: Path, markers: Path, before: dict[str, str]) -> None:
     assert not list(markers.iterdir()), "a payload ran"
     assert _digests(folder) == before, "a file of the user's changed, appeared or went"
+
+
+def _copies_out(query: str) -> bool:
+    """A COPY statement aimed at the payload's file; a column Trove named from the hostile header
+    (x_copy_select_pwned_...) is one word and is not a statement."""
+    return bool(re.search(r"\bcopy\b", query, re.IGNORECASE)) and "pwned" in query
 
 
 def _trove_tables(trove) -> set[str]:  # noqa: ANN001
@@ -82,6 +89,6 @@ def test_asking_over_a_hostile_folder_runs_nothing(trove, hostile):  # noqa: ANN
         result = trove.ask(question)
         assert result.answer
         for query in result.queries:
-            assert "COPY" not in str(query).upper() or "pwned" not in str(query)
+            assert not _copies_out(query.query), query
     _assert_nothing_ran(folder, markers, before)
     assert _trove_tables(trove) == tables

@@ -183,11 +183,16 @@ def fix(sql: str, source: Source) -> str:
     return sql
 
 
+_QUERY_START = re.compile(r"\bSELECT\b|\bWITH\s+(?:RECURSIVE\s+)?(?:\w+|\"[^\"]+\")\s*(?:\([^)]*\)\s*)?AS\s*\(",
+                          re.IGNORECASE)
+
+
 def extract(reply: str) -> str:
-    """The query in a model reply: a fenced block, else the text from its first SELECT/WITH."""
+    """The query in a model reply: a fenced block, else the text from its first SELECT or common
+    table expression ("with a table that..." in prose is not one)."""
     if m := _FENCE.search(reply):
         reply = m.group(1)
-    m = re.search(r"\b(SELECT|WITH)\b", reply, re.IGNORECASE)
+    m = _QUERY_START.search(reply)
     text = reply[m.start():] if m else reply
     return text.strip().split(";")[0].strip()
 

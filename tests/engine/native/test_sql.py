@@ -50,6 +50,10 @@ def test_row_order_is_taught_only_where_rows_keep_their_number(table, tmp_path: 
 def test_sql_is_taken_out_of_a_chatty_reply():
     assert extract("Sure!\n```sql\nSELECT 1;\n```\nHope it helps") == "SELECT 1"
     assert extract("Here it is: SELECT a FROM t; DROP TABLE t") == "SELECT a FROM t"
+    assert extract("With a table like this one: SELECT a FROM t") == "SELECT a FROM t"
+    assert extract("WITH recent AS (SELECT a FROM t) SELECT a FROM recent") == \
+        "WITH recent AS (SELECT a FROM t) SELECT a FROM recent"
+    assert extract('with "top ids"(a) as (select 1) select a from "top ids"').startswith('with "top ids"')
 
 
 def test_dates_used_as_text_are_cast_only_where_the_schema_says_date(table):  # noqa: ANN001
