@@ -20,10 +20,20 @@ def default_home() -> Path:
     return Path(env).expanduser() if env else Path(platformdirs.user_data_dir("trove"))
 
 
-def default_models_dir(home: Path) -> Path:
-    """Installed models: `TROVE_MODELS_DIR`, else `HOME/models` (shared by every index in that home)."""
+def user_models_dir() -> Path:
+    """The user's one models folder, shared by every Trove home: `TROVE_MODELS_DIR`, else `models`
+    in the XDG data folder (the default home's), so `--home` never needs a second install."""
     env = os.environ.get("TROVE_MODELS_DIR")
-    return Path(env).expanduser() if env else home / "models"
+    return Path(env).expanduser() if env else Path(platformdirs.user_data_dir("trove")) / "models"
+
+
+def default_models_dir(home: Path) -> Path:
+    """Installed models for `home`: the user's folder, unless `TROVE_MODELS_DIR` is unset and the
+    home holds models of its own (installed there before models were shared per user)."""
+    own = home / "models"
+    if "TROVE_MODELS_DIR" not in os.environ and own.is_dir() and any(p.is_dir() for p in own.iterdir()):
+        return own
+    return user_models_dir()
 
 
 @dataclass(frozen=True)
@@ -75,8 +85,8 @@ class Settings:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "home", Path(self.home).expanduser())
-        if self.models_dir is None:
-            object.__setattr__(self, "models_dir", default_models_dir(self.home))
+        models_dir = default_models_dir(self.home) if self.models_dir is None else Path(self.models_dir).expanduser()
+        object.__setattr__(self, "models_dir", models_dir)  # settings.toml gives it as text
 
     @property
     def models_folder(self) -> Path:
