@@ -19,6 +19,7 @@ from engine.retrieval.hybrid import Hit, HybridRetriever
 from engine.retrieval.visual import VisualContext, grounded, visual_hits
 from engine.routing.base import Decision, Route
 from engine.routing.labels import LABELS, NATIVE
+from engine.runtimes.calls import during
 from local_stores.vector_store import Item
 
 if TYPE_CHECKING:
@@ -164,9 +165,10 @@ class Gatherer:
 
 @contextmanager
 def timed(timings: dict[str, float], stage: str) -> Iterator[None]:
-    """Adds the block's time, in ms, to `timings[stage]`."""
+    """Adds the block's time, in ms, to `timings[stage]`; model calls in it are logged as `stage`'s."""
     t0 = time.perf_counter()
     try:
-        yield
+        with during(stage):
+            yield
     finally:
         timings[stage] = timings.get(stage, 0.0) + (time.perf_counter() - t0) * 1000

@@ -12,9 +12,10 @@ line of defence), or a clear `ModelError` when trimming cannot make it fit.
 
 Prompt prefix reuse: llama.cpp keeps the KV cache of the last prompt, and llama-cpp-python resumes
 from the longest common prefix of tokens, so prompts that start with the same fixed instructions (the
-system prompt comes first) only evaluate what is new. Measured in bench/RESULTS.md: a second question
-over the same evidence takes 0.6 s instead of 20 s. (A `LlamaRAMCache` of saved states was tried: it
-cost 1 GB of RAM and ~1 s a call for no gain here.)"""
+system prompt comes first) only evaluate what is new. The state after each prompt family's system
+prompt is also saved (`prefixes.PrefixStates`), so switching between families (router, query, answer)
+does not evaluate their instructions again. Every call is logged with its token counts and time to
+first token (`calls.CallLog`)."""
 
 from __future__ import annotations
 
@@ -22,12 +23,15 @@ import json
 import re
 import secrets
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol, TypedDict, cast, overload
+from typing import TYPE_CHECKING, Protocol, TypedDict, cast
 
 from engine.errors import ModelError
 from engine.models import ModelManager
+from engine.runtimes.calls import Call, CallLog, current_stage, family
+from engine.runtimes.prefixes import PrefixStates, common_prefix
 
 if TYPE_CHECKING:
     from llama_cpp import Llama, LlamaGrammar
@@ -71,7 +75,7 @@ class LLM:
     """One loaded GGUF model. Calls are serialised: llama.cpp contexts are not thread-safe."""
 
     def __init__(self, model_path: Path, n_ctx: int = 4096, threads: int = 2, seed: int = 0,
-                 name: str = "") -> None:
+                 name: str = "", prefix_bytes: int = 256 * 1024 * 1024) -> None:
         try:
             from llama_cpp import Llama
         except ImportError as exc:  # pragma: no cover - the base install has it
@@ -84,6 +88,8 @@ class LLM:
         self._lock = threading.Lock()
         self._grammars: dict[str, LlamaGrammar] = {}
         self._formatter, self._eos = _formatter(self.llama)
+        self.prefixes = PrefixStates(self.llama, prefix_bytes) if prefix_bytes > 0 else None
+        self.calls = CallLog()
 
     @classmethod
     def from_manager(cls, manager: ModelManager, choice: str = "default", n_ctx: int = 4096,
@@ -102,21 +108,16 @@ class LLM:
     def prompt_tokens(self, messages: list[dict], max_tokens: int = 0) -> list[int]:
         """The prompt as tokens: the template's markers special, each content plain text; trimmed
         so that `max_tokens` of reply still fit the context."""
-        segments = self._segments(messages)
-        _trim(segments, messages, self.n_ctx - max_tokens - 1, self._text_tokens, self.name)
-        return [t for tokens, _ in segments for t in tokens]
+        return self._prompt(messages, max_tokens)[0]
 
     def chat(self, messages: list[dict], max_tokens: int = 256, temperature: float = 0.0,
              stop: list[str] | None = None, on_token: Callable[[str], None] | None = None) -> str:
         """The assistant's reply; with `on_token`, each piece is passed on as it is generated."""
         with self._lock:
-            if on_token is None:
-                return self._complete(messages, max_tokens, temperature, stop)["choices"][0]["text"] or ""
             pieces = []
-            for chunk in self._complete(messages, max_tokens, temperature, stop, stream=True):
-                piece = chunk["choices"][0].get("text") or ""
-                if piece:
-                    pieces.append(piece)
+            for piece in self._stream(messages, max_tokens, temperature, stop):
+                pieces.append(piece)
+                if on_token is not None:
                     on_token(piece)
             return "".join(pieces)
 
@@ -128,33 +129,52 @@ class LLM:
         if key not in self._grammars:
             self._grammars[key] = LlamaGrammar.from_json_schema(key, verbose=False)
         with self._lock:
-            out = self._complete(messages, max_tokens, 0.0, None, grammar=self._grammars[key])
-        text = out["choices"][0]["text"] or ""
+            text = "".join(self._stream(messages, max_tokens, 0.0, None, grammar=self._grammars[key]))
         try:
             return json.loads(text)
         except json.JSONDecodeError as exc:
             # only possible when max_tokens cut the object short
             raise ValueError(f"{self.name}: JSON output cut short after {max_tokens} tokens: {text[:200]!r}") from exc
 
-    @overload
-    def _complete(self, messages: list[dict], max_tokens: int, temperature: float, stop: list[str] | None,
-                  stream: Literal[False] = False, grammar: LlamaGrammar | None = None) -> CreateCompletionResponse: ...
-
-    @overload
-    def _complete(self, messages: list[dict], max_tokens: int, temperature: float, stop: list[str] | None,
-                  stream: Literal[True], grammar: LlamaGrammar | None = None) -> Iterator[CreateCompletionResponse]: ...
-
-    def _complete(self, messages: list[dict], max_tokens: int, temperature: float, stop: list[str] | None,
-                  stream: bool = False, grammar: LlamaGrammar | None = None,
-                  ) -> CreateCompletionResponse | Iterator[CreateCompletionResponse]:
-        """llama-cpp-python's completion from the prompt's tokens (the KV-cache prefix is reused)."""
+    def _stream(self, messages: list[dict], max_tokens: int, temperature: float, stop: list[str] | None,
+                grammar: LlamaGrammar | None = None) -> Iterator[str]:
+        """The reply's pieces, from llama-cpp-python's completion of the prompt's tokens, resumed from
+        the longest prefix held; the call is logged when it ends."""
         from llama_cpp import StoppingCriteriaList
 
-        eos = self._eos
-        return self.llama.create_completion(
-            prompt=self.prompt_tokens(messages, max_tokens), max_tokens=max_tokens, temperature=temperature,
-            stop=[*(stop or []), *self._formatter.stop], stream=stream, grammar=grammar,
-            stopping_criteria=StoppingCriteriaList([lambda tokens, _logits: tokens[-1] == eos]), **_SAMPLING)
+        start = time.perf_counter()
+        tokens, fixed = self._prompt(messages, max_tokens)
+        reused = (self.prefixes.resume(tokens, fixed) if self.prefixes is not None
+                  else common_prefix(self.llama.input_ids[: self.llama.n_tokens].tolist(), tokens))
+        eos, first = self._eos, 0.0
+        chunks = cast("Iterator[CreateCompletionResponse]", self.llama.create_completion(
+            prompt=tokens, max_tokens=max_tokens, temperature=temperature,
+            stop=[*(stop or []), *self._formatter.stop], stream=True, grammar=grammar,
+            stopping_criteria=StoppingCriteriaList([lambda ids, _logits: ids[-1] == eos]), **_SAMPLING))
+        try:
+            for chunk in chunks:
+                piece = chunk["choices"][0].get("text") or ""
+                if piece:
+                    first = first or time.perf_counter() - start
+                    yield piece
+        finally:
+            total = time.perf_counter() - start
+            self.calls.add(Call(current_stage(), family(messages), len(tokens), min(reused, len(tokens)),
+                                max(0, self.llama.n_tokens - len(tokens) + 1), first or total, total))
+
+    def _prompt(self, messages: list[dict], max_tokens: int) -> tuple[list[int], int]:
+        """The prompt's tokens and how many of them are its fixed part: the template up to the end
+        of the system prompt and the markers that close it (0 when there is no system prompt)."""
+        segments = self._segments(messages)
+        _trim(segments, messages, self.n_ctx - max_tokens - 1, self._text_tokens, self.name)
+        tokens: list[int] = []
+        fixed = 0
+        system = bool(messages) and messages[0].get("role") == "system"
+        for k, (piece, index) in enumerate(segments):
+            tokens += piece
+            if system and (index == 0 or (k and segments[k - 1][1] == 0 and index is None)):
+                fixed = len(tokens)
+        return tokens, fixed
 
     def _text_tokens(self, text: str) -> list[int]:
         return self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False) if text else []
