@@ -40,7 +40,8 @@ if TYPE_CHECKING:
 
 PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff", ".gif", ".heic", ".heif"}
 STAGE_NAMES = {"route": "routing", "query": "native queries", "retrieve": "retrieval", "ground": "photo grounding",
-               "select": "evidence selection", "generate": "writing the answer", "total": "total"}
+               "select": "evidence selection", "generate": "writing the answer", "total": "total",
+               "first_token": "first words"}
 
 
 ROUTE_TIPS: dict[str, str] = {Decision.SOURCES: "one of your tables, graphs or RDF files is close to the question",

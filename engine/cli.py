@@ -245,10 +245,15 @@ def route(question: str, router: str | None, home: Path | None, as_json: bool) -
     click.echo(click.style(f"  {ms:.0f} ms", dim=True))
 
 
-def print_answer(result: AskResult) -> None:
+_STAGES = {"first_token": "first words"}
+
+
+def print_answer(result: AskResult, answer_shown: bool = False) -> None:
+    """The answer (unless `answer_shown` as it was written), its citations, routes and timings."""
     for notice in result.notices:
         click.echo(click.style(f"({notice})", dim=True))
-    click.echo(result.answer)
+    if not answer_shown:
+        click.echo(result.answer)
     for c in result.citations:
         snippet = " ".join(c.text.split())
         if "query" in c.locator:
@@ -265,7 +270,7 @@ def print_answer(result: AskResult) -> None:
     if result.dropped:
         click.echo(f"  (left out, the files do not back it: {len(result.dropped)} sentence(s); --json shows them)")
     routes = ", ".join(f"{r['label']} {r['confidence']:.2f}" for r in result.routes)
-    stages = ", ".join(f"{k} {v / 1000:.1f}s" for k, v in result.timings_ms.items())
+    stages = ", ".join(f"{_STAGES.get(k, k)} {v / 1000:.1f}s" for k, v in result.timings_ms.items())
     click.echo(click.style(f"  route: {routes} | {stages}", dim=True))
 
 
@@ -283,7 +288,16 @@ def ask(question: str, image: Path | None, llm: str | None, home: Path | None, a
     if as_json:
         _echo_json(trove.ask(question, image=image).to_dict())
         return
-    print_answer(trove.ask(question, image=image))
+    _ask_live(trove, question, image)
+
+
+def _ask_live(trove: Trove, question: str, image: Path | None = None) -> None:
+    """Ask, showing the routes and the answer's words as they come (on a terminal)."""
+    from engine.terminal import LiveAnswer
+
+    live = LiveAnswer(sys.stdout)
+    result = trove.ask(question, image=image, on_token=live.token, on_routes=live.routes)
+    print_answer(result, answer_shown=not live.settle(result.answer))
 
 
 # -- models ------------------------------------------------------------------------------------
@@ -391,7 +405,7 @@ def demo(folder: Path, home: Path | None, llm: str | None) -> None:
         questions = tomllib.load(fh)["question"]
     for q in questions:
         click.echo(click.style(f"Q: {q['text']}", bold=True))
-        print_answer(trove.ask(q["text"]))
+        _ask_live(trove, q["text"])
         click.echo()
 
 

@@ -190,9 +190,19 @@ class Trove:
             raise ValueError("the question is empty")
         question, notice = cut_question(question, self.settings.max_question_chars)
         t_start = time.perf_counter()
+        first: list[float] = []
+
+        def heard(piece: str) -> None:
+            if not first:
+                first.append((time.perf_counter() - t_start) * 1000)
+            if on_token is not None:
+                on_token(piece)
+
         gathered = self.gatherer.gather(question, image, labels, on_routes)
-        result = self.answerer.answer(question, gathered, [notice] if notice else [], on_token)
+        result = self.answerer.answer(question, gathered, [notice] if notice else [], heard)
         result.timings_ms["total"] = (time.perf_counter() - t_start) * 1000
+        if first:
+            result.timings_ms["first_token"] = first[0]  # from the question to the answer's first words
         return result
 
     def close(self) -> None:

@@ -46,6 +46,9 @@ def test_ask_result_follows_the_json_contract(trove: Trove):
     assert data["timings_ms"]["total"] >= data["timings_ms"]["generate"]
     if data["answer"] != NOT_FOUND:
         assert "".join(streamed).strip()  # the model's text streamed while it was written
+        assert 0 < data["timings_ms"]["first_token"] <= data["timings_ms"]["total"]
+        calls = trove.models.llm.calls.take()  # each model call logged, with the stage it ran in
+        assert calls and calls[-1].stage == "generate" and calls[-1].generated_tokens > 0
     for c in data["citations"]:
         assert f"[{c['n']}]" in data["answer"]
         assert set(c) >= {"n", "kind", "source", "locator", "text"}
