@@ -55,6 +55,11 @@ SYSTEM = """You route a user's question to the kinds of sources that can answer 
 {definitions}
 Pick the one kind that fits best; add a second only when the question clearly needs two. Use only the kinds \
 listed as available."""
+# Every kind and example, whichever are available: the system prompt is then the same for every
+# question, so its evaluated state is kept (runtimes/prefixes.py) and a question pays only for its
+# own line; the grammar limits the answer to the available kinds.
+PROMPT = (SYSTEM.format(definitions="\n".join(f"- {label}: {text}" for label, text in DEFINITIONS.items()))
+          + "\n\nExamples:\n" + "\n".join(f"Question: {q}\nKinds: {', '.join(labels)}" for q, labels in EXAMPLES))
 
 
 class LLMRouter:
@@ -71,9 +76,6 @@ class LLMRouter:
         """At most `most` labels: the ensemble asks for one, the likeliest kind among its shortlist."""
         question, available = request.question, request.available
         allowed = ["none", *[label for label in DEFINITIONS if label in available and label != "none"]]
-        definitions = "\n".join(f"- {label}: {DEFINITIONS[label]}" for label in allowed)
-        shots = "\n".join(f"Question: {q}\nKinds: {', '.join(labels)}" for q, labels in EXAMPLES
-                          if all(label in allowed for label in labels))
         schema = {"type": "object", "properties": {"kinds": {"type": "array", "items": {"type": "string",
                                                                                        "enum": allowed},
                                                              "minItems": 1, "maxItems": most}},
@@ -81,7 +83,7 @@ class LLMRouter:
         llm = self.models.llm
         question = Budget.of(llm).question(cut_question(question)[0])
         out = llm.chat_json(
-            [{"role": "system", "content": SYSTEM.format(definitions=definitions) + "\n\nExamples:\n" + shots},
+            [{"role": "system", "content": PROMPT},
              {"role": "user", "content": f"Available kinds: {', '.join(allowed)}\nQuestion: {question}"}],
             schema, max_tokens=40)
         chosen = [label for label in dict.fromkeys(out.get("kinds", [])) if label in allowed]

@@ -13,6 +13,7 @@ from engine.routing.labels import ORDER
 from engine.routing.llm_router import LLMRouter
 from engine.routing.trained import TrainedRouter
 from tests.engine.routing.requests import request
+from tests.scripted import ScriptedLLM
 
 ALL = set(ORDER)
 SPENT = "How much did I spend on groceries in March 2024?"
@@ -69,3 +70,17 @@ def test_ensemble_without_a_usable_llm_keeps_the_trained_decision(trained, embed
     doubtful = EnsembleRouter(trained, LLMRouter(_NoLLM()), confident=1.01)
     routes = doubtful.route(request(SPENT, ALL, embedder))
     assert routes[0].label == "table" and all(r.router == "trained" for r in routes)
+
+
+def test_the_llm_routers_instructions_are_the_same_whichever_kinds_are_available():
+    """Its system prompt is then evaluated once and kept (runtimes/prefixes.py); the available kinds
+    are named in the question's own turn and bound the grammar."""
+    schemas: list[dict] = []
+    llm = ScriptedLLM(json_reply=lambda messages, schema: (schemas.append(schema), {"kinds": ["rdf", "table"]})[1])
+    router = LLMRouter(SimpleNamespace(llm=llm))
+    first = router.route(request("How much was the rent?", {"table", "paragraph"}))
+    router.route(request("Who wrote it?", {"rdf", "graph", "paragraph"}))
+    (system_a, user_a), (system_b, user_b) = llm.sent
+    assert system_a == system_b and "Available kinds: none, paragraph, table" in user_a["content"]
+    assert schemas[0]["properties"]["kinds"]["items"]["enum"] == ["none", "paragraph", "table"]
+    assert [r.label for r in first] == ["table"]  # a kind that is not available is never routed to
