@@ -26,14 +26,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.watcher import FolderWatcher, paths_to_watch
+from desktop.watcher import FolderWatcher, WatchPlan, paths_to_watch
 from desktop.workers import IndexJob, IndexProgress
 
 if TYPE_CHECKING:
     from desktop.workers import Engine, TaskSignals
     from engine import IndexReport, RootSummary, Trove
 
-Roots: TypeAlias = "tuple[list[RootSummary], list[str]]"  # the sources, and the paths to watch
+Roots: TypeAlias = "tuple[list[RootSummary], WatchPlan]"  # the sources, and what to watch
 
 STAGES = {"scan": "Looking for files", "index": "Indexing", "unchanged": "Checking (unchanged)",
           "remove": "Removing deleted files", "done": "Finishing", "paused": "Paused", "resumed": "Indexing"}
@@ -303,9 +303,9 @@ class SourcesView(QWidget):
         self.summary.setText(f"{len(summaries)} sources, {files} files." if summaries else
                              "No sources yet: add a folder of notes, documents, spreadsheets, photos or videos, "
                              "or a database or graph file.")
-        self.watcher.watch(watch if self.watcher.enabled else [])
-        self.watch_label.setText(f"Watching {len(watch)} folders and files for changes" if self.watcher.enabled
-                                 and watch else "")
+        self.watcher.watch(watch if self.watcher.enabled else WatchPlan())
+        self.watch_label.setText(watch.describe(self.watcher.rescan.interval()) if self.watcher.enabled
+                                 and watch.paths else "")
         self._selection()
         self.refreshed.emit(summaries)
         if self._stale:

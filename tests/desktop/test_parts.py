@@ -3,6 +3,7 @@ gate, the watcher's paths, progress text, the `trove app` command."""
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -89,9 +90,29 @@ def test_watcher_follows_folders_first_and_skips_hidden_and_the_home(tmp_path: P
     (tmp_path / "notes" / ".git" / "HEAD").write_text("x")
     (tmp_path / "notes" / "home").mkdir()
     (tmp_path / "notes" / "home" / "trove.db").write_text("x")
-    paths = paths_to_watch([str(tmp_path / "notes")], exclude=tmp_path / "notes" / "home")
-    assert paths == [str(tmp_path / "notes"), str(tmp_path / "notes" / "old"), str(tmp_path / "notes" / "a.md")]
-    assert paths_to_watch([str(tmp_path / "notes")], limit=1) == [str(tmp_path / "notes")]
+    plan = paths_to_watch([str(tmp_path / "notes")], exclude=tmp_path / "notes" / "home")
+    assert plan.paths == [str(tmp_path / "notes"), str(tmp_path / "notes" / "old"), str(tmp_path / "notes" / "a.md")]
+    assert (plan.folders, plan.unwatched) == (2, 0)
+    small = paths_to_watch([str(tmp_path / "notes")], limit=1)
+    assert small.paths == [str(tmp_path / "notes")] and small.unwatched == 4  # old, home, a.md, trove.db
+    assert "4 more folders and files are checked every 5 minutes" in small.describe()
+
+
+def test_past_the_budget_the_newest_files_are_watched_and_the_rest_scanned(tmp_path: Path):
+    for i in range(6):
+        (tmp_path / f"{i}.md").write_text("x")
+        os.utime(tmp_path / f"{i}.md", (1_700_000_000 + i, 1_700_000_000 + i))
+    plan = paths_to_watch([str(tmp_path)], limit=3)
+    assert plan.paths == [str(tmp_path), str(tmp_path / "5.md"), str(tmp_path / "4.md")] and plan.unwatched == 4
+
+
+def test_the_watch_budget_is_half_the_systems_inotify_watches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from desktop import watcher
+
+    (tmp_path / "max_user_watches").write_text("8192\n")
+    monkeypatch.setattr(watcher, "INOTIFY_LIMIT", tmp_path / "max_user_watches")
+    monkeypatch.setattr(watcher.sys, "platform", "linux")
+    assert watcher.watch_budget() == (4096, "half of the system's 8,192 inotify watches")
 
 
 def test_trove_app_explains_how_to_install_pyside6_when_it_is_missing(monkeypatch: pytest.MonkeyPatch):
