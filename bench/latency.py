@@ -110,6 +110,11 @@ def _sum(calls: list[dict], key: str, stage: str | None = None) -> int:
     return sum(c[key] for c in calls if stage is None or c["stage"] == stage)
 
 
+def _evaluated(calls: list[dict]) -> int:
+    """Prompt tokens the calls evaluated (not reused from the KV cache)."""
+    return _sum(calls, "prompt_tokens") - _sum(calls, "reused_tokens")
+
+
 def kind_table(asked: list[Asked]) -> str:
     rows = ["| kind | n | total p50 / p95 s | first words p50 / p95 s | limit p50 s | Trove / limit p50 | "
             "route / query / generate p50 s | prompt tokens evaluated / reused | generated |",
@@ -121,7 +126,7 @@ def kind_table(asked: list[Asked]) -> str:
         ratio = [a.timings_ms["total"] / a.limit_ms for a in mine if a.limit_ms]
         stages = " / ".join(f"{statistics.median([a.timings_ms.get(s, 0.0) for a in mine]) / 1000:.1f}"
                             for s in ("route", "query", "generate"))
-        evaluated = statistics.mean([_sum(a.calls, "prompt_tokens") - _sum(a.calls, "reused_tokens") for a in mine])
+        evaluated = statistics.mean([_evaluated(a.calls) for a in mine])
         reused = statistics.mean([_sum(a.calls, "reused_tokens") for a in mine])
         generated = statistics.mean([_sum(a.calls, "generated_tokens") for a in mine])
         rows.append(f"| {kind} | {len(mine)} | {statistics.median(total):.1f} / {percentile(total, 0.95):.1f} | "
@@ -154,7 +159,7 @@ def modes_table(by_mode: dict[str, list[Asked]]) -> str:
     for mode, asked in by_mode.items():
         total = [a.timings_ms["total"] / 1000 for a in asked]
         first = [a.timings_ms.get("first_token", a.timings_ms["total"]) / 1000 for a in asked]
-        evaluated = statistics.mean([_sum(a.calls, "prompt_tokens") - _sum(a.calls, "reused_tokens") for a in asked])
+        evaluated = statistics.mean([_evaluated(a.calls) for a in asked])
         rows.append(f"| {mode} | {sum(a.correct for a in asked)}/{len(asked)} | {statistics.median(total):.1f} / "
                     f"{percentile(total, 0.95):.1f} | {statistics.median(first):.1f} / {percentile(first, 0.95):.1f} "
                     f"| {evaluated:,.0f} |")

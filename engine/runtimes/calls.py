@@ -39,10 +39,6 @@ class Call:
     first_token_s: float  # from the call to its first generated token
     total_s: float
 
-    @property
-    def evaluated_tokens(self) -> int:
-        return self.prompt_tokens - self.reused_tokens
-
 
 class CallLog:
     """The last `size` calls, oldest first."""

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Protocol, TypedDict, cast
 from engine.errors import ModelError
 from engine.models import ModelManager
 from engine.runtimes.calls import Call, CallLog, current_stage, family
-from engine.runtimes.prefixes import PrefixStates, common_prefix
+from engine.runtimes.prefixes import PrefixStates, common_prefix, held_tokens
 
 if TYPE_CHECKING:
     from llama_cpp import Llama, LlamaGrammar
@@ -145,7 +145,7 @@ class LLM:
         start = time.perf_counter()
         tokens, fixed = self._prompt(messages, max_tokens)
         reused = (self.prefixes.resume(tokens, fixed) if self.prefixes is not None
-                  else common_prefix(self.llama.input_ids[: self.llama.n_tokens].tolist(), tokens))
+                  else common_prefix(held_tokens(self.llama), tokens))
         eos, first = self._eos, 0.0
         chunks = cast("Iterator[CreateCompletionResponse]", self.llama.create_completion(
             prompt=tokens, max_tokens=max_tokens, temperature=temperature,

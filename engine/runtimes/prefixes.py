@@ -40,6 +40,11 @@ def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     return n
 
 
+def held_tokens(llama: Llama) -> list[int]:
+    """The tokens the context holds now (evaluated, in its KV cache)."""
+    return llama.input_ids[: llama.n_tokens].tolist()
+
+
 class PrefixStates:
     """States of sequence 0 after fixed prompt beginnings, least recently used dropped past `max_bytes`."""
 
@@ -59,11 +64,12 @@ class PrefixStates:
         """Put the context at the longest beginning of `tokens` it or a saved state holds, and
         save the state after the first `fixed` tokens when it is not saved yet. Returns how many
         of the prompt's tokens are already evaluated (the rest is evaluated by the completion)."""
-        held = common_prefix(self._held(), tokens)
-        best = max(self._states.values(), key=lambda s: common_prefix(s.tokens, tokens), default=None)
-        if best is not None and common_prefix(best.tokens, tokens) > held + MIN_GAIN:
+        held = common_prefix(held_tokens(self.llama), tokens)
+        shared, best = max(((common_prefix(s.tokens, tokens), s) for s in self._states.values()),
+                           key=lambda pair: pair[0], default=(0, None))
+        if best is not None and shared > held + MIN_GAIN:
             self._restore(best)
-            held = common_prefix(best.tokens, tokens)
+            held = shared
         reused = held
         key = tuple(tokens[:fixed])
         if fixed >= MIN_FIXED and fixed < len(tokens) and key not in self._states and held <= fixed:
@@ -71,9 +77,6 @@ class PrefixStates:
             self.llama.eval(tokens[held:fixed])
             self._save(key)
         return reused
-
-    def _held(self) -> Sequence[int]:
-        return self.llama.input_ids[: self.llama.n_tokens].tolist()
 
     def _save(self, key: tuple[int, ...]) -> None:
         from llama_cpp import llama_cpp
