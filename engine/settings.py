@@ -45,7 +45,7 @@ class Settings:
     max_video_mb: float = 8192.0  # videos are big; they are decoded as a stream, never loaded whole
     paragraph_words: int = 100
     document_tokens: int = 4000
-    embed_batch: int = 8
+    embed_batch: int = 32  # texts per embedding batch at most (and 512 tokens, engine.runtimes.text_embedder)
     llm: str = "llm"  # a role ("llm", "llm-fast", "llm-smoke") or a model name from the catalog
     llm_context: int = 4096
     answer_max_tokens: int = 320

@@ -12,10 +12,11 @@ import numpy as np
 from engine.models import ModelManager
 
 RECENT_TEXTS = 64
+BATCH_TOKENS = 512  # a batch holds texts up to this many tokens, padding included (bench/RESULTS.md §23)
 
 
 class TextEmbedder:
-    """Mean-pooled, L2-normalised sentence vectors; batched; thread count from settings."""
+    """Mean-pooled, L2-normalised sentence vectors; batched by length; thread count from settings."""
 
     role = "text-embedder"
 
@@ -50,14 +51,29 @@ class TextEmbedder:
         """An (n, dim) float32 array of unit vectors, in the order of `texts`."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        encodings = self.tokenizer.encode_batch(list(texts))
-        # Sort by length so each batch pads little; restore the order at the end.
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start:start + self.batch_size]
-            out[idx] = self._run([encodings[i] for i in idx])
-        return out
+        # Each distinct text is embedded once: a photo's seventeen "A face in photo …" regions, a
+        # one-paragraph document and its paragraph.
+        unique = list(dict.fromkeys(texts))
+        encodings = self.tokenizer.encode_batch(unique)
+        vectors = np.zeros((len(unique), self.dim), dtype=np.float32)
+        for idx in self._batches([len(e.ids) for e in encodings]):
+            vectors[idx] = self._run([encodings[i] for i in idx])
+        if len(unique) == len(texts):
+            return vectors
+        row = {text: i for i, text in enumerate(unique)}
+        return vectors[[row[text] for text in texts]]
+
+    def _batches(self, lengths: list[int]) -> list[list[int]]:
+        """Indices sorted by length, cut into batches of at most `batch_size` texts and BATCH_TOKENS
+        tokens: short texts (a photo's regions) go many to a batch, long paragraphs few."""
+        order = sorted(range(len(lengths)), key=lengths.__getitem__)
+        batches: list[list[int]] = []
+        for i in order:  # ascending, so the newest text is the batch's longest
+            if batches and len(batches[-1]) < self.batch_size and (len(batches[-1]) + 1) * lengths[i] <= BATCH_TOKENS:
+                batches[-1].append(i)
+            else:
+                batches.append([i])
+        return batches
 
     def embed_one(self, text: str) -> np.ndarray:
         """One text's vector (read-only). The last few are remembered: one ask embeds its question

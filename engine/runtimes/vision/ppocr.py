@@ -7,13 +7,21 @@ copies inside its own wheel, so `trove models verify` covers OCR like every othe
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TypedDict, Unpack
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 import numpy as np
 
 from engine.models import ModelManager
-from engine.runtimes.vision.common import as_bgr, clamp_threads
+from engine.runtimes.vision.common import as_bgr, clamp_threads, ort_session
 from engine.runtimes.vision.regions import TEXT, Region
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
+
+
+PROBE_SIDE = 320  # the shorter side of the first, small look for text, at least ...
+PROBE_SHARE = 0.5  # ... and at least this share of the photo's (small text on a large photo stays visible)
+PROBE_LEVEL = 0.1  # a pixel of the detector's text map above this is text (DB's own binarising level is 0.3)
 
 
 class OcrThresholds(TypedDict, total=False):
@@ -22,6 +30,7 @@ class OcrThresholds(TypedDict, total=False):
     min_score: float
     det_min_side: int
     max_side: int
+    probe_side: int | None
 
 
 class Ocr:
@@ -31,10 +40,12 @@ class Ocr:
 
     def __init__(self, det_path: Path, rec_path: Path, cls_path: Path, threads: int = 1,
                  min_score: float = 0.5, det_min_side: int = 480, max_side: int = 1600,
-                 words: frozenset[str] = frozenset()) -> None:
+                 words: frozenset[str] = frozenset(), probe_side: int | None = PROBE_SIDE) -> None:
         """Text detection runs on the photo scaled so its shorter side is at least `det_min_side` and
         its longer side at most `max_side`. RapidOCR's own 736 upscales small images ~3x: a 900x260
-        banner took 2 s instead of 0.6 s on 2 cores, and read no better."""
+        banner took 2 s instead of 0.6 s on 2 cores, and read no better. Before it, the detector looks
+        at the photo with its shorter side at `probe_side` (None: never), and a photo where it sees no
+        text at all is not read further."""
         from rapidocr_onnxruntime import RapidOCR
 
         n = clamp_threads(threads)
@@ -42,6 +53,9 @@ class Ocr:
                                cls_model_path=str(cls_path), intra_op_num_threads=n, inter_op_num_threads=1,
                                text_score=min_score, print_verbose=False, max_side_len=max_side,
                                det_limit_type="min", det_limit_side_len=det_min_side)
+        sessions = _own_sessions(self.engine, {"text_det": det_path, "text_cls": cls_path, "text_rec": rec_path}, n)
+        self.detector = sessions["text_det"]
+        self.probe_side = probe_side
         self.min_score = min_score
         self.words = words  # known words, for putting back dropped spaces (see `spaced`)
 
@@ -61,7 +75,10 @@ class Ocr:
 
     def read(self, image: np.ndarray) -> list[Region]:
         """Each recognised line: box = bounds of its quadrilateral, `extra["quad"]` = its 4 corners."""
-        result, _ = self.engine(as_bgr(image), return_word_box=True)
+        image = as_bgr(image)
+        if self.probe_side and not self.may_hold_text(image):
+            return []
+        result, _ = self.engine(image, return_word_box=True)
         regions = []
         for quad, text, score, *words in result or []:
             if len(words) >= 2:  # (character boxes, characters, their scores)
@@ -75,6 +92,38 @@ class Ocr:
         return [r for r in regions if r.text]
 
     run = read  # the name every vision runtime answers to
+
+    def may_hold_text(self, image: np.ndarray) -> bool:
+        """Whether the text detector, shown a smaller copy of the photo, sees any pixel of text.
+
+        Most photos hold none, and a look at half the size costs a quarter of a full one. On 239 photos of ../shared/eval it ruled out 168, of which 9 held text
+        the full look read: 10 words in all, mostly fragments of tiny text (bench/RESULTS.md §23)."""
+        import cv2
+
+        assert self.probe_side is not None
+        height, width = image.shape[:2]
+        scale = max(self.probe_side, min(height, width) * PROBE_SHARE) / min(height, width)
+        size = (max(32, round(width * scale / 32) * 32), max(32, round(height * scale / 32) * 32))
+        small = cv2.resize(image, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+        batch = ((small.astype(np.float32) / 255 - 0.5) / 0.5).transpose(2, 0, 1)[None]
+        text_map = self.detector.run(None, {self.detector.get_inputs()[0].name: batch})[0]
+        return bool((text_map > PROBE_LEVEL).any())
+
+
+def _own_sessions(engine: object, models: dict[str, Path], threads: int) -> dict[str, InferenceSession]:
+    """Give RapidOCR's three stages sessions made the way every Trove runtime makes them.
+
+    RapidOCR 1.4 turns onnxruntime's memory arena off, so each run allocates its buffers anew: the
+    detector took 128 ms a 640x480 photo on 2 cores, 78 ms with the arena (bench/RESULTS.md §23)."""
+    sessions = {}
+    for stage, path in models.items():
+        holder = getattr(getattr(engine, stage, None), "infer", None) or getattr(getattr(engine, stage, None),
+                                                                                 "session", None)
+        if holder is None or not hasattr(holder, "session"):
+            raise RuntimeError(f"rapidocr_onnxruntime changed: no session for its {stage} stage "
+                               "(Trove pins rapidocr-onnxruntime==1.4.4)")
+        holder.session = sessions[stage] = ort_session(path, threads)
+    return sessions
 
 
 STRONG_GAP = 0.7  # a gap this wide (in characters) between two character boxes is a space

@@ -26,6 +26,29 @@ def test_a_repeated_text_is_embedded_once_and_its_vector_cannot_be_changed(embed
         first *= 2
 
 
+def test_each_distinct_text_is_embedded_once_and_every_copy_gets_its_vector(embedder, monkeypatch):  # noqa: ANN001
+    texts = ["A face in photo a.jpg.", "A cup in photo a.jpg.", "A face in photo a.jpg.", "A face in photo a.jpg."]
+    alone = embedder.embed(texts[:2])
+    rows: list[int] = []
+    run = embedder._run
+    monkeypatch.setattr(embedder, "_run", lambda encodings: rows.append(len(encodings)) or run(encodings))
+    vectors = embedder.embed(texts)
+    assert sum(rows) == 2 and vectors.shape == (4, 384)
+    assert np.allclose(vectors[[0, 2, 3]], alone[0], atol=1e-6) and np.allclose(vectors[1], alone[1], atol=1e-6)
+
+
+def test_batches_hold_many_short_texts_or_few_long_ones(embedder):  # noqa: ANN001
+    from engine.runtimes.text_embedder import BATCH_TOKENS
+
+    lengths = [20] * 40 + [200] * 5 + [9]
+    batches = embedder._batches(lengths)
+    assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
+    for batch in batches:
+        assert len(batch) <= embedder.batch_size
+        assert len(batch) == 1 or len(batch) * max(lengths[i] for i in batch) <= BATCH_TOKENS
+    assert max(len(b) for b in batches) > 8 and [len(b) for b in batches if lengths[b[0]] == 200] == [2, 2, 1]
+
+
 def test_llm_chat_streams_the_same_text_it_returns(smoke_llm: LLM):
     messages = [{"role": "user", "content": "Say hello."}]
     pieces: list[str] = []

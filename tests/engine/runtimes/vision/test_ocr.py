@@ -84,3 +84,30 @@ def test_middling_gaps_split_only_into_known_words():
     assert spaced(text, boxes(gaps), list(text), words) == "FIRST WOMAN TO PILOT"
     assert spaced("MARTIM", boxes([0, 0, 0.45, 0, 0]), list("MARTIM"), words) == "MARTIM"  # "im" is no word
     assert spaced("TRAM28", boxes([0, 0, 0, 0.8, 0]), list("TRAM28"), words) == "TRAM 28"  # a wide gap always
+
+
+def test_a_photo_the_first_small_look_finds_no_text_in_is_not_read_further(reader, monkeypatch):  # noqa: ANN001
+    blank = np.full((960, 1280, 3), 200, np.uint8)
+    assert not reader.may_hold_text(blank)
+    assert reader.may_hold_text(sign(["TRAM 28"]))
+    calls: list[tuple] = []
+    monkeypatch.setattr(reader, "engine", lambda *args, **kwargs: calls.append(args) or ([], None))
+    assert reader.read(blank) == [] and calls == []
+    reader.read(sign(["TRAM 28"]))
+    assert len(calls) == 1
+
+
+def test_small_text_on_a_large_photo_survives_the_first_look(reader):  # noqa: ANN001
+    image = Image.new("RGB", (1600, 1200), (90, 90, 90))  # a phone photo at analysis size
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((880, 690, 990, 744), fill="white")  # a sign with 22 px letters
+    draw.text((890, 700), "EXIT 4", fill=(20, 20, 20), font=ImageFont.load_default(size=22))
+    photo = cv2.cvtColor(np.asarray(image), cv2.COLOR_RGB2BGR)
+    assert reader.may_hold_text(photo)  # a look at 320 px would miss it; half the photo's size sees it
+    assert "EXIT4" in [squash(r.text) for r in reader.read(photo)]
+
+
+def test_every_stage_runs_on_a_session_with_the_memory_arena_on(reader):  # noqa: ANN001
+    for stage in (reader.engine.text_det.infer, reader.engine.text_cls.infer, reader.engine.text_rec.session):
+        assert stage.session.get_session_options().enable_cpu_mem_arena
+    assert reader.detector is reader.engine.text_det.infer.session
