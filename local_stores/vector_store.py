@@ -51,6 +51,13 @@ class Item:
     extra: dict = field(default_factory=dict)
 
 
+ItemKey = tuple[str, str, str, str]  # (corpus, title, heading, text): what an item's text vector is made of
+
+
+def item_key(item: Item) -> ItemKey:
+    return (item.corpus, item.title, item.heading, item.text)
+
+
 def _fts(corpus: str) -> Quoted:
     """The FTS5 table of a corpus (`text/paragraph` -> `"fts_text_paragraph"`)."""
     return sq.ident("fts_" + re.sub(r"\W", "_", corpus))
@@ -159,6 +166,18 @@ class VectorStore:
         found = self.items(ids)
         return [found[i] for i in ids]
 
+    def file_vectors(self, file_id: int) -> dict[ItemKey, np.ndarray]:
+        """The vectors of a file's items, by what the embedder read them from (`item_key`): a changed
+        file's unchanged paragraphs keep theirs instead of being embedded again."""
+        vectors: dict[ItemKey, np.ndarray] = {}
+        for corpus in self.corpora():
+            rows = self.db.query(f"SELECT i.title, i.heading, i.text, v.embedding FROM items i "
+                                 f"JOIN {_vec(corpus)} v ON v.rowid = i.id WHERE i.file_id = ? AND i.corpus = ?",
+                                 (file_id, corpus))
+            for title, heading, text, blob in rows:
+                vectors[(corpus, title or "", heading or "", text)] = np.frombuffer(blob, dtype=np.float32)
+        return vectors
+
     def positions(self, ids: Sequence[int]) -> dict[int, tuple[int, int, int]]:
         """item id -> (file id, start, end), without loading texts."""
         if not ids:
@@ -205,6 +224,15 @@ class VectorStore:
         marks = sq.marks(len(ids))
         rows = self.db.query(f"SELECT rowid, embedding FROM {_vec(corpus)} WHERE rowid IN ({marks})", tuple(ids))
         return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
+
+    def all_vectors(self, corpus: str) -> tuple[np.ndarray, np.ndarray]:
+        """(item ids, an (n, dim) float32 matrix) of every vector of `corpus`, in id order (benchmarks
+        compare the store's search with brute force over these)."""
+        rows = self.db.query(f"SELECT rowid, embedding FROM {_vec(corpus)} ORDER BY rowid") if self._has(corpus) else []
+        if not rows:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        return ids, np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
 
     def _has(self, corpus: str) -> bool:
         return bool(self.db.query("SELECT 1 FROM corpora WHERE name = ?", (corpus,)))

@@ -16,7 +16,7 @@ from engine.ingest import archives, chunking
 from engine.ingest.isolation import MEMORY_MB, TIMEOUT_S, run_isolated
 from engine.ingest.parsed import ParsedDoc
 from engine.ingest.parsers import parser_for, unpacks
-from local_stores.vector_store import Item
+from local_stores.vector_store import Item, ItemKey, item_key
 
 if TYPE_CHECKING:
     from engine.runtimes.text_embedder import TextEmbedder
@@ -85,17 +85,21 @@ def _parse(parse: Callable[[Path], ParsedDoc], path: Path, timeout_s: float, mem
     return parse(path)
 
 
-def embed_all(batch: list[Prepared], embedder: TextEmbedder) -> float:
+def embed_all(batch: list[Prepared], embedder: TextEmbedder,
+              known: list[dict[ItemKey, np.ndarray]] | None = None) -> tuple[float, int]:
     """Embed the items of several files in one call (texts of similar length batch well together);
-    returns the seconds it took."""
+    an item found in its file's `known` vectors (the file's last indexing) keeps its vector. Returns
+    the seconds it took and how many items kept their vectors."""
     t0 = time.perf_counter()
-    texts = [t for prepared in batch for t in prepared.texts]
-    vectors = embedder.embed(texts)
-    at = 0
-    for prepared in batch:
-        prepared.vectors = vectors[at:at + len(prepared.texts)]
-        at += len(prepared.texts)
-    return time.perf_counter() - t0
+    known = known or [{} for _ in batch]
+    reused = [[old.get(item_key(item)) for item in prepared.items] for prepared, old in zip(batch, known, strict=True)]
+    texts = [text for prepared, kept in zip(batch, reused, strict=True)
+             for text, vector in zip(prepared.texts, kept, strict=True) if vector is None]
+    fresh = iter(embedder.embed(texts))
+    for prepared, kept in zip(batch, reused, strict=True):
+        vectors = [vector if vector is not None else next(fresh) for vector in kept]
+        prepared.vectors = np.stack(vectors) if vectors else np.zeros((0, embedder.dim), dtype=np.float32)
+    return time.perf_counter() - t0, sum(v is not None for kept in reused for v in kept)
 
 
 def _locator(chunk: chunking.Chunk) -> dict:

@@ -36,9 +36,11 @@ from local_stores.graph_store import GraphStore
 from local_stores.rdf_store import RdfStore
 from local_stores.sqlite_db import Database
 from local_stores.table_store import TableInfo, TableStore, table_name
-from local_stores.vector_store import VectorStore
+from local_stores.vector_store import ItemKey, VectorStore
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from engine.ingest.photos.analyse import VisionModels
     from engine.runtimes.text_embedder import TextEmbedder
 
@@ -73,6 +75,7 @@ class IndexReport:
     failed: int = 0
     removed: int = 0
     items: int = 0
+    reused: int = 0  # items of changed files whose text was unchanged: their vectors were kept, not remade
     # a Counter, so a stage's first seconds add to 0; typeshed types a Counter's counts as int, not float
     timings_s: dict[str, float] = field(default_factory=Counter)  # type: ignore[arg-type]
     problems: list[tuple[str, str, str]] = field(default_factory=list)  # (path, state, reason)
@@ -500,11 +503,20 @@ class Indexer:
                 self.store.ensure_corpus(item.corpus, modality, granularity, len(vector),
                                          item.extra.get("embedder", "image-embedder"))
 
+    def _known_vectors(self, path: str) -> dict[ItemKey, np.ndarray]:
+        """The vectors of a file's items as last indexed (none for a new file)."""
+        record = self.catalog.file(path)
+        return self.store.file_vectors(record.id) if record and record.items else {}
+
     def _write(self, batch: list[Outcome], report: IndexReport) -> None:
         """Embed the batch's items together, then write each file in a transaction of its own."""
-        ready = [o.prepared for o in batch if o.prepared]
+        ready = [o for o in batch if o.prepared]
         if ready:
-            report.timings_s["embed"] += documents.embed_all(ready, self.embedder)  # ModelError stops the run
+            known = [self._known_vectors(str(o.found.path)) for o in ready]
+            seconds, reused = documents.embed_all([o.prepared for o in ready if o.prepared], self.embedder,
+                                                  known)  # ModelError stops the run
+            report.timings_s["embed"] += seconds
+            report.reused += reused
         t0 = time.perf_counter()
         for o in batch:  # before any transaction: making a corpus commits (executescript)
             if o.prepared:

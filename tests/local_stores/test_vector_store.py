@@ -31,3 +31,24 @@ def test_a_corpus_of_a_replaced_model_is_dropped_and_made_again_with_the_new_siz
     store.add(items[:1], _unit(1, 8, 2))
     assert store.corpora()["image/looks"] == 1 and store.embedder_of("image/looks") == "clip-b"
     assert [i for i, _ in store.dense("image/looks", _unit(1, 8, 2)[0], 5)] and store.bm25("text/paragraph", "note", 5)
+
+
+def test_a_files_vectors_are_found_again_by_what_each_item_was_made_of(tmp_path: Path):
+    from local_stores.vector_store import item_key
+
+    store = VectorStore(Database(tmp_path / "index.db"))
+    store.ensure_corpus("text/paragraph", "text", "paragraph", 3, "minilm")
+    store.ensure_corpus("text/document", "text", "document", 3, "minilm")
+    mine = [Item("text/paragraph", "/n/a.md", f"paragraph {i}", {}, title="A", heading="H", file_id=1)
+            for i in range(2)]
+    mine.append(Item("text/document", "/n/a.md", "paragraph 0", {}, title="A", file_id=1))
+    vectors = _unit(3, 3, 4)
+    store.add(mine, vectors)
+    store.add([Item("text/paragraph", "/n/b.md", "paragraph 0", {}, title="A", heading="H", file_id=2)], _unit(1, 3, 5))
+    known = store.file_vectors(1)
+    assert set(known) == {item_key(item) for item in mine}  # same text, other corpus: a key of its own
+    for item, vector in zip(mine, vectors, strict=True):
+        assert np.allclose(known[item_key(item)], vector)
+    assert store.file_vectors(3) == {}
+    ids, matrix = store.all_vectors("text/paragraph")
+    assert matrix.shape == (3, 3) and list(ids) == sorted(ids) and store.all_vectors("image/none")[0].size == 0

@@ -96,8 +96,9 @@ class Ocr:
     def may_hold_text(self, image: np.ndarray) -> bool:
         """Whether the text detector, shown a smaller copy of the photo, sees any pixel of text.
 
-        Most photos hold none, and a look at half the size costs a quarter of a full one. On 239 photos of ../shared/eval it ruled out 168, of which 9 held text
-        the full look read: 10 words in all, mostly fragments of tiny text (bench/RESULTS.md §23)."""
+        Most photos hold none, and a look at half the size costs a quarter of a full one. On 239
+        photos of ../shared/eval it ruled out 168, of which 9 held text the full look read: 10 words
+        in all, mostly fragments of tiny text (bench/RESULTS.md §23)."""
         import cv2
 
         assert self.probe_side is not None

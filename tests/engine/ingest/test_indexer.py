@@ -79,6 +79,42 @@ def test_changed_added_deleted_and_touched_files(trove: Trove, tmp_path: Path):
     assert (again.indexed, again.unchanged) == (0, 2)
 
 
+def test_a_changed_file_embeds_only_its_changed_paragraphs(trove: Trove, tmp_path: Path, monkeypatch):  # noqa: ANN001
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    filler = " ".join(["Nothing else about it is worth writing down here."] * 8)  # each paragraph a chunk
+    paragraphs = [f"The spare key is with Femke next door. {filler}",
+                  f"The boiler was serviced by Ruud Bakker in May. {filler}", f"The bike lock code is 4471. {filler}"]
+    (folder / "house.md").write_text("# House\n\n" + "\n\n".join(paragraphs) + "\n")
+    trove.index([folder])
+    before = {text: vector for text, vector in _vectors(trove)}
+    embedded: list[str] = []
+    embed = trove.models.embedder.embed
+    monkeypatch.setattr(trove.models.embedder, "embed", lambda texts: embedded.extend(texts) or embed(texts))
+    paragraphs[1] = f"The boiler was serviced by Joris Visser in June. {filler}"
+    (folder / "house.md").write_text("# House\n\n" + "\n\n".join(paragraphs) + "\n")
+    report = trove.index()
+    assert report.indexed == 1 and report.reused == 2
+    assert len(embedded) == 2 and all("Joris" in text for text in embedded)  # the paragraph and the document
+    after = dict(_vectors(trove))
+    assert len(after) == 3 and set(after) - set(before) == {20}
+    for kept in (1, 3):
+        assert (after[kept] == before[kept]).all()
+    fresh = trove.models.embedder.embed([f"House: {paragraphs[1]}"])[0]
+    assert float(after[20] @ fresh) > 0.999
+    _consistency(trove)
+
+
+def _vectors(trove: Trove) -> list[tuple[int, object]]:
+    """(a number for each paragraph, by the name in it: 20 for the changed one, its vector) for every paragraph."""
+    import numpy as np
+
+    rows = trove.db.query("SELECT i.text, v.embedding FROM items i JOIN vec_text_paragraph v ON v.rowid = i.id")
+    number = {"Femke": 1, "Ruud": 2, "Joris": 20, "4471": 3}
+    return [(next(n for word, n in number.items() if word in text), np.frombuffer(blob, dtype=np.float32))
+            for text, blob in rows]
+
+
 def test_bad_files_are_recorded_with_reasons_and_do_not_stop_the_run(
         trove: Trove, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     folder = tmp_path / "mess"
