@@ -79,6 +79,8 @@ BENCHES: tuple[Bench, ...] = (
           ("bench.grounding", "--settings", "A,C", "--llm", "default"), "20-30 min"),
     Bench("routing_e2e", "Routing end to end, and latency against corpus size", ("routing_e2e.json",),
           ("bench.routing_e2e", "--llm", "default"), "45-60 min (part e2e ~40 min, part scale ~10 min)"),
+    Bench("scale", "A whole disk: index, re-index and search on a folder of N real files", ("scale.md",),
+          ("bench.scale", "--files", "1000"), "10 min (20,000 files: hours)", "§23"),
 )
 
 
@@ -539,13 +541,19 @@ def sec_latency(out: Path, plots: Path) -> str:  # noqa: ARG001 - its tables are
     return "Baseline: llama.cpp alone on the same token counts, same run.\n" + ("\n" + body).replace("\n## ", "\n### ")
 
 
+def sec_scale(out: Path, plots: Path) -> str:  # noqa: ARG001 - its table is the figures
+    """bench.scale's own table: each figure beside its target and its same-run baseline."""
+    text = (out / "scale.md").read_text()
+    return text[text.index("machine:"):] if "machine:" in text else text
+
+
 SECTIONS: dict[str, Callable[[Path, Path], str]] = {
     "retrieval": sec_retrieval, "pipeline": sec_pipeline, "latency": sec_latency, "sql": sec_sql,
     "native-default": lambda o, p: sec_native(o, p, "default"), "native-fast": lambda o, p: sec_native(o, p, "fast"),
     "selection-none": lambda o, p: sec_selection(o, p, "none"),
     "selection-default": lambda o, p: sec_selection(o, p, "default"),
     "router": sec_router, "detection": sec_detection, "scenes": sec_scenes, "photos": sec_photos,
-    "grounding": sec_grounding, "routing_e2e": sec_routing,
+    "grounding": sec_grounding, "routing_e2e": sec_routing, "scale": sec_scale,
 }
 BENCH_BY_KEY = {b.key: b for b in BENCHES}
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from local_stores.dense_matrix import DenseMatrix, Version
 from local_stores.quoting import Quoted
 from local_stores.quoting import sqlite_sql as sq
 from local_stores.sqlite_db import Database
@@ -75,10 +77,15 @@ def fts_query(text: str) -> str:
     return sq.fts_phrases(keep)
 
 
+MATRIX_MB = 1024  # a corpus whose vectors take more is searched by sqlite-vec, not held in memory
+
+
 class VectorStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         self.db.conn.executescript(SCHEMA)
+        self._matrices: dict[str, DenseMatrix] = {}
+        self._matrix_lock = threading.Lock()
 
     def ensure_corpus(self, name: str, modality: str, granularity: str, dim: int, embedder: str) -> None:
         row = self.db.query("SELECT dim, embedder FROM corpora WHERE name = ?", (name,))
@@ -214,6 +221,9 @@ class VectorStore:
         """(item id, cosine similarity) best first."""
         if not self._has(corpus):
             return []
+        held = self._matrix(corpus)
+        if held is not None:
+            return held.nearest(vector, k)
         rows = self.db.query(f"SELECT rowid, distance FROM {_vec(corpus)} WHERE embedding MATCH ? AND k = ? "
                              "ORDER BY distance", (np.asarray(vector, dtype=np.float32).tobytes(), k))
         return [(r[0], 1.0 - r[1]) for r in rows]
@@ -221,6 +231,9 @@ class VectorStore:
     def vectors(self, corpus: str, ids: Sequence[int]) -> dict[int, np.ndarray]:
         if not ids or not self._has(corpus):
             return {}
+        held = self._matrix(corpus)
+        if held is not None:
+            return held.rows(ids)
         marks = sq.marks(len(ids))
         rows = self.db.query(f"SELECT rowid, embedding FROM {_vec(corpus)} WHERE rowid IN ({marks})", tuple(ids))
         return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
@@ -233,6 +246,28 @@ class VectorStore:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         return ids, np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+
+    def _version(self) -> Version:
+        return (self.db.query("PRAGMA data_version")[0][0], self.db.conn.total_changes)
+
+    def _matrix(self, corpus: str) -> DenseMatrix | None:
+        """The corpus's vectors in memory, read again when the database has changed since; None inside
+        a transaction (its writes may yet be rolled back) or when they would take over MATRIX_MB."""
+        if self.db.conn.in_transaction:
+            return None
+        with self._matrix_lock:
+            version = self._version()
+            held = self._matrices.get(corpus)
+            if held is not None and held.version == version:
+                return held
+            self._matrices.pop(corpus, None)
+            dim = self.db.query("SELECT dim FROM corpora WHERE name = ?", (corpus,))[0][0]
+            count = self.db.query("SELECT count(*) FROM items WHERE corpus = ?", (corpus,))[0][0]
+            if count * dim * 4 > MATRIX_MB * 2**20:
+                return None
+            ids, matrix = self.all_vectors(corpus)
+            held = self._matrices[corpus] = DenseMatrix(ids, matrix, version)
+            return held
 
     def _has(self, corpus: str) -> bool:
         return bool(self.db.query("SELECT 1 FROM corpora WHERE name = ?", (corpus,)))

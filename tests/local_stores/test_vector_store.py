@@ -52,3 +52,39 @@ def test_a_files_vectors_are_found_again_by_what_each_item_was_made_of(tmp_path:
     assert store.file_vectors(3) == {}
     ids, matrix = store.all_vectors("text/paragraph")
     assert matrix.shape == (3, 3) and list(ids) == sorted(ids) and store.all_vectors("image/none")[0].size == 0
+
+
+def _sqlite_vec_dense(store: VectorStore, corpus: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """The store's search as sqlite-vec alone answers it (no matrix in memory)."""
+    import local_stores.vector_store as module
+
+    limit, module.MATRIX_MB = module.MATRIX_MB, 0
+    try:
+        store._matrices.clear()
+        return store.dense(corpus, vector, k)
+    finally:
+        module.MATRIX_MB = limit
+
+
+def test_search_in_memory_finds_what_sqlite_vec_finds_and_follows_every_write(tmp_path: Path):
+    store = VectorStore(Database(tmp_path / "index.db"))
+    store.ensure_corpus("text/paragraph", "text", "paragraph", 16, "minilm")
+    vectors = _unit(300, 16, 7)
+    store.add([Item("text/paragraph", f"/n/{i}.md", f"p {i}", {}, file_id=i + 1) for i in range(300)], vectors)
+    query = _unit(1, 16, 8)[0]
+    expected = _sqlite_vec_dense(store, "text/paragraph", query, 10)
+    found = store.dense("text/paragraph", query, 10)
+    assert "text/paragraph" in store._matrices
+    assert [i for i, _ in found] == [i for i, _ in expected]
+    assert np.allclose([c for _, c in found], [c for _, c in expected], atol=1e-5)
+    assert np.allclose(store.vectors("text/paragraph", [found[0][0]])[found[0][0]], vectors[found[0][0] - 1])
+
+    store.add([Item("text/paragraph", "/n/new.md", "new", {}, file_id=900)], query[None, :])  # this connection
+    assert store.dense("text/paragraph", query, 1)[0][1] > 0.999
+    other = VectorStore(Database(tmp_path / "index.db"))  # another process's connection, say the watcher's
+    other.delete_file(900)
+    assert store.dense("text/paragraph", query, 1)[0][1] < 0.999
+    with store.db.transaction():  # a write under way is seen, by sqlite-vec, until it is rolled back or committed
+        store.add([Item("text/paragraph", "/n/tx.md", "tx", {}, file_id=901)], query[None, :])
+        assert store.dense("text/paragraph", query, 1)[0][1] > 0.999
+    assert store.dense("text/paragraph", query, 1)[0][1] > 0.999
