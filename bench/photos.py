@@ -246,7 +246,7 @@ def bench_videos(work: Path, shared: Trove | None) -> list[dict]:
     """Index each sample video in a folder of its own (copied first) with default settings."""
     trove = open_trove(work / "home-videos")
     if shared is not None:  # the same models (default settings), already loaded
-        trove.models.embedder, trove.models.vision = shared.embedder, shared.vision
+        trove.models.embedder, trove.models.vision = shared.models.embedder, shared.models.vision
     out = []
     try:
         for src in VIDEOS:

@@ -103,7 +103,7 @@ def test_brute_force_knn_is_the_exact_top_k_best_first():
     assert len(knn(np.zeros((0, 16), dtype=np.float32), query, 10)) == 0
 
 
-def test_the_vectors_read_from_the_store_are_the_ones_written_and_knn_agrees_with_sqlite_vec(tmp_path: Path):
+def test_the_vectors_read_from_the_store_are_the_ones_written_and_knn_agrees_with_the_store(tmp_path: Path):
     store = VectorStore(Database(tmp_path / "index.db"))
     store.ensure_corpus(PARAGRAPH, "text", "paragraph", 8, "test")
     assert store.all_vectors(PARAGRAPH)[1].shape[0] == 0

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TypedDict, Unpack
 
 import numpy as np
 
+from engine.errors import ModelError
 from engine.models import ModelManager
 from engine.runtimes.vision.common import as_bgr, clamp_threads, ort_session
 from engine.runtimes.vision.regions import TEXT, Region
@@ -111,6 +112,9 @@ class Ocr:
         return bool((text_map > PROBE_LEVEL).any())
 
 
+_SESSION_HOLDERS = {"text_det": "infer", "text_cls": "infer", "text_rec": "session"}  # RapidOCR 1.4's names
+
+
 def _own_sessions(engine: object, models: dict[str, Path], threads: int) -> dict[str, InferenceSession]:
     """Give RapidOCR's three stages sessions made the way every Trove runtime makes them.
 
@@ -118,11 +122,10 @@ def _own_sessions(engine: object, models: dict[str, Path], threads: int) -> dict
     detector took 128 ms a 640x480 photo on 2 cores, 78 ms with the arena (bench/RESULTS.md §23)."""
     sessions = {}
     for stage, path in models.items():
-        holder = getattr(getattr(engine, stage, None), "infer", None) or getattr(getattr(engine, stage, None),
-                                                                                 "session", None)
+        holder = getattr(getattr(engine, stage, None), _SESSION_HOLDERS[stage], None)
         if holder is None or not hasattr(holder, "session"):
-            raise RuntimeError(f"rapidocr_onnxruntime changed: no session for its {stage} stage "
-                               "(Trove pins rapidocr-onnxruntime==1.4.4)")
+            raise ModelError("ocr", path.name, f"rapidocr_onnxruntime has no session for its {stage} stage",
+                             "reinstall with `make setup` (Trove pins rapidocr-onnxruntime==1.4.4)")
         holder.session = sessions[stage] = ort_session(path, threads)
     return sessions
 

@@ -111,3 +111,11 @@ def test_every_stage_runs_on_a_session_with_the_memory_arena_on(reader):  # noqa
     for stage in (reader.engine.text_det.infer, reader.engine.text_cls.infer, reader.engine.text_rec.session):
         assert stage.session.get_session_options().enable_cpu_mem_arena
     assert reader.detector is reader.engine.text_det.infer.session
+
+
+def test_a_rapidocr_without_the_sessions_trove_replaces_is_a_model_error_naming_the_stage(tmp_path):  # noqa: ANN001
+    from engine.errors import ModelError
+    from engine.runtimes.vision.ppocr import _own_sessions
+
+    with pytest.raises(ModelError, match="text_det"):
+        _own_sessions(object(), {"text_det": tmp_path / "det.onnx"}, threads=1)
