@@ -91,9 +91,9 @@ def fit(x: np.ndarray, y: np.ndarray, x_val: np.ndarray, y_val: np.ndarray, hidd
         history.append({"epoch": epoch + 1, "train_loss": round(loss(x, y), 4), "val_loss": round(val, 4)})
         if val < best[0]:
             best = (val, [p.copy() for p in model.params])
-    # best[1] is None only when no epoch ran (epochs 0) or every validation loss was NaN: this line then
-    # raises TypeError, as it always did (kept as it is, not fixed: a behaviour change)
-    model.w1, model.b1, model.w2, model.b2 = best[1]  # type: ignore[misc]
+    if best[1] is None:
+        raise ValueError(f"no model to keep: {'no epoch ran' if not epochs else 'every validation loss was NaN'}")
+    model.w1, model.b1, model.w2, model.b2 = best[1]
     return model, history
 
 
@@ -121,9 +121,16 @@ def export(model: MLP, path: Path) -> Path:
     return path
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--epochs", type=int, default=60)
+    parser.add_argument("--epochs", type=_positive, default=60)
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
