@@ -28,7 +28,6 @@ import json
 import os
 import random
 import re
-import resource
 import shlex
 import shutil
 import statistics
@@ -36,18 +35,18 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
+from bench.photos import index_progress, peak_rss_mb
 from bench.pipeline import percentile
 from bench.retrieval import load_dataset, machine, open_trove, progress_bar
 from engine.corpora import PARAGRAPH
-from engine.ingest.indexer import IndexReport, Progress
+from engine.ingest.indexer import IndexReport
 from engine.pipeline import Trove
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,10 +72,6 @@ REVISIONS = ("These figures were checked again in {year} and still hold.",
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _SLUG = re.compile(r"[^a-z0-9]+")
 _SINCE, _UNTIL = datetime(2012, 1, 1).timestamp(), datetime(2024, 12, 31).timestamp()
-
-
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
 # -- sources -----------------------------------------------------------------------------------
@@ -286,14 +281,6 @@ class IndexRun:
     peak_rss_mb: float
     timings_s: dict[str, float]
     first_problems: list[tuple[str, str, str]]  # (path, state, reason), the first 20
-
-
-def index_progress(bar: tqdm) -> Callable[[Progress], None]:
-    def update(p: Progress) -> None:
-        if p.stage in ("index", "unchanged"):
-            bar.total = p.total
-            bar.update(p.done - bar.n)
-    return update
 
 
 def timed_index(trove: Trove, paths: list[Path], name: str, total: int) -> IndexRun:

@@ -34,8 +34,8 @@ class DenseMatrix:
 
     def rows(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
         """The vectors of those of `ids` that are in the matrix."""
+        if not len(self.ids):
+            return {}
         wanted = np.asarray(list(ids), dtype=np.int64)
-        at = np.searchsorted(self.ids, wanted)
-        found = (at < len(self.ids)) & (self.ids[np.minimum(at, len(self.ids) - 1)] == wanted) if len(self.ids) \
-            else np.zeros(len(wanted), dtype=bool)
-        return {int(i): self.matrix[row] for i, row, hit in zip(wanted, at, found, strict=True) if hit}
+        at = np.minimum(np.searchsorted(self.ids, wanted), len(self.ids) - 1)
+        return {int(i): self.matrix[row] for i, row in zip(wanted, at, strict=True) if self.ids[row] == i}

@@ -510,11 +510,10 @@ class Indexer:
 
     def _write(self, batch: list[Outcome], report: IndexReport) -> None:
         """Embed the batch's items together, then write each file in a transaction of its own."""
-        ready = [o for o in batch if o.prepared]
+        ready = [o.prepared for o in batch if o.prepared]
         if ready:
-            known = [self._known_vectors(str(o.found.path)) for o in ready]
-            seconds, reused = documents.embed_all([o.prepared for o in ready if o.prepared], self.embedder,
-                                                  known)  # ModelError stops the run
+            known = [self._known_vectors(str(o.found.path)) for o in batch if o.prepared]
+            seconds, reused = documents.embed_all(ready, self.embedder, known)  # ModelError stops the run
             report.timings_s["embed"] += seconds
             report.reused += reused
         t0 = time.perf_counter()
