@@ -11,7 +11,8 @@ table pipeline into DuckDB; denotation accuracy against targetValue).
 Baseline: one zero-shot prompt with the question and the raw schema (CREATE TABLE / node and
 relationship tables / class and predicate lists), no examples, no validation, no repair. Trove:
 `engine.native.querying.write_and_run` with the source's descriptor, few-shot examples chosen per
-question, validation on the engine and repair from its error (3 writes at most). Questions are taken
+question, the value index of its sources, validation on the engine and repair from its error (3
+writes at most). Questions are taken
 evenly across each dataset (every n-th), the same for both systems. Results match in any column
 order, as in Spider's own execution evaluation. Datasets not run keep their results from the last
 run recorded in native-<llm>.json, so one dataset can be re-measured alone.
@@ -236,12 +237,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{EVAL} is absent: nothing to measure")
         return 0
     from engine.models import ModelManager
+    from engine.native import values
     from engine.native.examples import ExamplePicker
     from engine.native.querying import write_and_run
     from engine.native.writers import writer_for
     from engine.runtimes.llm import LLM
     from engine.runtimes.text_embedder import TextEmbedder
     from engine.settings import default_home, default_models_dir
+    from local_stores.sqlite_db import Database
+    from local_stores.value_index import ValueIndex
 
     manager = ModelManager(default_models_dir(default_home()))
     llm = LLM.from_manager(manager, args.llm, n_ctx=4096)
@@ -253,6 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.datasets.split(","):
         t0 = time.perf_counter()
         cases = DATASETS[name](work, stores, args.limit)
+        held = ValueIndex(Database(work / "values.sqlite"))  # what Trove's value index tells a query writer
+        values.refresh(held, list({c.source.name: c.source for c in cases}.values()), stores)
         setup_s = time.perf_counter() - t0
         rows = []
         for case in tqdm(cases, file=sys.stderr, desc=f"{name} ({args.llm})"):
@@ -261,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
             zs_s = time.perf_counter() - t0
             t0 = time.perf_counter()
             examples = picker.pick(writer_for(case.source.language).EXAMPLES, case.question, 3, case.source.engine)
-            outcome = write_and_run(llm, case.question, case.source, stores, 3, 10, 1000, examples)
+            outcome = write_and_run(llm, case.question, case.source, stores, 3, 10, 1000, examples, held)
             tr_s = time.perf_counter() - t0
             tr_rows = [tuple(r) for r in outcome.result.rows] if outcome.result else None
             rows.append({"question": case.question, "source": case.source.name, "gold_runs": case.gold is not None,

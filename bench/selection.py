@@ -7,8 +7,10 @@ Registered together: the 19 Spider SQLite databases, GeoQuery, the movies graph 
 Spider4SPARQL graphs (Oxigraph) and the WikiTableQuestions tables (DuckDB), each with the
 descriptor Trove's ingest gives it. Questions come evenly from each dataset; a Spider question is
 also answered by the RDF graph built from the same database (and the reverse), so either counts.
-Trove = prefilter (descriptor embeddings, raised for sources holding values the question names:
-the value index) top 3, then the LLM choosing from that short list. Baseline: the embeddings alone.
+Trove = the prefilter: descriptor embeddings, raised for sources holding values the question names
+(the value index) and for sources whose fields it names; its first is the choice. Beside it, the
+LLM choosing from its top 3 unless the first leads clearly (`source_llm_choice`, off since
+RESULTS §24, where it chose worse). Baseline: the embeddings alone.
 """
 
 from __future__ import annotations
@@ -118,11 +120,12 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         vector = embedder.embed_one(question)
         plain = index.nearest(vector, k)
-        bonus = {name: settings.source_value_weight * v for name, v in values.source_evidence(question, held).items()}
-        candidates = index.nearest(vector, k, bonus=bonus)
+        candidates = index.nearest(vector, k, bonus=selection.bonus(index, question, held, settings))
         prefilter_s = time.perf_counter() - t0
         chosen = selection.choose(llm, question, candidates, 1,  # without an LLM: the prefilter's first
-                                  values.value_notes(question, held))
+                                  values.value_notes(question, held), settings.source_clear_lead)
+        asked = llm is not None and len(candidates) > 1 and \
+            candidates[0][1] - candidates[1][1] < settings.source_clear_lead
         llm_s = time.perf_counter() - t0
         rows.append({"dataset": dataset, "question": question, "answer": answer,
                      "candidates": [s.name for s, _ in candidates], "chosen": [s.name for s in chosen],
@@ -130,17 +133,19 @@ def main(argv: list[str] | None = None) -> int:
                      "recall": any(key[s.name] == answer for s, _ in plain),
                      "values_top1": key[candidates[0][0].name] == answer,
                      "values_recall": any(key[s.name] == answer for s, _ in candidates),
-                     "llm": bool(chosen) and key[chosen[0].name] == answer, "prefilter_s": prefilter_s,
-                     "llm_s": llm_s})
-    lines = ["| questions from | n | embeddings top-1 (baseline) | embeddings recall@3 | + values top-1 | "
-             "+ values recall@3 | Trove (+ values + LLM) | median s |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+                     "llm": bool(chosen) and key[chosen[0].name] == answer, "asked": asked,
+                     "prefilter_s": prefilter_s, "llm_s": llm_s})
+    lines = ["| questions from | n | embeddings top-1 (baseline) | embeddings recall@3 | + values & fields top-1 | "
+             "+ values & fields recall@3 | + LLM unless one leads | LLM asked | median s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for dataset in [*dict.fromkeys(r["dataset"] for r in rows), "all"]:
         part = [r for r in rows if dataset in ("all", r["dataset"])]
         n = len(part)
-        columns = ("top1", "recall", "values_top1", "values_recall", "llm")
+        columns = ("top1", "recall", "values_top1", "values_recall", "llm", "asked")
         share = [f"{sum(r[c] for r in part) / n:.1%}" for c in columns]
         lines.append(f"| {dataset} | {n} | {' | '.join(share)} | {statistics.median(r['llm_s'] for r in part):.1f} |")
     text = (f"# Source selection, {args.llm} LLM, {len(sources)} sources registered\n\n"
+            "Trove chooses the prefilter's first (+ values & fields top-1) unless `source_llm_choice` is on.\n\n"
             f"date: {datetime.now().isoformat(timespec='seconds')}  \ncommand: `python -m bench.selection --llm "
             f"{args.llm} --per-dataset {args.per_dataset}`  \nsetup: {setup_s:.1f} s (ingest and descriptor embeddings "
             f"{embed_s:.1f} s, value index {setup_s - embed_s:.1f} s)"

@@ -73,6 +73,9 @@ class Settings:
     sources_per_question: int = 1
     source_min_similarity: float = 0.30  # below this, no structured source is about the question
     source_value_weight: float = 0.05  # similarity added per word of a value the question names, rarer counts more
+    source_field_weight: float = 0.05  # ... and per word naming one of its columns or properties, rarer counts more
+    source_llm_choice: bool = False  # the LLM chooses among close candidates (it chose worse: RESULTS §24)
+    source_clear_lead: float = 0.1  # ... and is not asked when the first is this far ahead of the next
     detector: str = "default"  # the object detector: a catalog tag (default/fast/better) or a model name
     photo_ocr: bool = True  # read text in photos and video keyframes (the slowest vision step)
     region_overlap: float = 0.8  # GranuRAG: a box this much inside a larger one of its kind replaces it

@@ -59,12 +59,6 @@ class NativeQuerier:
             self._values_state = state
         return self._value_index
 
-    def value_evidence(self, question: str, index: ValueIndex | None = None) -> dict[str, float]:
-        """Per structured source, the similarity it gains for holding values the question names."""
-        weight = self.settings.source_value_weight
-        held = index or self.value_index()
-        return {name: weight * v for name, v in values.source_evidence(question, held).items()}
-
     def nearness(self, vector: np.ndarray) -> dict[str, float]:
         """Per structured route label, how near its nearest source is to the question (routing evidence)."""
         return by_label(self.source_index().nearest_per_kind(vector))
@@ -82,19 +76,21 @@ class NativeQuerier:
         """Select the sources of `kinds` near the question, write, validate, repair and run a query on
         each; the results that found something as (citation kind, hit), and every attempt."""
         held = self.value_index()
-        nearest = self.source_index().nearest(vector, self.settings.source_candidates, kinds,
-                                              self.value_evidence(question, held))
+        index = self.source_index()
+        nearest = index.nearest(vector, self.settings.source_candidates, kinds,
+                                selection.bonus(index, question, held, self.settings))
         candidates = [(s, sim) for s, sim in nearest if sim >= self.settings.source_min_similarity]
         if not candidates:  # no source near the question: nothing to write a query for, no LLM needed
             return [], []
-        chosen = selection.choose(self.models.llm, question, candidates, self.settings.sources_per_question,
-                                  values.value_notes(question, held))
+        chooser = self.models.llm if self.settings.source_llm_choice else None  # None: the prefilter's order
+        chosen = selection.choose(chooser, question, candidates, self.settings.sources_per_question,
+                                  values.value_notes(question, held), self.settings.source_clear_lead)
         hits: list[tuple[str, Hit]] = []
         runs: list[QueryRun] = []
         for i, source in enumerate(chosen, start=1):
             outcome = write_and_run(self.models.llm, question, source, self.stores, self.settings.query_tries,
                                     self.settings.query_timeout_s, self.settings.query_rows,
-                                    self._examples_for(question, source))
+                                    self._examples_for(question, source), held)
             runs += [QueryRun(source.language, source.name, attempt.query, attempt.ok, attempt.error,
                               len(outcome.result.rows) if attempt.ok and outcome.result else 0)
                      for attempt in outcome.attempts]

@@ -18,6 +18,7 @@ from engine.native.writers.sparql_fixes import bind, binding_pattern
 from engine.result import LANGUAGES
 from local_stores.native_store import NativeStore
 from local_stores.results import QueryFailed, QueryRefused, QueryResult
+from local_stores.value_index import ValueIndex
 
 if TYPE_CHECKING:
     from engine.runtimes.llm import ChatModel
@@ -47,12 +48,14 @@ class QueryOutcome:
 
 
 def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores, max_tries: int = 3,
-                  timeout_s: float = 10.0, max_rows: int = 50, examples: list[Example] | None = None
-                  ) -> QueryOutcome:
-    """Write, validate, repair (feeding the engine's error back), then run; at most `max_tries` writes."""
+                  timeout_s: float = 10.0, max_rows: int = 50, examples: list[Example] | None = None,
+                  held: ValueIndex | None = None) -> QueryOutcome:
+    """Write, validate, repair (feeding the engine's error back), then run; at most `max_tries` writes.
+    `held`, the value index, tells where the values a query names are held where the source's own
+    engine has no lookup (graphs)."""
     writer, store = writer_for(source.language), open_store(source, stores)
     convo = writer.messages(question, source, examples, Budget.of(llm))
-    if found := values.find(question, source, stores):
+    if found := values.find(question, source, stores, held=held):
         convo[-1] = {**convo[-1], "content": _with_hint(convo[-1]["content"], values.hint(found))}
     attempts: list[QueryAttempt] = []
     query, fallback, tried = "", None, set[str]()
@@ -78,10 +81,9 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 raise QueryFailed(f"the question asks for {missing}, each as its own column of one row: the "
                                   f"query returned {len(result.columns)} column(s)")
             if not _YES_NO.match(question) and _empty(result) and (
-                    absent := values.absent_literals(statement, source, stores)):
+                    problem := _why_empty(statement, source, stores, held, found)):
                 fallback = fallback or (statement, result)
-                raise QueryFailed(f"it returned nothing, because no column holds {', '.join(map(repr, absent))}"
-                                  + (f". {values.hint(found)}" if found else ""))
+                raise QueryFailed(problem)
         except (QueryFailed, QueryRefused) as exc:
             attempts.append(QueryAttempt(query, False, str(exc)))
             convo += [{"role": "assistant", "content": query},
@@ -94,6 +96,19 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
     if fallback is not None:  # an empty answer the repairs could not better
         return QueryOutcome(source, fallback[0], fallback[1], attempts)
     return QueryOutcome(source, query, None, attempts)
+
+
+def _why_empty(statement: str, source: Source, stores: Stores, held: ValueIndex | None,
+               found: list[values.ValueMatch]) -> str | None:
+    """Why a query returned nothing, when its values tell: one the source holds nowhere, or one
+    held only in a field the query never names. None when the values are where the query looks."""
+    if absent := values.absent_literals(statement, source, stores, held=held):
+        return f"it returned nothing, because no column holds {', '.join(map(repr, absent))}" + (
+            f". {values.hint(found)}" if found else "")
+    if misplaced := values.misplaced_literals(statement, source, stores, held=held):
+        return "it returned nothing: " + "; ".join(f"{m.value!r} is held in {m.place}, which the query does not "
+                                                   "compare it with" for m in misplaced)
+    return None
 
 
 RESAMPLE_TEMPERATURE = 0.7

@@ -1,9 +1,12 @@
 """Picking the few structured sources that may answer a question: a cheap prefilter on descriptor
-embeddings (raised for the sources that hold values the question names, see `values`), then (when
-several remain) the LLM choosing from the short list, grammar-constrained."""
+embeddings (raised for the sources that hold values the question names, see `values`, and for those
+whose columns or properties the question names), then, unless one source leads clearly, the LLM
+choosing from the short list, grammar-constrained."""
 
 from __future__ import annotations
 
+import math
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -11,10 +14,14 @@ import numpy as np
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline
 from engine.native.sources import Source, part_texts, summary_text
+from engine.native.values import STOPWORDS, source_evidence
+from engine.native.writers.summary import stem
 
 if TYPE_CHECKING:
     from engine.runtimes.llm import JsonChatModel
     from engine.runtimes.text_embedder import TextEmbedder
+    from engine.settings import Settings
+    from local_stores.value_index import ValueIndex
 
 SELECT_PROMPT = """You choose which data sources can answer a question. Each source is a table, a \
 database, a graph or an RDF file from the user's files. Reply with the names of the sources needed \
@@ -32,6 +39,7 @@ class SourceIndex:
         self._sources: list[Source] = []
         self._owner = np.zeros(0, dtype=np.int64)
         self._matrix = np.zeros((0, 0), dtype=np.float32)
+        self._fields: dict[str, set[str]] = {}  # per source, the words naming its tables, columns, properties
 
     def refresh(self, sources: list[Source]) -> None:
         key = tuple((s.name, s.location, str(s.descriptor)) for s in sources)
@@ -44,7 +52,24 @@ class SourceIndex:
             self._sources = sources
             self._owner = np.array(owner, dtype=np.int64)
             self._matrix = self.embedder.embed(texts) if texts else self._matrix
+            self._fields = {source.name: field_words(source) for source in sources}
             self._key = key
+
+    def field_evidence(self, question: str) -> dict[str, float]:
+        """Per source, how strongly the question names its tables, columns or properties ("jockeys",
+        "purses"): each word counts by how few sources have it (one every source has counts nothing)."""
+        asked = naming_words(question)
+        total = max(len(self._fields), 2)
+        holders: dict[str, list[str]] = {}
+        for name, fields in self._fields.items():
+            for word in asked & fields:
+                holders.setdefault(word, []).append(name)
+        out: dict[str, float] = {}
+        for names in holders.values():
+            weight = math.log(total / len(names)) / math.log(total)
+            for name in names:
+                out[name] = out.get(name, 0.0) + weight
+        return out
 
     def nearest_per_kind(self, vector: np.ndarray) -> dict[str, float]:
         """Per source kind, the similarity of its source nearest the question (routing evidence)."""
@@ -68,12 +93,47 @@ class SourceIndex:
         return [(self._sources[i], float(best[i])) for i in order]
 
 
-def choose(llm: JsonChatModel, question: str, candidates: list[tuple[Source, float]], k: int,
-           notes: dict[str, str] | None = None) -> list[Source]:
-    """The LLM's pick among the prefiltered candidates (kept in prefilter order when it picks none);
-    `notes` tells it, per source, the values of it the question names."""
+def bonus(index: SourceIndex, question: str, held: ValueIndex, settings: Settings) -> dict[str, float]:
+    """Per source, the similarity it gains for holding values the question names and for having the
+    fields it names, each word weighted by how few sources share it."""
+    out = {name: settings.source_value_weight * v for name, v in source_evidence(question, held).items()}
+    for name, v in index.field_evidence(question).items():
+        out[name] = out.get(name, 0.0) + settings.source_field_weight * v
+    return out
+
+
+_WORD = re.compile(r"[A-Za-z]{4,}")
+
+
+def _stemmed(word: str) -> str:
+    """A word without its plural ending: "jockeys" -> "jockey", "countries" -> "country"."""
+    word = word.lower()
+    if word.endswith("ies") and len(word) > 5:
+        return word[:-3] + "y"
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 4 else word
+
+
+def naming_words(text: str) -> set[str]:
+    """The words of `text` that can name a field: four letters or more, no stopword, stemmed."""
+    return {_stemmed(w) for w in _WORD.findall(text) if w.lower() not in STOPWORDS}
+
+
+def field_words(source: Source) -> set[str]:
+    """The words naming a source's tables, columns, node labels, relationships and properties (not
+    its file name, which the descriptor embedding already matches)."""
+    prefix = f"{stem(source)}: "
+    return naming_words(" ".join(text.removeprefix(prefix) for text in part_texts(source))) - naming_words(stem(source))
+
+
+def choose(llm: JsonChatModel | None, question: str, candidates: list[tuple[Source, float]], k: int,
+           notes: dict[str, str] | None = None, clear_lead: float | None = None) -> list[Source]:
+    """The LLM's pick among the prefiltered candidates (their order without an LLM, or when it picks none);
+    `notes` tells it, per source, the values of it the question names. A first candidate whose
+    score leads the next by `clear_lead` or more is taken without asking."""
     if len(candidates) <= 1 or llm is None:
         return [s for s, _ in candidates[:k]]
+    if clear_lead is not None and candidates[0][1] - candidates[1][1] >= clear_lead:
+        return [candidates[0][0]]
     names = [s.name for s, _ in candidates]
     listing = _listing(candidates, notes or {})
     question = Budget.of(llm).question(question)

@@ -64,25 +64,30 @@ def phrases(question: str) -> list[str]:
     return list(out)[:MAX_PHRASES]
 
 
-def _lookup(store: NativeStore, source: Source, wanted: list[str], timeout_s: float) -> list[tuple]:
+def _lookup(store: NativeStore, source: Source, wanted: list[str], timeout_s: float,
+            held: ValueIndex | None = None) -> list[tuple] | None:
     """The (place, value) rows of the stored values equal to one of `wanted`, by the writer's own
-    lookup statement; none when the language has no lookup or it fails (the query is written without)."""
+    lookup statement, or from the value index (`held`) for a language without one (Cypher); None
+    when neither can tell or the lookup fails (the query is written without)."""
     lookup = writer_for(source.language).value_lookup(source, wanted, MAX_MATCHES * 4)
     if lookup is None:
-        return []
+        keys = list(dict.fromkeys(w.strip().lower() for w in wanted if len(w.strip()) <= HELD_MAX_CHARS))
+        return None if held is None else [(place, value) for _, name, place, value in held.lookup(keys)
+                                          if name == source.name]
     try:
         return store.execute(lookup[0], timeout_s, MAX_MATCHES * 4, lookup[1]).rows
     except QueryError as exc:
         log.info("value lookup skipped for %s: %s", source.name, exc)
-        return []
+        return None
 
 
-def find(question: str, source: Source, stores: Stores, timeout_s: float = 3.0) -> list[ValueMatch]:
+def find(question: str, source: Source, stores: Stores, timeout_s: float = 3.0,
+         held: ValueIndex | None = None) -> list[ValueMatch]:
     """The stored values the question names, longest phrases first, at most MAX_MATCHES; a phrase
     inside a longer phrase that matched is not reported again."""
     wanted, writer = phrases(question), writer_for(source.language)
     by_phrase: dict[str, list[tuple[str, str]]] = {}
-    for place, value in _lookup(open_store(source, stores), source, wanted, timeout_s):
+    for place, value in _lookup(open_store(source, stores), source, wanted, timeout_s, held) or []:
         by_phrase.setdefault(str(value).strip().lower(), []).append((str(value), writer.place_name(place, source)))
     found: list[ValueMatch] = []
     for phrase in sorted(by_phrase, key=lambda p: (-len(p.split()), wanted.index(p) if p in wanted else 0)):
@@ -167,12 +172,57 @@ def hint(matches: list[ValueMatch]) -> str:
         f"{neutralise(m.value)[:80]!r} in {inline(m.place)}" for m in matches)  # repr keeps its spaces
 
 
-def absent_literals(statement: str, source: Source, stores: Stores, timeout_s: float = 3.0) -> list[str]:
+def absent_literals(statement: str, source: Source, stores: Stores, timeout_s: float = 3.0,
+                    held: ValueIndex | None = None) -> list[str]:
     """The text values a query compares with that the source holds nowhere (ignoring case and,
-    in tables, surrounding spaces): never LIKE patterns, dates or numbers."""
-    found = writer_for(source.language).compared_literals(statement)
-    literals = [t for t in dict.fromkeys(found) if t.strip() and "%" not in t and not re.fullmatch(r"[\d :.-]+", t)]
-    if not literals:
+    in tables, surrounding spaces): never LIKE patterns, dates, numbers or texts longer than the
+    values a question names."""
+    literals = _compared(statement, source)
+    rows = _lookup(open_store(source, stores), source, literals, timeout_s, held) if literals else None
+    if rows is None:
         return []
-    held = {str(v).strip().lower() for _, v in _lookup(open_store(source, stores), source, literals, timeout_s)}
-    return [t for t in literals if t.strip().lower() not in held]
+    found = {str(v).strip().lower() for _, v in rows}
+    return [t for t in literals if t.strip().lower() not in found and len(t.strip()) <= HELD_MAX_CHARS]
+
+
+def misplaced_literals(statement: str, source: Source, stores: Stores, timeout_s: float = 3.0,
+                       held: ValueIndex | None = None) -> list[ValueMatch]:
+    """The text values a query compares with that the source holds only in fields the query never
+    names (`{summary: 'Jerry Maguire'}` where the title holds it), each with where it is held."""
+    literals = _compared(statement, source)
+    places: dict[str, list[str]] = {}
+    rows = _lookup(open_store(source, stores), source, literals, timeout_s, held) if literals else None
+    for place, value in rows or []:
+        places.setdefault(str(value).strip().lower(), []).append(str(place))
+    named = {w.lower() for w in re.findall(r"\w+", statement)}
+    out = []
+    for literal in literals:
+        fields = [_field(place) for place in places.get(literal.strip().lower(), [])]
+        compared = _compared_field(statement, literal)
+        if fields and (compared not in fields if compared else not named & set(fields)):
+            out.append(ValueMatch(literal, literal, places[literal.strip().lower()][0]))
+    return out
+
+
+_COMPARED = re.compile(r"(?<![?$\w])([A-Za-z_]\w*)[\"`\]]?\s*\)?\s*(?:=|<>|!=|:)\s*(?:\w+\(\s*)?$")
+
+
+def _compared_field(statement: str, literal: str) -> str | None:
+    """The field a literal is compared with (`x.title = 'Up'`, `{title: 'Up'}`, `lower(city) = 'x'`),
+    lower-cased; None where the query compares a variable or the form is not one of these."""
+    for quote in ("'", '"'):
+        at = statement.find(f"{quote}{literal}{quote}")
+        if at >= 0 and (m := _COMPARED.search(statement[:at])):
+            return m.group(1).lower()
+    return None
+
+
+def _compared(statement: str, source: Source) -> list[str]:
+    """The distinct text values a query compares with, less LIKE patterns, dates and numbers."""
+    found = writer_for(source.language).compared_literals(statement)
+    return [t for t in dict.fromkeys(found) if t.strip() and "%" not in t and not re.fullmatch(r"[\d :.-]+", t)]
+
+
+def _field(place: str) -> str:
+    """The field of a place: `Movie.title` -> `title`, `movie:title` -> `title`."""
+    return re.split(r"[.:#/]", place)[-1].lower()

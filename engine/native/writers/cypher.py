@@ -218,9 +218,12 @@ def held_statements(source: Source, per_place: int, max_chars: int) -> list[tupl
             and p["name"] not in node.get("hidden", [])]
 
 
-def compared_literals(statement: str) -> list[str]:  # noqa: ARG001
-    """Not checked in Cypher: a filter's value is not looked up before the query runs."""
-    return []
+_TEXT_LITERAL = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
+
+
+def compared_literals(statement: str) -> list[str]:
+    """Every quoted text of the query (its escapes undone), looked up in the value index."""
+    return [re.sub(r"\\(.)", r"\1", a or b) for a, b in _TEXT_LITERAL.findall(statement)]
 
 
 def place_name(place: object, source: Source) -> str:  # noqa: ARG001

@@ -114,3 +114,22 @@ def test_a_node_with_thousands_of_properties_is_summarised_to_the_context(smoke_
     user = prompt[-1]["content"]
     assert "birthplace STRING" in user and "more}" in user and "(:Person)-[:KNOWS]->(:Person)" in user
     assert "<|" not in user and len(cypher.names_hint(source)) <= 800
+
+
+def test_an_empty_result_from_a_value_compared_in_the_wrong_field_is_repaired_with_the_right_one(family, tmp_path):  # noqa: ANN001
+    from engine.native import values
+    from local_stores.sqlite_db import Database
+    from local_stores.value_index import ValueIndex
+    from tests.scripted import ScriptedLLM
+
+    stores, source = family
+    held = ValueIndex(Database(tmp_path / "values.sqlite"))
+    values.refresh(held, [source], stores)
+    wrong = "MATCH (p:Person {nickname: 'Astrid Lindqvist'}) RETURN p.born"
+    right = "MATCH (p:Person {name: 'Astrid Lindqvist'}) RETURN p.born"
+    llm = ScriptedLLM([wrong, right])
+    outcome = write_and_run(llm, "When was Astrid Lindqvist born?", source, stores, held=held)
+    assert outcome.ok and outcome.result.rows == [(1941,)]
+    first_turn = next(m["content"] for m in llm.sent[0] if m["role"] == "user" and "Question:" in m["content"])
+    assert "'Astrid Lindqvist' in Person.name" in first_turn  # linked before the first write
+    assert "'Astrid Lindqvist' is held in Person.name" in outcome.attempts[0].error

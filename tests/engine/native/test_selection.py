@@ -52,3 +52,30 @@ def test_the_choice_prompt_shows_file_given_names_on_one_line_and_a_long_questio
     user = llm.sent[0][1]["content"]
     assert user.count("\nQuestion: ") == 1 and "<|" not in user and "</evidence>" not in user
     assert llm.count_tokens(user) < 4096 // 4 + 400
+
+
+def _table(name: str, *columns: str) -> sources.Source:
+    return sources.Source(name, "table", "duckdb", f"/data/{name}.csv",
+                          {"table": name, "columns": [{"name": c.lower(), "label": c} for c in columns]})
+
+
+def test_field_evidence_counts_the_fields_a_question_names_rarer_ones_more(trove):  # noqa: ANN001
+    derby = _table("csv_204_csv_502", "Year", "Winner", "Jockey", "Trainer", "Purse")
+    stakes = _table("csv_204_csv_825", "Year", "Winner", "Jockey", "Trainer", "Win $")
+    rally = _table("csv_203_csv_415", "Year", "Rider", "Victories")
+    index = selection.SourceIndex(trove.models.embedder)
+    index.refresh([derby, stakes, rally])
+    evidence = index.field_evidence("Which horse won in 2012 in my table of winners with their jockeys and purses?")
+    assert set(evidence) == {"csv_204_csv_502", "csv_204_csv_825"}
+    assert evidence["csv_204_csv_502"] > evidence["csv_204_csv_825"] > 0
+    assert selection.field_words(derby) == {"year", "winner", "jockey", "trainer", "purse"}  # not the file's name
+    assert index.field_evidence("What is the tallest mountain?") == {}
+
+
+def test_a_clear_lead_is_chosen_without_asking_the_llm():
+    a, b = _table("laureates", "Year", "Laureate", "Citizenship"), _table("divers", "Rank", "Diver")
+    llm = ScriptedLLM(json_reply=_first_source)
+    assert selection.choose(llm, "Which laureates are Belgian?", [(b, 0.54), (a, 0.34)], 1, clear_lead=0.1) == [b]
+    assert llm.sent == []
+    assert selection.choose(llm, "Which laureates are Belgian?", [(b, 0.40), (a, 0.34)], 1, clear_lead=0.1) == [b]
+    assert len(llm.sent) == 1

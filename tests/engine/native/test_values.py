@@ -107,12 +107,49 @@ def test_a_value_the_question_names_points_to_the_source_that_holds_it(trove):  
     report = trove.index([EXAMPLES / "finance", EXAMPLES / "library", EXAMPLES / "health", EXAMPLES / "family"])
     assert report.timings_s["values"] > 0
     named = {Path(s["location"]).name: s["name"] for s in trove.catalog.sources()}
-    shop = trove.native.value_evidence("How much did I spend at Albert Heijn?")
+    def evidence(question: str) -> dict[str, float]:
+        return values.source_evidence(question, trove.native.value_index())
+
+    shop = evidence("How much did I spend at Albert Heijn?")
     assert max(shop, key=shop.get) == named["expenses-2024.csv"]
-    writer = trove.native.value_evidence("Which books by Olga Tokarczuk do I own?")
+    writer = evidence("Which books by Olga Tokarczuk do I own?")
     assert list(writer) == [named["my-books.ttl"]]
     trove.remove(EXAMPLES / "library")  # the catalog changed: the value index follows at the next question
-    assert trove.native.value_evidence("Which books by Olga Tokarczuk do I own?") == {}
-    assert trove.native.value_evidence("How much did I spend?") == {}
+    assert evidence("Which books by Olga Tokarczuk do I own?") == {}
+    assert evidence("How much did I spend?") == {}
     vector = trove.models.embedder.embed_one("How much did I spend at Albert Heijn?")
     assert trove.native.source_index().nearest(vector, 1, bonus=shop)[0][0].name == named["expenses-2024.csv"]
+
+
+@pytest.fixture
+def family(tmp_path: Path) -> tuple[Source, Stores, ValueIndex]:
+    graphs = GraphStore(tmp_path / "graphs")
+    path = EXAMPLES / "family" / "family-tree.cypher"
+    source, stores = Source("family", "graph", "kuzu", str(path), load_graph(graphs, "family", path)), \
+        Stores(None, graphs, None)
+    index = ValueIndex(Database(tmp_path / "values.sqlite"))
+    values.refresh(index, [source], stores)
+    return source, stores, index
+
+
+def test_a_graph_has_its_values_linked_from_the_value_index(family):  # noqa: ANN001
+    source, stores, index = family
+    found = values.find("When was astrid lindqvist born?", source, stores, held=index)
+    assert [(m.value, m.place) for m in found] == [("Astrid Lindqvist", "Person.name")]
+    assert values.find("When was astrid lindqvist born?", source, stores) == []  # no index: nothing to tell
+    query = "MATCH (p:Person) WHERE p.name = 'Astrid Lindqvist' OR p.name = \"Nobody Here\" RETURN p.born"
+    assert values.absent_literals(query, source, stores, held=index) == ["Nobody Here"]
+    assert values.absent_literals(query, source, stores) == []
+
+
+def test_a_value_compared_with_a_field_that_does_not_hold_it_is_named_with_the_one_that_does(family, flights):  # noqa: ANN001
+    source, stores, index = family
+    wrong = "MATCH (p:Person)-[:PARENT_OF]->(c:Person {nickname: 'Astrid Lindqvist'}) RETURN p.name"
+    [match] = values.misplaced_literals(wrong, source, stores, held=index)
+    assert (match.value, match.place) == ("Astrid Lindqvist", "Person.name")
+    right = "MATCH (p:Person {name: 'Astrid Lindqvist'})-[:PARENT_OF]->(c:Person) RETURN c.name"
+    assert values.misplaced_literals(right, source, stores, held=index) == []
+    table, tables = flights
+    [where] = values.misplaced_literals("SELECT flightno FROM flights WHERE dest = 'London'", table, tables)
+    assert where.place == "airports.city"
+    assert values.misplaced_literals("SELECT code FROM airports WHERE city = 'London'", table, tables) == []
