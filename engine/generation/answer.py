@@ -241,7 +241,7 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
             continue
         refs = [int(n) for n in _CITE.findall(sentence)]
         why = _unsupported_because(sentence, [by_n[n].text + " " + by_n[n].header() for n in refs], question) \
-            if refs else ("no citation backs it" if _content_words(sentence) else None)
+            if refs else ("no citation backs it" if content_words(sentence) else None)
         if not refs or why:  # no citation, or the wrong one: the item that backs it (its text alone does)
             best = _best_support(sentence, evidence, question)
             if best is not None:
@@ -299,7 +299,7 @@ def _append_citation(sentence: str, n: int) -> str:
     return f"{sentence[:m.start()]} [{n}]{sentence[m.start():]}" if m else f"{sentence} [{n}]"
 
 
-def _content_words(text: str) -> set[str]:
+def content_words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(_CITE.sub("", text))} - _STOP
 
 
@@ -323,10 +323,10 @@ def _unsupported_because(sentence: str, cited_texts: list[str], question: str = 
     names = _names(sentence) - {w.lower() for w in _WORD.findall(source)}
     if names:
         return f"the name {sorted(names)[0].capitalize()} is not in the cited text"
-    words = _content_words(sentence)
+    words = content_words(sentence)
     if not words:
         return None
-    source_words = _content_words(source)
+    source_words = content_words(source)
     stems = {w[:5] for w in source_words}
     hits = sum(1 for w in words if w in source_words or w[:5] in stems)
     return None if hits / len(words) >= 0.5 else "most of its words are not in the cited text"
@@ -341,5 +341,5 @@ def _best_support(sentence: str, evidence: list[Evidence], question: str = "") -
     supported = [e for e in evidence if _supported(sentence, [e.text], question)]
     if not supported:
         return None
-    words = _content_words(sentence)
-    return max(supported, key=lambda e: len(words & _content_words(e.text))).n
+    words = content_words(sentence)
+    return max(supported, key=lambda e: len(words & content_words(e.text))).n

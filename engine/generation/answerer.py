@@ -54,16 +54,23 @@ class Answerer:
         if routes and routes[0].router == Decision.EMPTY_INDEX:
             result.answer, result.answered = NOTHING_INDEXED, False
         elif not relevant and ({route.label for route in routes} == {"none"} or _general(question)):
-            with timed(timings, "generate"):
-                draft = answering.general(self.models.llm, question, on_token=on_token)
-            result.answer, result.answered, result.general = draft.text, False, True
-            result.model = self.models.llm.name
+            self._general(result, question, timings, on_token)
         elif not relevant:
             result.answer, result.answered = (NOTHING_RELEVANT if gathered.hits else answering.NOT_FOUND), False
         else:
             self._cited(result, question, routes, relevant, gathered.vector, timings, on_token)
+            if not result.answered and routes and routes[0].label == "none" and _general(question):
+                self._general(result, question, timings, on_token)  # the router was right: no file holds it
         result.timings_ms = timings
         return result
+
+    def _general(self, result: AskResult, question: str, timings: dict[str, float],
+                 on_token: Callable[[str], None] | None) -> None:
+        """The model's own answer, said to be general knowledge, with nothing cited."""
+        with timed(timings, "generate"):
+            draft = answering.general(self.models.llm, question, on_token=on_token)
+        result.answer, result.answered, result.general = draft.text, False, True
+        result.citations, result.model = [], self.models.llm.name
 
     def _cited(self, result: AskResult, question: str, routes: list[Route], relevant: list[tuple[str, Hit]],
                vector: np.ndarray, timings: dict[str, float], on_token: Callable[[str], None] | None) -> None:
@@ -85,7 +92,13 @@ class Answerer:
     def _draft(self, question: str, routes: list[Route], evidence: list[Evidence],
                on_token: Callable[[str], None] | None) -> tuple[answering.Draft, str]:
         """The answer's draft and the model that wrote it."""
-        computed = _computed_answer(evidence) or _moment_answer(question, evidence)
+        moment = _moment_answer(question, evidence)
+        if moment is not None and not shows_asked(question, moment[0]):
+            text = not_shown(moment[0])
+            if on_token:
+                on_token(text)
+            return answering.Draft(text, [], False, []), self.models.llm.name
+        computed = _computed_answer(evidence) or moment
         listing = None if computed else (counting.answer(question, evidence) or (
             finding.answer(evidence) if finding.is_find(question) else None))
         if listing is not None:  # the detector's count, or a find/show request's ranked items
@@ -186,6 +199,31 @@ def _moment_answer(question: str, evidence: list[Evidence]) -> tuple[Evidence, l
         return None
     ev = evidence[0]
     return ev, [clock(ev.locator["start_s"]), clock(ev.locator["end_s"])]
+
+
+_CLIP_FRAME = re.compile(r"^Clip \d+ of \d+ of the video .*$|^(?:Said|Shows|Text on screen|Looks like):", re.MULTILINE)
+_MOMENT_WORDS = frozenset("""video videos clip clips moment moments second seconds minute minutes time point scene
+scenes shot shots part happen happens happened start starts begin begins end ends appear appears come comes
+first last does did""".split())
+
+
+def shows_asked(question: str, clip: Evidence) -> bool:
+    """Whether a clip's own description (what is said, shown, written and what it looks like) holds
+    something the question asks about beyond the video's name: a dog nobody saw in it has no moment."""
+    asked = answering.content_words(question) - answering.content_words(Path(clip.source).stem) - _MOMENT_WORDS
+    if not asked:
+        return True
+    held = answering.content_words(_CLIP_FRAME.sub(" ", clip.text))
+    stems = {w[:5] for w in held}
+    return any(w in held or w[:5] in stems for w in asked)
+
+
+def not_shown(clip: Evidence) -> str:
+    """What the files do show when no clip shows what a question asks about."""
+    seen = [line for line in clip.text.splitlines()[1:] if line.strip()]
+    what = f": {' '.join(seen)}" if seen else ""
+    return (f"Your videos do not show this. The nearest moment, {Path(clip.source).name} from "
+            f"{clock(clip.locator['start_s'])} to {clock(clip.locator['end_s'])}, shows nothing it asks about{what}")
 
 
 def _moment(ev: Evidence) -> str:

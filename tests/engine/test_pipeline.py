@@ -123,3 +123,28 @@ def test_a_cross_modal_answer_states_the_query_result_then_what_the_passage_says
     both = trove.answerer.and_the_rest(question, [Route("table", 0.9), Route("paragraph", 0.85)], [total, note], total,
                                stated, None)
     assert both.text.startswith(stated.text) and both.cited == [1, 2] and "[2]" in both.text
+
+
+def test_a_question_routed_to_the_model_that_the_files_near_it_do_not_answer_gets_the_models_answer(trove: Trove):
+    import numpy as np
+
+    from engine.generation.answer import GENERAL_NOTE, NOT_FOUND
+    from engine.retrieval.gathering import Gathered
+    from engine.retrieval.hybrid import Hit
+    from engine.routing import Route
+    from local_stores.vector_store import Item
+    from tests.scripted import ScriptedLLM
+
+    kettle = Item("paragraph", "/notes/kettle.md", "The kettle boils water for tea at seven.", {"start": 0, "end": 40},
+                  "kettle", id=1)
+    gathered = Gathered([Route("none", 0.9), Route("paragraph", 0.5, router="fallback")],
+                        [("paragraph", Hit(kettle, 1.0, {"dense": 0.6}))], [], np.zeros(384, dtype=np.float32))
+    trove.answerer.models.llm = ScriptedLLM([NOT_FOUND, "Water boils at 100 degrees Celsius at sea level."])
+    result = trove.answerer.answer("What is the boiling point of water at sea level?", gathered, [])
+    assert result.general and not result.answered and result.citations == []
+    assert result.answer == GENERAL_NOTE + "Water boils at 100 degrees Celsius at sea level."
+    mine = Gathered([Route("none", 0.9)], [("paragraph", Hit(kettle, 1.0, {"dense": 0.6}))], [],
+                    np.zeros(384, dtype=np.float32))
+    trove.answerer.models.llm = ScriptedLLM([NOT_FOUND])
+    personal = trove.answerer.answer("When did I last descale my kettle?", mine, [])
+    assert not personal.general and personal.answer == NOT_FOUND  # about the user's own things: never the model's

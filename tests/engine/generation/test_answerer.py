@@ -1,0 +1,32 @@
+"""The answer a question's evidence allows: a video moment is stated only when its clip shows what
+the question asks about; otherwise the answer says what the nearest clip does show."""
+
+from __future__ import annotations
+
+from engine.generation.answerer import not_shown, shows_asked
+from engine.generation.evidence import Evidence
+
+GYMNASTICS = ("Clip 1 of 2 of the video video9771.mp4 (video9771), from 0:00 to 0:07.\nShows 1 person.\n"
+              "Looks like: balance beam, beam, parallel bars, bars.")
+LISBON = ("Clip 2 of 4 of the video lisbon-day.mp4 (lisbon day), from 0:06 to 0:12.\n"
+          "Said: the tram climbs up to the castle.\nShows 1 train.")
+
+
+def _clip(text: str, source: str) -> Evidence:
+    return Evidence(1, "clip", source, source, {"start_s": 0.0, "end_s": 6.573}, text, 0.7)
+
+
+def test_a_moment_needs_its_clip_to_show_what_is_asked():
+    gymnastics = _clip(GYMNASTICS, "/v/video9771.mp4")
+    assert not shows_asked("When does the dog run across the mat in my gymnastics video?", gymnastics)
+    assert shows_asked("When is someone on the balance beam?", gymnastics)
+    lisbon = _clip(LISBON, "/v/lisbon-day.mp4")
+    assert shows_asked("When in the Lisbon video do we ride up to the castle?", lisbon)
+    assert not shows_asked("When in the Lisbon video do we see the sea?", lisbon)  # its name is no evidence
+    assert shows_asked("When does it start in lisbon-day.mp4?", lisbon)  # nothing asked beyond the video
+
+
+def test_no_moment_says_what_the_nearest_clip_shows():
+    text = not_shown(_clip(GYMNASTICS, "/v/video9771.mp4"))
+    assert text.startswith("Your videos do not show this.")
+    assert "video9771.mp4 from 0:00 to 0:07" in text and "Shows 1 person." in text
