@@ -65,8 +65,8 @@ BENCHES: tuple[Bench, ...] = (
           "15 min alone", "§5, §18"),
     Bench("selection-none", "Source selection: embedding prefilter (+ values), 196 sources", ("selection-none.json",),
           ("bench.selection", "--llm", "none", "--per-dataset", "40"), "5 min", "§6, §19"),
-    Bench("selection-default", "Source selection: prefilter + LLM", ("selection-default.json",),
-          ("bench.selection", "--llm", "default", "--per-dataset", "8"), "10 min", "§6, §19"),
+    Bench("selection-default", "Source selection: prefilter, the LLM choosing beside it", ("selection-default.json",),
+          ("bench.selection", "--llm", "default", "--per-dataset", "15"), "15 min", "§6, §19, §24"),
     Bench("router", "Routing: router accuracy", ("router.json",),
           ("bench.router", "--routers", "rule,trained,llm,ensemble,ensemble-blind", "--llm", "default", "--limit",
            "40"),
@@ -308,10 +308,13 @@ def sec_selection(out: Path, plots: Path, llm: str) -> str:
     rows = load(out, f"selection-{llm}.json")
     datasets = [*dict.fromkeys(r["dataset"] for r in rows), "all"]
     columns = {"embeddings top-1 (baseline)": "top1", "embeddings recall@3": "recall"}
+    fields = "asked" in rows[0]  # runs since the field words (§24): Trove takes the prefilter's first
     if "values_top1" in rows[0]:  # runs since the value index
-        columns |= {"+ values top-1": "values_top1", "+ values recall@3": "values_recall"}
+        named = "+ values & fields" if fields else "+ values"
+        columns |= {f"{named} top-1" + (" (Trove)" if fields else ""): "values_top1",
+                    f"{named} recall@3": "values_recall"}
     if llm != "none":
-        columns["Trove (LLM picks from the 3)"] = "llm"
+        columns["LLM picks from the 3 unless one leads" if fields else "Trove (LLM picks from the 3)"] = "llm"
     series: dict[str, list[float | None]] = {name: [] for name in columns}
     table = []
     for d in datasets:
