@@ -1,7 +1,8 @@
 """Picking the few structured sources that may answer a question: a cheap prefilter on descriptor
 embeddings (raised for the sources that hold values the question names, see `values`, and for those
-whose columns or properties the question names), then, unless one source leads clearly, the LLM
-choosing from the short list, grammar-constrained."""
+whose columns or properties the question names), whose first is taken; or, with the setting
+`source_llm_choice`, the LLM choosing from the short list (grammar-constrained) unless one source
+leads clearly."""
 
 from __future__ import annotations
 

@@ -187,8 +187,9 @@ def absent_literals(statement: str, source: Source, stores: Stores, timeout_s: f
 
 def misplaced_literals(statement: str, source: Source, stores: Stores, timeout_s: float = 3.0,
                        held: ValueIndex | None = None) -> list[ValueMatch]:
-    """The text values a query compares with that the source holds only in fields the query never
-    names (`{summary: 'Jerry Maguire'}` where the title holds it), each with where it is held."""
+    """The text values a query compares with a field that does not hold them (`{summary: 'Jerry
+    Maguire'}` where the title holds it; where the compared field cannot be told, the query must name
+    a field that holds them), each with the first place that does."""
     literals = _compared(statement, source)
     places: dict[str, list[str]] = {}
     rows = _lookup(open_store(source, stores), source, literals, timeout_s, held) if literals else None
@@ -200,7 +201,8 @@ def misplaced_literals(statement: str, source: Source, stores: Stores, timeout_s
         fields = [_field(place) for place in places.get(literal.strip().lower(), [])]
         compared = _compared_field(statement, literal)
         if fields and (compared not in fields if compared else not named & set(fields)):
-            out.append(ValueMatch(literal, literal, places[literal.strip().lower()][0]))
+            out.append(ValueMatch(literal, literal, writer_for(source.language).place_name(
+                places[literal.strip().lower()][0], source)))
     return out
 
 

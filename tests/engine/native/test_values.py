@@ -153,3 +153,13 @@ def test_a_value_compared_with_a_field_that_does_not_hold_it_is_named_with_the_o
     [where] = values.misplaced_literals("SELECT flightno FROM flights WHERE dest = 'London'", table, tables)
     assert where.place == "airports.city"
     assert values.misplaced_literals("SELECT code FROM airports WHERE city = 'London'", table, tables) == []
+
+
+def test_an_rdf_literal_matched_through_a_predicate_that_does_not_hold_it_is_named_with_the_one_that_does(pets):  # noqa: ANN001
+    store, source = pets
+    stores = Stores(None, None, store)
+    wrong = 'SELECT ?c WHERE { ?c pet:name ?n FILTER(?n = "Green Lane Vets") }'
+    [match] = values.misplaced_literals(wrong, source, stores)
+    assert match.place == "rdfs:label"  # named as the schema text names it, not as a full IRI
+    right = 'SELECT ?c WHERE { ?c rdfs:label ?n FILTER(?n = "Green Lane Vets") }'
+    assert values.misplaced_literals(right, source, stores) == []
