@@ -12,10 +12,10 @@ Baseline: one zero-shot prompt with the question and the raw schema (CREATE TABL
 relationship tables / class and predicate lists), no examples, no validation, no repair. Trove:
 `engine.native.querying.write_and_run` with the source's descriptor, few-shot examples chosen per
 question, the value index of its sources, validation on the engine and repair from its error (3
-writes at most). Questions are taken
-evenly across each dataset (every n-th), the same for both systems. Results match in any column
-order, as in Spider's own execution evaluation. Datasets not run keep their results from the last
-run recorded in native-<llm>.json, so one dataset can be re-measured alone.
+writes at most). Questions are taken evenly across each dataset (every n-th), the same for both
+systems. Results match in any column order, as in Spider's own execution evaluation. Datasets not
+run keep their results from the last run recorded in native-<llm>.json, so one dataset can be
+re-measured alone.
 """
 
 from __future__ import annotations

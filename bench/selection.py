@@ -124,8 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         prefilter_s = time.perf_counter() - t0
         chosen = selection.choose(llm, question, candidates, 1,  # without an LLM: the prefilter's first
                                   values.value_notes(question, held), settings.source_clear_lead)
-        asked = llm is not None and len(candidates) > 1 and \
-            candidates[0][1] - candidates[1][1] < settings.source_clear_lead
+        asked = llm is not None and len(candidates) > 1 and not selection.leads(candidates, settings.source_clear_lead)
         llm_s = time.perf_counter() - t0
         rows.append({"dataset": dataset, "question": question, "answer": answer,
                      "candidates": [s.name for s, _ in candidates], "chosen": [s.name for s in chosen],

@@ -126,6 +126,11 @@ def field_words(source: Source) -> set[str]:
     return naming_words(" ".join(text.removeprefix(prefix) for text in part_texts(source))) - naming_words(stem(source))
 
 
+def leads(candidates: list[tuple[Source, float]], clear_lead: float | None) -> bool:
+    """Whether the first candidate is ahead of the next by `clear_lead` or more (None: never)."""
+    return clear_lead is not None and len(candidates) > 1 and candidates[0][1] - candidates[1][1] >= clear_lead
+
+
 def choose(llm: JsonChatModel | None, question: str, candidates: list[tuple[Source, float]], k: int,
            notes: dict[str, str] | None = None, clear_lead: float | None = None) -> list[Source]:
     """The LLM's pick among the prefiltered candidates (their order without an LLM, or when it picks none);
@@ -133,7 +138,7 @@ def choose(llm: JsonChatModel | None, question: str, candidates: list[tuple[Sour
     score leads the next by `clear_lead` or more is taken without asking."""
     if len(candidates) <= 1 or llm is None:
         return [s for s, _ in candidates[:k]]
-    if clear_lead is not None and candidates[0][1] - candidates[1][1] >= clear_lead:
+    if leads(candidates, clear_lead):
         return [candidates[0][0]]
     names = [s.name for s, _ in candidates]
     listing = _listing(candidates, notes or {})
