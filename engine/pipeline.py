@@ -15,6 +15,10 @@ import sqlean
 
 from engine import browsing
 from engine.browsing import ClipThumb, PageText, RootSummary
+from engine.conversations.follow_up import changed_files, file_states, follow_up
+from engine.conversations.rewriting import standalone
+from engine.conversations.store import ConversationStore, title_of
+from engine.conversations.turns import Conversation, Turn
 from engine.corpora import DOCUMENT, PARAGRAPH, PHOTO
 from engine.errors import TroveError
 from engine.generation.answerer import Answerer
@@ -25,7 +29,7 @@ from engine.models.loaded import Models
 from engine.native.querier import NativeQuerier
 from engine.native.sources import Stores
 from engine.result import AskResult
-from engine.retrieval.gathering import Gathered, Gatherer
+from engine.retrieval.gathering import Gathered, Gatherer, timed
 from engine.retrieval.hybrid import Hit
 from engine.retrieval.visual import VisualContext
 from engine.routing import Route, make_router
@@ -80,6 +84,7 @@ class Trove:
         self.routing = CheckedRouter(self.router, self.store, self.catalog, self.native, self.models, settings)
         self.gatherer = Gatherer(self.store, self.catalog, self.routing, self.native, self.models, settings)
         self.answerer = Answerer(self.store, self.models, settings)
+        self.conversations = ConversationStore(settings.conversations_path, read_only=True if self.read_only else None)
 
     # -- indexing ------------------------------------------------------------------------------
     def index(self, paths: Iterable[Path | str] = (), progress: Callable[[Progress], None] | None = None
@@ -182,9 +187,12 @@ class Trove:
 
     def ask(self, question: str, image: Path | str | None = None,
             on_token: Callable[[str], None] | None = None, labels: Sequence[str] | None = None,
-            on_routes: Callable[[list[Route]], None] | None = None) -> AskResult:
+            on_routes: Callable[[list[Route]], None] | None = None,
+            conversation: Conversation | None = None) -> AskResult:
         """Route (or follow the given route `labels`), retrieve, pack evidence, generate a cited answer;
-        timings per stage. `on_routes` hears the chosen routes, `on_token` the answer as it is written."""
+        timings per stage. `on_routes` hears the chosen routes, `on_token` the answer as it is written.
+        In a `conversation`, a follow-up is answered as the standalone question it stands for (the
+        result's `asked_as`), and the turn is added to it (and kept, when it is stored)."""
         question = " ".join(question.split())
         if not question:
             raise ValueError("the question is empty")
@@ -198,14 +206,48 @@ class Trove:
             if on_token is not None:
                 on_token(piece)
 
-        gathered = self.gatherer.gather(question, image, labels, on_routes)
-        result = self.answerer.answer(question, gathered, [notice] if notice else [], heard)
+        turns = conversation.last(self.settings.follow_up_turns) if conversation is not None else []
+        rewriting: dict[str, float] = {}
+        with timed(rewriting, "rewrite"):
+            asked_as = standalone(self.models.llm, question, turns) if turns else question
+        gathered = self.gatherer.gather(asked_as, image, labels, on_routes, follow_up(question, turns))
+        gathered.timings = {**rewriting, **gathered.timings} if turns else gathered.timings
+        result = self.answerer.answer(asked_as, gathered, [notice] if notice else [], heard)
+        result.question, result.asked_as = question, asked_as if asked_as != question else ""
         result.timings_ms["total"] = (time.perf_counter() - t_start) * 1000
         if first:
             result.timings_ms["first_token"] = first[0]  # from the question to the answer's first words
+        if conversation is not None:
+            self._keep(conversation, result)
         return result
 
+    # -- conversations -------------------------------------------------------------------------
+    def conversation(self, conversation_id: int | None = None, title: str = "") -> Conversation:
+        """A stored conversation (`conversation_id`), or a new one titled `title`: stored when the
+        settings keep conversations and the home can be written, else held in memory only."""
+        if conversation_id is not None:
+            return self.conversations.get(conversation_id)
+        if self.settings.keep_conversations and not self.conversations.read_only:
+            return self.conversations.start(title)
+        return Conversation(title=title)
+
+    def changed_since(self, turn: Turn) -> dict[str, str]:
+        """The turn's cited files removed or changed since it was answered (path -> "removed"/"changed")."""
+        return changed_files(turn, self.catalog)
+
+    def _keep(self, conversation: Conversation, result: AskResult) -> None:
+        turn = Turn(result, file_states(result, self.catalog), time.time())
+        if not conversation.title:
+            conversation.title = title_of(result.question)
+            if conversation.id is not None:
+                self.conversations.rename(conversation.id, conversation.title)
+        if conversation.id is None:
+            conversation.turns.append(turn)
+        else:
+            self.conversations.add(conversation, turn)
+
     def close(self) -> None:
+        self.conversations.close()
         self.db.close()
 
 

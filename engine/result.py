@@ -43,9 +43,12 @@ class AskResult:
     dropped: list[dict] = field(default_factory=list)  # {"sentence", "why"}: not shown, the files do not back it
     model: str = ""
     notices: list[str] = field(default_factory=list)  # what was changed about the question (cut to length)
+    asked_as: str = ""  # a follow-up as the standalone question it was answered as ("" when asked as typed)
 
     def to_dict(self) -> dict:
         return {
+            "question": self.question,
+            "asked_as": self.asked_as or self.question,
             "answer": self.answer,
             "citations": [asdict(c) for c in self.citations],
             "routes": self.routes,
@@ -58,6 +61,18 @@ class AskResult:
             "model": self.model,
             "notices": self.notices,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> AskResult:
+        """The result `to_dict` gave (a stored conversation turn), timings and all."""
+        asked_as = data.get("asked_as", "")
+        return cls(question=data.get("question", asked_as), answer=data["answer"],
+                   citations=[Citation(**c) for c in data.get("citations", [])], routes=data.get("routes", []),
+                   queries=[QueryRun(**q) for q in data.get("queries", [])],
+                   timings_ms=data.get("timings_ms", {}), answered=data.get("answered", True),
+                   general=data.get("general", False), unsupported=data.get("unsupported", []),
+                   dropped=data.get("dropped", []), model=data.get("model", ""), notices=data.get("notices", []),
+                   asked_as="" if asked_as == data.get("question") else asked_as)
 
 
 def clock(seconds: float) -> str:

@@ -76,6 +76,9 @@ class Settings:
     source_field_weight: float = 0.05  # ... and per word naming one of its columns or properties, rarer counts more
     source_llm_choice: bool = False  # the LLM chooses among close candidates (it chose worse: RESULTS §24)
     source_clear_lead: float = 0.1  # ... and is not asked when the first is this far ahead of the next
+    keep_conversations: bool = True  # every question and answer is kept in the home (trove conversations)
+    follow_up_turns: int = 3  # the earlier turns a follow-up is rewritten from, at most
+    follow_up_source_bonus: float = 0.1  # similarity added to the source of the query a follow-up refines
     detector: str = "default"  # the object detector: a catalog tag (default/fast/better) or a model name
     photo_ocr: bool = True  # read text in photos and video keyframes (the slowest vision step)
     region_overlap: float = 0.8  # GranuRAG: a box this much inside a larger one of its kind replaces it
@@ -99,6 +102,10 @@ class Settings:
     @property
     def index_path(self) -> Path:
         return self.home / "index" / "trove.db"
+
+    @property
+    def conversations_path(self) -> Path:
+        return self.home / "conversations" / "conversations.db"
 
     @property
     def tables_path(self) -> Path:

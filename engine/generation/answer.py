@@ -52,6 +52,7 @@ _META = re.compile(r"\b(?:the|this|that|given|provided) (?:evidence|passage|exce
                    r" (?:is|was|are|were|can be) (?:stated|mentioned|found|given|shown|noted|seen|described|"
                    r"provided|listed|located|written)\b", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-zÀ-ÿ]{3,}")
+_JOINED = re.compile(r"[A-Za-zÀ-ÿ]+(?:[-'’][A-Za-z]+)+")  # "check-in", "O'Brien": a name the regex above splits
 _STOP = frozenset("""
 the and for with that this from your you are was were has have had not but its into which who whom
 what when where will would can could should about there their they them also than then been being
@@ -320,7 +321,7 @@ def _unsupported_because(sentence: str, cited_texts: list[str], question: str = 
     missing = [n for n in _numbers(sentence) if n not in source_numbers and n.replace(",", "") not in source_numbers]
     if missing:
         return f"the number {missing[0]} is not in the cited text"
-    names = _names(sentence) - {w.lower() for w in _WORD.findall(source)}
+    names = _names(sentence) - {w.lower() for w in _WORD.findall(source)} - {w.lower() for w in _JOINED.findall(source)}
     if names:
         return f"the name {sorted(names)[0].capitalize()} is not in the cited text"
     words = content_words(sentence)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,9 +63,11 @@ def _excerpt(text: str, budget_tokens: int) -> str:
 def pack(hits: list[tuple[str, Hit]], max_items: int, budget_tokens: int,
          excerpts: dict[int, str] | None = None) -> list[Evidence]:
     """Number the best hits until the token budget is spent; drop paragraphs already inside a chosen
-    document segment. `hits` are (kind, hit) pairs, best first; `excerpts` replaces long texts."""
+    document segment, and a hit that repeats one chosen (the same place in the same file, found by two
+    routes). `hits` are (kind, hit) pairs, best first; `excerpts` replaces long texts."""
     chosen: list[Evidence] = []
     spans: list[tuple[str, int, int]] = []
+    places: set[tuple[str, str]] = set()
     used = 0
     for kind, hit in hits:
         if len(chosen) >= max_items or used >= budget_tokens:
@@ -73,6 +76,10 @@ def pack(hits: list[tuple[str, Hit]], max_items: int, budget_tokens: int,
         span = _span(item.locator)
         if span is not None and any(src == item.source and s <= span[0] and span[1] <= e for src, s, e in spans):
             continue
+        place = (item.source, json.dumps(item.locator, sort_keys=True, default=str))
+        if place in places:
+            continue
+        places.add(place)
         text = (excerpts or {}).get(item.id, item.text)
         remaining = budget_tokens - used
         if _tokens(text) > remaining:

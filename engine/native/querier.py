@@ -25,6 +25,7 @@ from local_stores.results import QueryResult
 from local_stores.value_index import ValueIndex
 
 if TYPE_CHECKING:
+    from engine.conversations.follow_up import PriorQuery
     from engine.models.loaded import Models
     from engine.settings import Settings
     from local_stores.catalog import Catalog
@@ -71,14 +72,17 @@ class NativeQuerier:
         store = open_store(found[0], self.stores)
         return store.execute(store.explain(query), self.settings.query_timeout_s, self.settings.query_rows)
 
-    def answer(self, question: str, vector: np.ndarray,
-               kinds: set[str]) -> tuple[list[tuple[str, Hit]], list[QueryRun]]:
+    def answer(self, question: str, vector: np.ndarray, kinds: set[str],
+               prior: PriorQuery | None = None) -> tuple[list[tuple[str, Hit]], list[QueryRun]]:
         """Select the sources of `kinds` near the question, write, validate, repair and run a query on
-        each; the results that found something as (citation kind, hit), and every attempt."""
+        each; the results that found something as (citation kind, hit), and every attempt. A follow-up
+        leans to the source of the `prior` query it refines, and is shown that query to edit."""
         held = self.value_index()
         index = self.source_index()
-        nearest = index.nearest(vector, self.settings.source_candidates, kinds,
-                                selection.bonus(index, question, held, self.settings))
+        bonus = selection.bonus(index, question, held, self.settings)
+        if prior is not None:
+            bonus[prior.source] = bonus.get(prior.source, 0.0) + self.settings.follow_up_source_bonus
+        nearest = index.nearest(vector, self.settings.source_candidates, kinds, bonus)
         candidates = [(s, sim) for s, sim in nearest if sim >= self.settings.source_min_similarity]
         if not candidates:  # no source near the question: nothing to write a query for, no LLM needed
             return [], []
@@ -90,7 +94,8 @@ class NativeQuerier:
         for i, source in enumerate(chosen, start=1):
             outcome = write_and_run(self.models.llm, question, source, self.stores, self.settings.query_tries,
                                     self.settings.query_timeout_s, self.settings.query_rows,
-                                    self._examples_for(question, source), held)
+                                    self._examples_for(question, source), held,
+                                    prior if prior is not None and prior.source == source.name else None)
             runs += [QueryRun(source.language, source.name, attempt.query, attempt.ok, attempt.error,
                               len(outcome.result.rows) if attempt.ok and outcome.result else 0)
                      for attempt in outcome.attempts]

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
+from engine.generation.untrusted import inline
 from engine.native import values
 from engine.native.examples import Example
 from engine.native.kinds import open_store
@@ -21,6 +22,7 @@ from local_stores.results import QueryFailed, QueryRefused, QueryResult
 from local_stores.value_index import ValueIndex
 
 if TYPE_CHECKING:
+    from engine.conversations.follow_up import PriorQuery
     from engine.runtimes.llm import ChatModel
 
 
@@ -49,12 +51,14 @@ class QueryOutcome:
 
 def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores, max_tries: int = 3,
                   timeout_s: float = 10.0, max_rows: int = 50, examples: list[Example] | None = None,
-                  held: ValueIndex | None = None) -> QueryOutcome:
+                  held: ValueIndex | None = None, prior: PriorQuery | None = None) -> QueryOutcome:
     """Write, validate, repair (feeding the engine's error back), then run; at most `max_tries` writes.
     `held`, the value index, tells where the values a query names are held where the source's own
-    engine has no lookup (graphs)."""
+    engine has no lookup (graphs); `prior` is the query on this source a follow-up refines."""
     writer, store = writer_for(source.language), open_store(source, stores)
     convo = writer.messages(question, source, examples, Budget.of(llm))
+    if prior is not None:
+        convo[-1] = {**convo[-1], "content": _with_hint(convo[-1]["content"], prior_hint(prior))}
     if found := values.find(question, source, stores, held=held):
         convo[-1] = {**convo[-1], "content": _with_hint(convo[-1]["content"], values.hint(found))}
     attempts: list[QueryAttempt] = []
@@ -96,6 +100,14 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
     if fallback is not None:  # an empty answer the repairs could not better
         return QueryOutcome(source, fallback[0], fallback[1], attempts)
     return QueryOutcome(source, query, None, attempts)
+
+
+def prior_hint(prior: PriorQuery) -> str:
+    """The query a follow-up refines, offered to edit (its question is the user's, neutralised)."""
+    language = LANGUAGES[prior.language]
+    return (f"This question follows the question \"{inline(prior.question, 300)}\", which this {language} "
+            f"answered:\n{prior.query}\nIf the new question refines that one, edit this query rather than "
+            "starting over.")
 
 
 def _why_empty(statement: str, source: Source, stores: Stores, held: ValueIndex | None,

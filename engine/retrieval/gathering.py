@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.corpora import PHOTO, VISUAL
+from engine.corpora import CLIP, PHOTO, VISUAL
 from engine.errors import TroveError
 from engine.result import QueryRun
 from engine.retrieval.hybrid import Hit, HybridRetriever
@@ -23,6 +23,7 @@ from engine.runtimes.calls import during
 from local_stores.vector_store import Item
 
 if TYPE_CHECKING:
+    from engine.conversations.follow_up import FollowUp
     from engine.grounding.inventory import Inventory
     from engine.models.loaded import Models
     from engine.native.querier import NativeQuerier
@@ -55,23 +56,28 @@ class Gatherer:
         return HybridRetriever(self.store, self.models.embedder)
 
     def gather(self, question: str, image: Path | str | None = None, labels: Sequence[str] | None = None,
-               on_routes: Callable[[list[Route]], None] | None = None) -> Gathered:
+               on_routes: Callable[[list[Route]], None] | None = None, follow: FollowUp | None = None) -> Gathered:
         """The routes (or the given route `labels`), then each route's hits; with `image`, that photo's
         own grounded regions and the indexed photos like it first of all. `on_routes` hears the routes
-        as soon as they are chosen (the app shows them while it searches)."""
+        as soon as they are chosen (the app shows them while it searches). A follow-up (`follow`)
+        keeps the route and source of the query it refines, and sees the photos and clips the turn
+        before it cited first."""
         timings: dict[str, float] = {}
         with timed(timings, "embed"):
             vector = self.models.embedder.embed_one(question)
         with timed(timings, "route"):
             given = [Route(label, 1.0, Decision.GIVEN) for label in labels or ()]
             routes = self.routing.route(question, vector) if labels is None else given
+            if labels is None and follow is not None:
+                routes = follow.routes(routes)
         if on_routes is not None:
             on_routes(routes)
         gathered = Gathered(routes, [], [], vector, timings)
         kinds = {kind for route in routes for kind in NATIVE.get(route.label, ())}
         if kinds:
             with timed(timings, "query"):
-                gathered.hits, gathered.runs = self.native.answer(question, vector, kinds)
+                gathered.hits, gathered.runs = self.native.answer(question, vector, kinds,
+                                                                  follow.prior if follow else None)
         with timed(timings, "retrieve"):
             retriever = self.retriever()
             for route in routes:
@@ -79,14 +85,14 @@ class Gatherer:
                 if corpus and route.label not in VISUAL_LABELS:
                     gathered.hits += [(route.label, h) for h in retriever.search(
                         question, corpus, self.settings.evidence_items, vector=vector)]
-        self._visual(gathered, question, image, retriever)
+        self._visual(gathered, question, image, retriever, follow)
         if image is None and not any(h.relevance >= self.settings.min_relevance for _, h in gathered.hits):
             with timed(timings, "fallback"):
                 self._fallback(gathered, question, retriever)
         return gathered
 
     def _visual(self, gathered: Gathered, question: str, image: Path | str | None,
-                retriever: HybridRetriever) -> None:
+                retriever: HybridRetriever, follow: FollowUp | None = None) -> None:
         visual = {route.label for route in gathered.routes} & VISUAL_LABELS
         if not visual and image is None:
             return
@@ -94,7 +100,25 @@ class Gatherer:
             context = self.visual_context(retriever)
             if image is not None:
                 gathered.hits = self._about_photo(context, Path(image), question) + gathered.hits
+            if follow is not None and follow.cited:
+                gathered.hits += self._cited_before(context, follow)
             gathered.hits += visual_hits(context, question, gathered.vector, visual)
+
+    def _cited_before(self, context: VisualContext, follow: FollowUp) -> list[tuple[str, Hit]]:
+        """The photos (grounded anew, for this question) and the clips the turn before cited: what
+        "it" and "that moment" refer to."""
+        out: list[tuple[str, Hit]] = []
+        for citation in follow.cited:
+            record = self.catalog.file(citation.source)
+            if record is None or record.state != "indexed":
+                continue  # removed since; the question is searched as usual
+            if citation.kind in ("image", "region"):
+                photos = self.store.file_items(record.id, PHOTO)
+                out += grounded(context, Hit(photos[0], 1.0, {"dense": 1.0})) if photos else []
+            elif citation.kind == "clip":
+                out += [("clip", Hit(clip, 1.0, {"dense": 1.0})) for clip in self.store.file_items(record.id, CLIP)
+                        if clip.locator.get("start_s") == citation.locator.get("start_s")]
+        return out
 
     def _fallback(self, gathered: Gathered, question: str, retriever: HybridRetriever) -> None:
         """A route that found nothing relevant (or `none`) may be a misroute: the passages of the files

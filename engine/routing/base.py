@@ -21,6 +21,7 @@ class Decision(StrEnum):
     SOURCES = "sources"  # a structured source near the question
     EVIDENCE = "evidence"  # text or structured, by which fits the question better
     NAMED = "named"  # the question names the kind of file
+    FOLLOW_UP = "follow-up"  # the route of the query a follow-up refines
 
 
 @dataclass(frozen=True)

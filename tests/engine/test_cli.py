@@ -223,3 +223,48 @@ def test_index_and_status_print_a_name_that_is_not_utf8(tmp_path: Path):
     assert f"failed: {folder}/bad\\xff.txt: the file name is not valid UTF-8" in first
     assert "0 indexed, 2 unchanged" in run("index", home=home).stdout
     assert f"failed: {folder}/bad\\xff.txt: the file name is not valid UTF-8" in run("status", home=home).stdout
+
+
+def test_questions_are_kept_as_conversations_followed_up_shown_exported_and_deleted(small_home: Path,
+                                                                                    tmp_path: Path):
+    first = json.loads(run("ask", "Who serviced the boiler?", "--llm", "smoke", "--json", home=small_home).stdout)
+    assert first["conversation"] == 1 and first["asked_as"] == "Who serviced the boiler?"
+    follow = json.loads(run("ask", "and when was that?", "--follow-up", "--llm", "smoke", "--json",
+                            home=small_home).stdout)
+    assert follow["conversation"] == 1 and follow["question"] == "and when was that?" and follow["asked_as"]
+    listed = json.loads(run("conversations", "list", "--json", home=small_home).stdout)
+    assert [(c["id"], c["title"], c["turns"]) for c in listed] == [(1, "Who serviced the boiler?", 2)]
+    shown = json.loads(run("conversations", "show", "1", "--json", home=small_home).stdout)
+    assert [t["question"] for t in shown["turns"]] == ["Who serviced the boiler?", "and when was that?"]
+    assert "? and when was that?" in run("conversations", "show", "1", home=small_home).stdout
+    run("conversations", "rename", "1", "Boiler", home=small_home)
+    exported = run("conversations", "export", "1", "--out", str(tmp_path), home=small_home).stdout
+    text = (tmp_path / "conversation-1.md").read_text(encoding="utf-8")
+    assert "conversation-1.md" in exported and text.startswith("# Boiler\n") and "## 2. and when was that?" in text
+    run("conversations", "delete", "1", home=small_home)
+    assert json.loads(run("conversations", "list", "--json", home=small_home).stdout) == []
+
+
+def test_conversation_commands_name_what_is_wrong(small_home: Path, tmp_path: Path):
+    for args in (["conversations", "show", "7"], ["conversations", "delete", "7"],
+                 ["ask", "and then?", "--conversation", "7", "--llm", "smoke"]):
+        line = _one_error_line(run(*args, home=small_home, ok=False))
+        assert line == "error: no conversation 7 (see trove conversations list)"
+    line = _one_error_line(run("ask", "and then?", "--follow-up", "--llm", "smoke", home=small_home, ok=False))
+    assert line == "error: there is no conversation to follow up yet: ask a question first"
+    run("ask", "Who serviced the boiler?", "--llm", "smoke", "--json", home=small_home)
+    missing = tmp_path / "no-such-folder" / "c.md"
+    line = _one_error_line(run("conversations", "export", "1", "--out", str(missing), home=small_home, ok=False))
+    assert line.startswith(f"error: {missing}: cannot write the conversation")
+
+
+def test_chat_answers_each_line_in_one_conversation(small_home: Path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TROVE_")}
+    env.update(TROVE_HOME=str(small_home), TROVE_MODELS_DIR=str(MODELS_DIR), TROVE_THREADS="2")
+    proc = subprocess.run([sys.executable, "-m", "engine.cli", "chat", "--llm", "smoke"], env=env, cwd=ROOT,
+                          input="Who serviced the boiler?\nand when?\n/new\nWho serviced it?\n", capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("  route: ") == 3 and "(a new conversation)" in proc.stdout
+    listed = json.loads(run("conversations", "list", "--json", home=small_home).stdout)
+    assert sorted(c["turns"] for c in listed) == [1, 2]

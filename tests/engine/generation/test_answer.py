@@ -126,3 +126,9 @@ def test_a_supported_sentence_stays_when_another_is_dropped():
 def test_a_sentence_citing_the_wrong_item_is_cited_to_the_one_that_backs_it():
     draft = finalise("Verhoeven fixed the tap [1].", EVIDENCE, "Who fixed the tap?")
     assert draft.text == "Verhoeven fixed the tap [2]." and draft.unsupported == []
+
+
+def test_a_hyphenated_name_the_evidence_holds_is_backed():
+    evidence = [_ev(1, "Hotel Lisboa Plaza. Check-in from 15:00, check-out by 11:00.")]
+    draft = finalise("Check-in from 15:00 [1].", evidence, "When can I check in?")
+    assert draft.text == "Check-in from 15:00 [1]." and draft.unsupported == []

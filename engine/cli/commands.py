@@ -1,8 +1,7 @@
-"""`trove` command line: index, status, search, ask, models, demo."""
+"""The `trove` commands: index, remove, status, search, sql, query, route, ask, models, demo, app."""
 
 from __future__ import annotations
 
-import json
 import sys
 import tomllib
 from collections.abc import Callable
@@ -11,48 +10,14 @@ from typing import TYPE_CHECKING
 
 import click
 
+from engine.cli.base import HOME_OPTION, ask_live, cli, continued, echo_json, open_trove, said, settings_for
 from engine.errors import TroveError
-from engine.result import LANGUAGES, citation_place
+from engine.result import citation_place
 
 if TYPE_CHECKING:
-    from engine import AskResult, Progress, Settings, Trove
+    from engine import Progress, Trove
     from engine.models import ModelManager
     from local_stores.results import QueryResult
-
-HOME_OPTION = click.option("--home", type=click.Path(path_type=Path), default=None,
-                           help="Trove home folder (default: $TROVE_HOME or the XDG data folder).")
-
-
-def _settings(home: Path | None, **settings: object) -> Settings:
-    """The settings of `home`; a --home that is not a folder is a one-line error, not a traceback."""
-    from engine.settings import load_settings
-
-    if home is not None and home.exists() and not home.is_dir():
-        raise TroveError(f"{home}: not a folder (--home must be a Trove home folder)")
-    return load_settings(home, **settings)
-
-
-def _trove(home: Path | None, **settings: object) -> Trove:
-    from engine.pipeline import Trove
-
-    return Trove(_settings(home, **settings))
-
-
-def _said(text: str, what: str = "question") -> str:
-    """`text` when it has words; an empty or blank question (or query) is a one-line error."""
-    if not text.strip():
-        raise TroveError(f"the {what} is empty")
-    return text
-
-
-def _echo_json(obj: object) -> None:
-    click.echo(json.dumps(obj, ensure_ascii=False, indent=2))
-
-
-@click.group()
-@click.version_option(package_name="trove")
-def cli() -> None:
-    """Trove: ask questions over everything on your own disk, with cited answers. Offline."""
 
 
 # -- index / status ----------------------------------------------------------------------------
@@ -65,7 +30,7 @@ def index(paths: tuple[Path, ...], home: Path | None, as_json: bool) -> None:
     changed files are read; deleted ones are removed."""
     from tqdm import tqdm
 
-    trove = _trove(home)
+    trove = open_trove(home)
     bars: list[tqdm] = []  # made on the first progress: an error before any (a lock held) stays one line
 
     def progress(p: Progress) -> None:
@@ -82,7 +47,7 @@ def index(paths: tuple[Path, ...], home: Path | None, as_json: bool) -> None:
     for bar in bars:
         bar.close()
     if as_json:
-        _echo_json(report.as_dict())
+        echo_json(report.as_dict())
         return
     click.echo(f"{report.seen} files: {report.indexed} indexed, {report.unchanged} unchanged, "
                f"{report.skipped} skipped, {report.failed} failed, {report.removed} removed; "
@@ -100,7 +65,7 @@ def index(paths: tuple[Path, ...], home: Path | None, as_json: bool) -> None:
 def remove(path: Path, home: Path | None) -> None:
     """Stop following PATH (a folder or file added with `trove index`); its items are removed.
     Your files are never touched."""
-    n = _trove(home).remove(path)
+    n = open_trove(home).remove(path)
     click.echo(f"removed {path}: {n} files left the index")
 
 
@@ -109,9 +74,9 @@ def remove(path: Path, home: Path | None) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def status(home: Path | None, as_json: bool) -> None:
     """What is indexed, what was skipped or failed and why, which models are installed."""
-    info = _trove(home).status()
+    info = open_trove(home).status()
     if as_json:
-        _echo_json(info)
+        echo_json(info)
         return
     click.echo(f"home: {info['home']}")
     for root in info["roots"]:
@@ -159,16 +124,16 @@ def search(query: str, k: int, granularity: str, home: Path | None, as_json: boo
     """Retrieval only (no LLM): ranked items with scores and locators."""
     from engine.routing.labels import LABELS
 
-    _said(query, "query")
+    said(query, "query")
     corpus = LABELS[granularity]
     assert corpus is not None  # every --granularity choice names a corpus
-    hits = _trove(home).search(query, k, corpus)
+    hits = open_trove(home).search(query, k, corpus)
     rows: list[dict] = [
         {"rank": i, "score": round(h.score, 5), "signals": {k: round(v, 4) for k, v in h.signals.items()},
          "source": h.item.source, "title": h.item.title, "heading": h.item.heading,
          "locator": h.item.locator, "text": h.item.text} for i, h in enumerate(hits, start=1)]
     if as_json:
-        _echo_json(rows)
+        echo_json(rows)
         return
     if not rows:
         click.echo("no results")
@@ -204,11 +169,11 @@ def _print_result(run: Callable[[Trove], QueryResult], home: Path | None, as_jso
     from local_stores.results import QueryFailed, QueryRefused
 
     try:
-        result = run(_trove(home))
+        result = run(open_trove(home))
     except (QueryRefused, QueryFailed) as exc:
         raise TroveError(str(exc)) from exc
     if as_json:
-        _echo_json({"columns": result.columns, "rows": result.rows, "truncated": result.truncated})
+        echo_json({"columns": result.columns, "rows": result.rows, "truncated": result.truncated})
         return
     click.echo(" | ".join(result.columns))
     for row in result.rows:
@@ -230,48 +195,19 @@ def route(question: str, router: str | None, home: Path | None, as_json: bool) -
 
     from engine.routing import ROUTERS
 
-    _said(question)
+    said(question)
     if router is not None and router not in ROUTERS:
         raise click.BadParameter(f"{router!r}: choose one of {', '.join(ROUTERS)}", param_hint="--router")
-    trove = _trove(home, **({"router": router} if router else {}))
+    trove = open_trove(home, **({"router": router} if router else {}))
     t0 = time.perf_counter()
     routes = trove.route(question)
     ms = (time.perf_counter() - t0) * 1000
     if as_json:
-        _echo_json({"question": question, "routes": [r.as_dict() for r in routes], "ms": round(ms, 1)})
+        echo_json({"question": question, "routes": [r.as_dict() for r in routes], "ms": round(ms, 1)})
         return
     for r in routes:
         click.echo(f"{r.label:10} {r.confidence:.2f}  ({r.router})")
     click.echo(click.style(f"  {ms:.0f} ms", dim=True))
-
-
-_STAGES = {"first_token": "first words"}
-
-
-def print_answer(result: AskResult, answer_shown: bool = False) -> None:
-    """The answer (unless `answer_shown` as it was written), its citations, routes and timings."""
-    for notice in result.notices:
-        click.echo(click.style(f"({notice})", dim=True))
-    if not answer_shown:
-        click.echo(result.answer)
-    for c in result.citations:
-        snippet = " ".join(c.text.split())
-        if "query" in c.locator:
-            where = citation_place(c.source, c.locator)
-            shown = c.locator.get("result") or snippet.split(":", 1)[-1].strip()
-            language = LANGUAGES[c.locator["language"]]
-            click.echo(f"  [{c.n}] {where}\n      {language}: {' '.join(c.locator['query'].split())}\n"
-                       f"      result: {shown[:200]}")
-            continue
-        shown = snippet[:140] + ("…" if len(snippet) > 140 else "")
-        click.echo(f"  [{c.n}] {citation_place(c.source, c.locator)}: {shown}")
-    if result.unsupported:
-        click.echo(f"  (not backed by a citation: {len(result.unsupported)} sentence(s))")
-    if result.dropped:
-        click.echo(f"  (left out, the files do not back it: {len(result.dropped)} sentence(s); --json shows them)")
-    routes = ", ".join(f"{r['label']} {r['confidence']:.2f}" for r in result.routes)
-    stages = ", ".join(f"{_STAGES.get(k, k)} {v / 1000:.1f}s" for k, v in result.timings_ms.items())
-    click.echo(click.style(f"  route: {routes} | {stages}", dim=True))
 
 
 @cli.command()
@@ -279,25 +215,23 @@ def print_answer(result: AskResult, answer_shown: bool = False) -> None:
 @click.option("--image", type=click.Path(exists=True, path_type=Path), default=None,
               help="A photo to ask about (arrives with photo support).")
 @click.option("--llm", default=None, help="default | fast | smoke | a model name from `trove models list`.")
+@click.option("--follow-up", "follow_up", is_flag=True, help="Continue the last conversation (a follow-up question).")
+@click.option("--conversation", "conversation_id", type=int, default=None,
+              help="Continue conversation ID (see `trove conversations list`).")
 @HOME_OPTION
 @click.option("--json", "as_json", is_flag=True)
-def ask(question: str, image: Path | None, llm: str | None, home: Path | None, as_json: bool) -> None:
-    """Answer QUESTION from your files, citing where each fact comes from."""
-    _said(question)
-    trove = _trove(home, llm=llm)
+def ask(question: str, image: Path | None, llm: str | None, follow_up: bool, conversation_id: int | None,
+        home: Path | None, as_json: bool) -> None:
+    """Answer QUESTION from your files, citing where each fact comes from. Each question starts a
+    conversation (kept in the home) unless it continues one."""
+    said(question)
+    trove = open_trove(home, llm=llm)
+    conversation = continued(trove, conversation_id, follow_up, question)
     if as_json:
-        _echo_json(trove.ask(question, image=image).to_dict())
+        echo_json({**trove.ask(question, image=image, conversation=conversation).to_dict(),
+                   "conversation": conversation.id})
         return
-    _ask_live(trove, question, image)
-
-
-def _ask_live(trove: Trove, question: str, image: Path | None = None) -> None:
-    """Ask, showing the routes and the answer's words as they come (on a terminal)."""
-    from engine.terminal import LiveAnswer
-
-    live = LiveAnswer(sys.stdout)
-    result = trove.ask(question, image=image, on_token=live.token, on_routes=live.routes)
-    print_answer(result, answer_shown=not live.settle(result.answer))
+    ask_live(trove, question, image, conversation)
 
 
 # -- models ------------------------------------------------------------------------------------
@@ -309,7 +243,7 @@ def models() -> None:
 def _manager(home: Path | None) -> ModelManager:
     from engine.models import ModelManager
 
-    return ModelManager(_settings(home).models_folder)
+    return ModelManager(settings_for(home).models_folder)
 
 
 @models.command("list")
@@ -329,7 +263,7 @@ def models_list(home: Path | None, as_json: bool) -> None:
     filled = {r["role"] for r in rows if r["state"] == "installed"}
     empty = [role for role in manager.catalog.roles if role not in filled]
     if as_json:
-        _echo_json({"models": rows, "empty_roles": empty, "models_dir": str(manager.models_dir)})
+        echo_json({"models": rows, "empty_roles": empty, "models_dir": str(manager.models_dir)})
         return
     click.echo(f"models folder: {manager.models_dir}")
     for r in rows:
@@ -396,7 +330,7 @@ def models_verify(home: Path | None) -> None:
 @click.option("--llm", default=None)
 def demo(folder: Path, home: Path | None, llm: str | None) -> None:
     """Index FOLDER (the bundled examples) and answer its questions.toml with citations."""
-    trove = _trove(home, llm=llm)
+    trove = open_trove(home, llm=llm)
     report = trove.index([folder])
     click.echo(f"indexed {folder}: {report.indexed} new/changed, {report.unchanged} unchanged, "
                f"{report.skipped + report.failed} not indexed\n")
@@ -405,7 +339,7 @@ def demo(folder: Path, home: Path | None, llm: str | None) -> None:
         questions = tomllib.load(fh)["question"]
     for q in questions:
         click.echo(click.style(f"Q: {q['text']}", bold=True))
-        _ask_live(trove, q["text"])
+        ask_live(trove, q["text"])
         click.echo()
 
 
@@ -423,13 +357,4 @@ def app(home: Path | None) -> None:
     sys.exit(app_main(home, sys.argv[:1]))
 
 
-def main() -> None:
-    try:
-        cli(standalone_mode=True)
-    except TroveError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
 
-
-if __name__ == "__main__":
-    main()

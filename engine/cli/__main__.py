@@ -1,0 +1,5 @@
+"""`python -m engine.cli`: the `trove` command."""
+
+from engine.cli import main
+
+main()

@@ -1,0 +1,93 @@
+"""What a follow-up carries over from the turn before it: the query that answered it (so "which of
+those were in May?" edits that query on the same source instead of starting over) and the files it
+cited; and which of a turn's cited files have changed since it was answered."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.conversations.rewriting import refers_back
+from engine.conversations.turns import FileState, Turn
+from engine.result import AskResult, Citation
+from engine.routing.base import Decision, Route
+from engine.routing.labels import NATIVE
+
+if TYPE_CHECKING:
+    from local_stores.catalog import Catalog
+
+ROUTE_OF = {"sql": "table", "cypher": "graph", "sparql": "rdf"}  # a query language -> the route it answers
+_ROWS = re.compile(r"\b(those|these|them|ones|of them|which of|how many of|the rest|each of|among)\b", re.I)
+
+
+@dataclass(frozen=True)
+class PriorQuery:
+    """The query that answered the turn before, on its source, in its language."""
+
+    question: str  # the standalone question it answered
+    source: str
+    language: str
+    query: str
+
+    @property
+    def route(self) -> str:
+        return ROUTE_OF[self.language]
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """What the previous turn gives a question that refers back to it."""
+
+    question: str  # as typed
+    prior: PriorQuery | None = None
+    cited: tuple[Citation, ...] = ()  # what the previous turn cited
+
+    def routes(self, routes: list[Route]) -> list[Route]:
+        """The router's routes, and the route of the query a follow-up about its rows refines ("which
+        of those were in May?") when the router chose no structured route."""
+        if self.prior is None or any(r.label in NATIVE for r in routes) or not _ROWS.search(self.question):
+            return routes
+        kept = [r for r in routes if r.label != "none"]
+        return [Route(self.prior.route, 1.0, Decision.FOLLOW_UP), *kept]
+
+
+def follow_up(question: str, turns: list[Turn]) -> FollowUp | None:
+    """What the last turn gives `question` (as typed); None when it does not refer back or there is
+    no turn before it."""
+    if not turns or not refers_back(question):
+        return None
+    last = turns[-1].result
+    return FollowUp(question, prior_query(last), tuple(last.citations))
+
+
+def prior_query(result: AskResult) -> PriorQuery | None:
+    """The last query of an answer that ran and found rows (None: the answer was not a query's)."""
+    found = [q for q in result.queries if q.ok and q.rows > 0 and q.language in ROUTE_OF]
+    if not found:
+        return None
+    run = found[-1]
+    return PriorQuery(result.asked_as or result.question, run.source, run.language, run.query)
+
+
+def file_states(result: AskResult, catalog: Catalog) -> dict[str, FileState]:
+    """Each cited file's state in the catalog now (kept with the turn, to tell later if it changed)."""
+    states: dict[str, FileState] = {}
+    for citation in result.citations:
+        record = catalog.file(citation.source)
+        if record is not None:
+            states[citation.source] = (record.mtime_ns, record.sha256)
+    return states
+
+
+def changed_files(turn: Turn, catalog: Catalog) -> dict[str, str]:
+    """The turn's cited files that were removed or changed since it was answered: path -> "removed"
+    or "changed"."""
+    changed: dict[str, str] = {}
+    for path, (mtime_ns, sha256) in turn.files.items():
+        record = catalog.file(path)
+        if record is None or record.state != "indexed":
+            changed[path] = "removed"
+        elif (record.sha256 or "") != (sha256 or "") or (sha256 is None and record.mtime_ns != mtime_ns):
+            changed[path] = "changed"
+    return changed

@@ -1,0 +1,72 @@
+"""`Trove.ask` in a conversation: a follow-up asked as its standalone question, the turn kept in
+the home (a scripted model for the control flow; the default model for real follow-ups)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.conversations.store import ConversationStore
+from engine.pipeline import Trove
+from engine.settings import Settings
+from tests.conftest import EXAMPLES
+from tests.scripted import ScriptedLLM
+
+HOTEL = "# Lisbon trip\n\nHotel Lisboa Plaza, booking reference LX-4821. Check-in from 15:00, check-out by 11:00.\n"
+
+
+@pytest.fixture
+def notes(tmp_path: Path) -> Path:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "lisbon-trip.md").write_text(HOTEL, encoding="utf-8")
+    return folder
+
+
+def test_a_follow_up_is_answered_as_its_standalone_question_and_kept(trove: Trove, notes: Path):
+    trove.index([notes])
+    conversation = trove.conversation()
+    trove.models.llm = ScriptedLLM(["The booking reference is LX-4821 [1]."])
+    first = trove.ask("What is the booking reference of my hotel in Lisbon?", labels=["paragraph"],
+                      conversation=conversation)
+    assert first.asked_as == "" and "rewrite" not in first.timings_ms
+    trove.models.llm = ScriptedLLM(["When can I check in at my hotel in Lisbon?", "Check-in from 15:00, check-out by 11:00 [1]."])
+    second = trove.ask("and when can I check in there?", labels=["paragraph"], conversation=conversation)
+    sent = trove.models.llm.sent  # type: ignore[attr-defined]
+    assert "User: What is the booking reference of my hotel in Lisbon?" in sent[0][-1]["content"]
+    assert "When can I check in at my hotel in Lisbon?" in sent[1][-1]["content"]  # the answer is asked as rewritten
+    assert second.question == "and when can I check in there?"
+    assert second.asked_as == "When can I check in at my hotel in Lisbon?" and second.timings_ms["rewrite"] >= 0
+    assert second.to_dict()["asked_as"] == second.asked_as and second.citations[0].source.endswith("lisbon-trip.md")
+    kept = ConversationStore(trove.settings.conversations_path).get(conversation.id or 0)
+    assert [t.question for t in kept.turns] == [first.question, second.question]
+    assert kept.title == first.question and kept.turns[1].asked_as == second.asked_as
+    assert trove.changed_since(kept.turns[1]) == {}
+    (notes / "lisbon-trip.md").write_text(HOTEL.replace("15:00", "14:00"), encoding="utf-8")
+    trove.index()
+    assert list(trove.changed_since(kept.turns[1]).values()) == ["changed"]
+
+
+def test_without_keeping_conversations_a_conversation_lives_in_memory(settings: Settings, embedder, notes: Path):  # noqa: ANN001
+    trove = Trove(settings.with_(keep_conversations=False))
+    trove.models.embedder = embedder
+    trove.index([notes])
+    conversation = trove.conversation()
+    trove.models.llm = ScriptedLLM(["The booking reference is LX-4821 [1]."])
+    trove.ask("What is the booking reference of my hotel in Lisbon?", labels=["paragraph"], conversation=conversation)
+    assert conversation.id is None and len(conversation.turns) == 1 and trove.conversations.summaries() == []
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+def test_the_default_model_follows_up_a_table_answer(settings: Settings, embedder):  # noqa: ANN001
+    trove = Trove(settings.with_(llm="default"))
+    trove.models.embedder = embedder
+    trove.index([EXAMPLES])
+    conversation = trove.conversation()
+    trove.ask("How much did I spend on groceries in March 2024?", conversation=conversation)
+    follow = trove.ask("and in April?", conversation=conversation)
+    assert "april" in follow.asked_as.lower() and "grocer" in follow.asked_as.lower(), follow.asked_as
+    assert any(q.ok and "04" in q.query or "april" in q.query.lower() for q in follow.queries), follow.queries
+    assert follow.citations and all(c.kind == "table" for c in follow.citations), follow.answer
