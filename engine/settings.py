@@ -77,7 +77,7 @@ class Settings:
     source_llm_choice: bool = False  # the LLM chooses among close candidates (it chose worse: RESULTS §24)
     source_clear_lead: float = 0.1  # ... and is not asked when the first is this far ahead of the next
     keep_conversations: bool = True  # every question and answer is kept in the home (trove conversations)
-    follow_up_turns: int = 3  # the earlier turns a follow-up is rewritten from, at most
+    follow_up_turns: int = 1  # the earlier turns a follow-up is rewritten from (each turn's own is standalone)
     follow_up_source_bonus: float = 0.1  # similarity added to the source of the query a follow-up refines
     detector: str = "default"  # the object detector: a catalog tag (default/fast/better) or a model name
     photo_ocr: bool = True  # read text in photos and video keyframes (the slowest vision step)

@@ -4,7 +4,6 @@ cited; and which of a turn's cited files have changed since it was answered."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -18,7 +17,7 @@ if TYPE_CHECKING:
     from local_stores.catalog import Catalog
 
 ROUTE_OF = {"sql": "table", "cypher": "graph", "sparql": "rdf"}  # a query language -> the route it answers
-_ROWS = re.compile(r"\b(those|these|them|ones|of them|which of|how many of|the rest|each of|among)\b", re.I)
+VISUAL = frozenset({"image", "region", "clip", "video"})
 
 
 @dataclass(frozen=True)
@@ -44,9 +43,11 @@ class FollowUp:
     cited: tuple[Citation, ...] = ()  # what the previous turn cited
 
     def routes(self, routes: list[Route]) -> list[Route]:
-        """The router's routes, and the route of the query a follow-up about its rows refines ("which
-        of those were in May?") when the router chose no structured route."""
-        if self.prior is None or any(r.label in NATIVE for r in routes) or not _ROWS.search(self.question):
+        """The router's routes, and first the route of the query the follow-up refines ("which of
+        those were in May?", "split that by shop") when the router chose no structured route and
+        no photo or video (a follow-up that turns to a photo of it is not about the rows)."""
+        labels = {r.label for r in routes}
+        if self.prior is None or labels & set(NATIVE) or labels & VISUAL:
             return routes
         kept = [r for r in routes if r.label != "none"]
         return [Route(self.prior.route, 1.0, Decision.FOLLOW_UP), *kept]

@@ -31,7 +31,8 @@ def test_a_follow_up_is_answered_as_its_standalone_question_and_kept(trove: Trov
     first = trove.ask("What is the booking reference of my hotel in Lisbon?", labels=["paragraph"],
                       conversation=conversation)
     assert first.asked_as == "" and "rewrite" not in first.timings_ms
-    trove.models.llm = ScriptedLLM(["When can I check in at my hotel in Lisbon?", "Check-in from 15:00, check-out by 11:00 [1]."])
+    trove.models.llm = ScriptedLLM(["When can I check in at my hotel in Lisbon?",
+                                    "Check-in from 15:00, check-out by 11:00 [1]."])
     second = trove.ask("and when can I check in there?", labels=["paragraph"], conversation=conversation)
     sent = trove.models.llm.sent  # type: ignore[attr-defined]
     assert "User: What is the booking reference of my hotel in Lisbon?" in sent[0][-1]["content"]

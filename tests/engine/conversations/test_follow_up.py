@@ -32,8 +32,8 @@ def test_the_prior_query_is_the_last_one_that_found_rows():
 def test_a_question_about_the_rows_keeps_the_structured_route():
     follow = follow_up("which of those were in May?", [_table_turn()])
     assert follow is not None and follow.prior is not None
-    kept = follow.routes([Route("none", 0.9, "ensemble"), Route("image", 0.85, "ensemble")])
-    assert [(r.label, r.router) for r in kept] == [("table", Decision.FOLLOW_UP), ("image", "ensemble")]
+    kept = follow.routes([Route("none", 0.9, "ensemble"), Route("paragraph", 0.85, "ensemble")])
+    assert [(r.label, r.router) for r in kept] == [("table", Decision.FOLLOW_UP), ("paragraph", "ensemble")]
     routed = [Route("table", 0.95, "ensemble")]
     assert follow.routes(routed) == routed  # the router chose a structured route itself
     other = follow_up("show me the photo of it", [_table_turn()])

@@ -1,0 +1,210 @@
+"""Follow-ups in conversations: Trove against the ceiling and the baseline, in one run.
+
+    .venv/bin/python -m bench.conversations [--llm llm] [--limit 0] [--only TEXT] [--reindex]
+        [--work DIR] [--out bench/out]
+
+Every conversation of bench/conversations/*.toml is asked over its home: `eval` is bench.answers'
+disk and home (real data from ../shared/eval, everything in one home; shared with that bench under
+`--work`), `examples` the bundled folder. Each first turn is asked once; each follow-up three ways:
+`trove` (in the conversation: rewritten from the turns before it), `standalone` (the question
+written by hand to stand alone: the ceiling) and `typed` (the follow-up as typed, alone: the
+baseline). Scored with bench.answers' judge (values and citation); the rewrite is scored against the
+hand-written question. `--limit N` keeps at most N conversations of each set (spread over it).
+Writes conversations.md / .json under `--out`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+from bench.answers import __main__ as answers
+from bench.answers.judging import judge
+from bench.conversations.sets import EXAMPLES, FOLLOWS, Talk, Turn, load, rewrite_ok
+
+CONDITIONS = ("trove", "standalone", "typed")
+TARGETS = {"of_ceiling": 0.85, "over_typed": 0.30}
+
+
+def pick(talks: list[Talk], limit: int, only: str | None) -> list[Talk]:
+    chosen = [t for t in talks if not only or only in t.id]
+    if not limit:
+        return chosen
+    out = []
+    for name in sorted({t.set for t in chosen}):
+        of_set = [t for t in chosen if t.set == name]
+        step = max(1, len(of_set) / limit)
+        out += [of_set[int(i * step)] for i in range(min(limit, len(of_set)))]
+    return out
+
+
+def open_homes(talks: list[Talk], work: Path, llm: str, reindex: bool) -> dict:
+    """One Trove per home the conversations use."""
+    from engine.pipeline import Trove
+    from engine.settings import default_home, default_models_dir, load_settings
+
+    troves = {}
+    if any(t.home == "eval" for t in talks):
+        named = answers.load_questions() + [turn.question() for t in talks for turn in t.turns if t.home == "eval"]
+        troves["eval"] = answers.open_home(work, llm, reindex, named)
+    if any(t.home == "examples" for t in talks):
+        settings = load_settings(work / "home-examples", models_dir=default_models_dir(default_home()), llm=llm)
+        shared = troves["eval"].models if "eval" in troves else None  # one copy of each model, one KV cache
+        trove = Trove(settings, models=shared)
+        trove.index([EXAMPLES])
+        troves["examples"] = trove
+    return troves
+
+
+def asked(trove, text: str, conversation=None) -> tuple[dict, float]:  # noqa: ANN001
+    """The answer object and its seconds; a failure is an answer that says so (the run goes on)."""
+    t0 = time.perf_counter()
+    try:
+        result = trove.ask(text, conversation=conversation).to_dict()
+    except Exception as exc:  # noqa: BLE001
+        result = {"answer": f"ERROR {type(exc).__name__}: {exc}", "citations": [], "answered": False,
+                  "general": False, "unsupported": [], "routes": [], "queries": [], "timings_ms": {}}
+    return result, time.perf_counter() - t0
+
+
+def row(talk: Talk, n: int, turn: Turn, condition: str, result: dict, seconds: float) -> dict:
+    verdict = judge(result, turn.question())
+    out = {"id": talk.id, "set": talk.set, "turn": n, "follow": turn.follow, "condition": condition,
+           "text": turn.text, "standalone": turn.standalone, "seconds": seconds, "verdict": verdict.as_dict(),
+           "result": result}
+    if condition == "trove" and turn.follow:
+        out["asked_as"] = result.get("asked_as", turn.text)
+        out["rewrite_ok"] = rewrite_ok(turn, out["asked_as"])
+        out["rewrite_s"] = result.get("timings_ms", {}).get("rewrite", 0.0) / 1000
+    return out
+
+
+def converse(trove, talk: Talk) -> list[dict]:  # noqa: ANN001
+    """The conversation's turns asked each way; the first turn once (it is the same in each)."""
+    from engine.conversations import Conversation
+
+    conversation = Conversation()
+    rows = []
+    for n, turn in enumerate(talk.turns, start=1):
+        result, seconds = asked(trove, turn.text, conversation)
+        rows.append(row(talk, n, turn, "trove" if turn.follow else "first", result, seconds))
+        if turn.follow:
+            for condition, text in (("standalone", turn.standalone), ("typed", turn.text)):
+                result, seconds = asked(trove, text)
+                rows.append(row(talk, n, turn, condition, result, seconds))
+    return rows
+
+
+def run(troves: dict, talks: list[Talk], log: Path) -> list[dict]:
+    rows: list[dict] = []
+    with log.open("w", encoding="utf-8") as out:
+        for i, talk in enumerate(talks, start=1):
+            got = converse(troves[talk.home], talk)
+            for r in got:
+                out.write(json.dumps(r) + "\n")
+            out.flush()
+            rows += got
+            marks = " ".join(f"{r['condition'][:2]}{'✓' if r['verdict']['correct'] else '✗'}" for r in got)
+            print(f"[{i}/{len(talks)}] {talk.id}: {marks}", file=sys.stderr, flush=True)
+    return rows
+
+
+def rate(rows: list[dict], key: str) -> float:
+    return sum(bool(r["verdict"][key]) for r in rows) / len(rows) if rows else 0.0
+
+
+def summarise(rows: list[dict]) -> dict:
+    """Per condition over the follow-ups: correct, wrong with a citation, seconds; Trove's rewrites."""
+    follow_ups = [r for r in rows if r["follow"]]
+    out: dict = {"first": {"n": sum(r["condition"] == "first" for r in rows),
+                           "correct": rate([r for r in rows if r["condition"] == "first"], "correct")}}
+    for condition in CONDITIONS:
+        of = [r for r in follow_ups if r["condition"] == condition]
+        seconds = sorted(r["seconds"] for r in of)
+        out[condition] = {
+            "n": len(of), "correct": rate(of, "correct"), "wrong_cited": rate(of, "wrong_cited"),
+            "seconds_p50": statistics.median(seconds) if seconds else 0.0,
+            "seconds_p95": seconds[int(0.95 * (len(seconds) - 1))] if seconds else 0.0,
+            "follows": {f: {"n": len(k), "correct": rate(k, "correct")}
+                        for f in FOLLOWS if (k := [r for r in of if r["follow"] == f])},
+            "sets": {s: {"n": len(k), "correct": rate(k, "correct")}
+                     for s in sorted({r["set"] for r in of}) if (k := [r for r in of if r["set"] == s])},
+        }
+    trove = [r for r in follow_ups if r["condition"] == "trove"]
+    out["rewrite"] = {"correct": sum(r["rewrite_ok"] for r in trove) / len(trove) if trove else 0.0,
+                      "changed": sum(r["asked_as"] != r["text"] for r in trove) / len(trove) if trove else 0.0,
+                      "seconds_p50": statistics.median([r["rewrite_s"] for r in trove]) if trove else 0.0}
+    return out
+
+
+def render(summary: dict, rows: list[dict], command: str, llm: str) -> str:
+    t, s, b = (summary[c] for c in CONDITIONS)
+    lines = [f"# Follow-ups in conversations\n\ndate: {datetime.now().isoformat(timespec='seconds')}  ",
+             f"command: `{command}`  \nLLM: {llm}; follow-ups: {t['n']}; first turns: {summary['first']['n']} "
+             f"({summary['first']['correct']:.0%} correct)\n",
+             "| follow-ups | trove (rewritten) | standalone by hand (ceiling) | as typed (baseline) |",
+             "|---|---:|---:|---:|",
+             f"| correct (values + citation) | {t['correct']:.0%} | {s['correct']:.0%} | {b['correct']:.0%} |",
+             f"| wrong with a citation | {t['wrong_cited']:.0%} | {s['wrong_cited']:.0%} | {b['wrong_cited']:.0%} |",
+             f"| seconds p50 / p95 | {t['seconds_p50']:.1f} / {t['seconds_p95']:.1f} | "
+             f"{s['seconds_p50']:.1f} / {s['seconds_p95']:.1f} | {b['seconds_p50']:.1f} / {b['seconds_p95']:.1f} |",
+             "", f"Rewrites: {summary['rewrite']['correct']:.0%} say what the hand-written question says; "
+                 f"{summary['rewrite']['changed']:.0%} of follow-ups were rewritten; "
+                 f"rewrite {summary['rewrite']['seconds_p50']:.1f} s p50.", "",
+             "| follow | n | trove | ceiling | baseline |", "|---|---:|---:|---:|---:|"]
+    for follow, of in t["follows"].items():
+        lines.append(f"| {follow} | {of['n']} | {of['correct']:.0%} | {s['follows'][follow]['correct']:.0%} | "
+                     f"{b['follows'][follow]['correct']:.0%} |")
+    lines += ["", "| set | n | trove | ceiling | baseline |", "|---|---:|---:|---:|---:|"]
+    for name, of in t["sets"].items():
+        lines.append(f"| {name} | {of['n']} | {of['correct']:.0%} | {s['sets'][name]['correct']:.0%} | "
+                     f"{b['sets'][name]['correct']:.0%} |")
+    ratio = t["correct"] / s["correct"] if s["correct"] else 0.0
+    near = "yes" if ratio >= TARGETS["of_ceiling"] else "no"
+    lines += ["", "| target | this run | met |", "|---|---:|---|",
+              f"| ≥ 85 % of the standalone ceiling | {ratio:.0%} | {near} |",
+              f"| ≥ 30 points over the as-typed baseline | {100 * (t['correct'] - b['correct']):+.0f} | "
+              f"{'yes' if t['correct'] - b['correct'] >= TARGETS['over_typed'] else 'no'} |", "",
+              "## Follow-ups Trove got wrong", ""]
+    for r in rows:
+        if r["condition"] == "trove" and not r["verdict"]["correct"]:
+            lines.append(f"- `{r['id']}` turn {r['turn']} ({r['follow']}): {r['text']!r} asked as {r['asked_as']!r}"
+                         f"{'' if r['rewrite_ok'] else ' (rewrite off)'} → {r['result']['answer'][:160]!r}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--llm", default="llm")
+    parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--only", default=None)
+    parser.add_argument("--reindex", action="store_true")
+    parser.add_argument("--work", type=Path, default=Path.home() / ".cache" / "trove" / "bench-answers")
+    parser.add_argument("--out", type=Path, default=answers.HERE.parent / "out")
+    args = parser.parse_args(argv)
+    talks = pick(load(), args.limit, args.only)
+    if not talks:
+        raise SystemExit("no conversations chosen")
+    troves = open_homes(talks, args.work, args.llm, args.reindex)
+    args.out.mkdir(parents=True, exist_ok=True)
+    rows = run(troves, talks, args.out / "conversations.jsonl")
+    summary = summarise(rows)
+    command = "python -m bench.conversations " + shlex.join(argv if argv is not None else sys.argv[1:])
+    llm_name = next(iter(troves.values())).models.llm.name
+    text = render(summary, rows, command.strip(), llm_name)
+    (args.out / "conversations.md").write_text(text, encoding="utf-8")
+    (args.out / "conversations.json").write_text(json.dumps({"command": command, "summary": summary, "rows": rows},
+                                                            indent=1), encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
