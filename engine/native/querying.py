@@ -114,12 +114,13 @@ def _why_empty(statement: str, source: Source, stores: Stores, held: ValueIndex 
                found: list[values.ValueMatch]) -> str | None:
     """Why a query returned nothing, when its values tell: one the source holds nowhere, or one
     held only in a field the query never names. None when the values are where the query looks."""
-    if absent := values.absent_literals(statement, source, stores, held=held):
-        return f"it returned nothing, because no column holds {', '.join(map(repr, absent))}" + (
+    checked = values.check_literals(statement, source, stores, held=held)
+    if checked.absent:
+        return f"it returned nothing, because no column holds {', '.join(map(repr, checked.absent))}" + (
             f". {values.hint(found)}" if found else "")
-    if misplaced := values.misplaced_literals(statement, source, stores, held=held):
+    if checked.misplaced:
         return "it returned nothing: " + "; ".join(f"{m.value!r} is held in {m.place}, which the query does not "
-                                                   "compare it with" for m in misplaced)
+                                                   "compare it with" for m in checked.misplaced)
     return None
 
 

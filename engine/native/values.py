@@ -172,29 +172,33 @@ def hint(matches: list[ValueMatch]) -> str:
         f"{neutralise(m.value)[:80]!r} in {inline(m.place)}" for m in matches)  # repr keeps its spaces
 
 
-def absent_literals(statement: str, source: Source, stores: Stores, timeout_s: float = 3.0,
-                    held: ValueIndex | None = None) -> list[str]:
-    """The text values a query compares with that the source holds nowhere (ignoring case and,
-    in tables, surrounding spaces): never LIKE patterns, dates, numbers or texts longer than the
-    values a question names."""
+@dataclass(frozen=True)
+class LiteralCheck:
+    """What the text values a query compares with say about an empty result."""
+
+    absent: list[str]  # held nowhere in the source
+    misplaced: list[ValueMatch]  # held, but not in the field the query compares them with
+
+
+def check_literals(statement: str, source: Source, stores: Stores, timeout_s: float = 3.0,
+                   held: ValueIndex | None = None) -> LiteralCheck:
+    """The query's compared values that the source holds nowhere (ignoring case and, in tables,
+    surrounding spaces; never LIKE patterns, dates, numbers or texts longer than the values a
+    question names), and those it compares with a field that does not hold them (`{summary: 'Jerry
+    Maguire'}` where the title holds it; where the compared field cannot be told, the query must name
+    a field that holds them), each with the first place that does. One lookup for both."""
     literals = _compared(statement, source)
     rows = _lookup(open_store(source, stores), source, literals, timeout_s, held) if literals else None
     if rows is None:
-        return []
-    found = {str(v).strip().lower() for _, v in rows}
-    return [t for t in literals if t.strip().lower() not in found and len(t.strip()) <= HELD_MAX_CHARS]
-
-
-def misplaced_literals(statement: str, source: Source, stores: Stores, timeout_s: float = 3.0,
-                       held: ValueIndex | None = None) -> list[ValueMatch]:
-    """The text values a query compares with a field that does not hold them (`{summary: 'Jerry
-    Maguire'}` where the title holds it; where the compared field cannot be told, the query must name
-    a field that holds them), each with the first place that does."""
-    literals = _compared(statement, source)
+        return LiteralCheck([], [])
     places: dict[str, list[str]] = {}
-    rows = _lookup(open_store(source, stores), source, literals, timeout_s, held) if literals else None
-    for place, value in rows or []:
+    for place, value in rows:
         places.setdefault(str(value).strip().lower(), []).append(str(place))
+    absent = [t for t in literals if t.strip().lower() not in places and len(t.strip()) <= HELD_MAX_CHARS]
+    return LiteralCheck(absent, _misplaced(statement, literals, places, source))
+
+
+def _misplaced(statement: str, literals: list[str], places: dict[str, list[str]], source: Source) -> list[ValueMatch]:
     named = {w.lower() for w in re.findall(r"\w+", statement)}
     out = []
     for literal in literals:

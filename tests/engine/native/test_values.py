@@ -52,8 +52,8 @@ def test_question_values_are_found_in_the_column_that_holds_them(flights):  # no
 def test_literals_no_column_holds_are_named(flights):  # noqa: ANN001
     source, stores = flights
     query = "SELECT flightno FROM flights WHERE source = 'AAF' OR source = 'abz' OR dest LIKE '%L%'"
-    assert values.absent_literals(query, source, stores) == ["AAF"]
-    assert values.absent_literals("SELECT COUNT(*) FROM flights", source, stores) == []
+    assert values.check_literals(query, source, stores).absent == ["AAF"]
+    assert values.check_literals("SELECT COUNT(*) FROM flights", source, stores).absent == []
 
 
 def test_a_lookup_that_cannot_run_is_skipped(flights, tmp_path: Path):  # noqa: ANN001
@@ -69,7 +69,7 @@ def test_rdf_literals_are_found_with_their_predicate(pets):  # noqa: ANN001
     found = values.find("Which cats does green lane vets look after, and is Tom one?", source, stores)
     assert [(m.value, m.place) for m in found] == [("Green Lane Vets", "rdfs:label"), ("Tom", "pet:name")]
     query = 'SELECT ?c WHERE { ?c pet:name ?n FILTER(lcase(str(?n)) = "tiddles" || ?n = "Tom" || CONTAINS(?n, "x")) }'
-    assert values.absent_literals(query, source, stores) == ["tiddles"]
+    assert values.check_literals(query, source, stores).absent == ["tiddles"]
 
 
 def test_each_kind_of_source_gives_its_short_text_values(flights, pets, tmp_path: Path):  # noqa: ANN001
@@ -138,28 +138,28 @@ def test_a_graph_has_its_values_linked_from_the_value_index(family):  # noqa: AN
     assert [(m.value, m.place) for m in found] == [("Astrid Lindqvist", "Person.name")]
     assert values.find("When was astrid lindqvist born?", source, stores) == []  # no index: nothing to tell
     query = "MATCH (p:Person) WHERE p.name = 'Astrid Lindqvist' OR p.name = \"Nobody Here\" RETURN p.born"
-    assert values.absent_literals(query, source, stores, held=index) == ["Nobody Here"]
-    assert values.absent_literals(query, source, stores) == []
+    assert values.check_literals(query, source, stores, held=index).absent == ["Nobody Here"]
+    assert values.check_literals(query, source, stores).absent == []
 
 
 def test_a_value_compared_with_a_field_that_does_not_hold_it_is_named_with_the_one_that_does(family, flights):  # noqa: ANN001
     source, stores, index = family
     wrong = "MATCH (p:Person)-[:PARENT_OF]->(c:Person {nickname: 'Astrid Lindqvist'}) RETURN p.name"
-    [match] = values.misplaced_literals(wrong, source, stores, held=index)
+    [match] = values.check_literals(wrong, source, stores, held=index).misplaced
     assert (match.value, match.place) == ("Astrid Lindqvist", "Person.name")
     right = "MATCH (p:Person {name: 'Astrid Lindqvist'})-[:PARENT_OF]->(c:Person) RETURN c.name"
-    assert values.misplaced_literals(right, source, stores, held=index) == []
+    assert values.check_literals(right, source, stores, held=index).misplaced == []
     table, tables = flights
-    [where] = values.misplaced_literals("SELECT flightno FROM flights WHERE dest = 'London'", table, tables)
+    [where] = values.check_literals("SELECT flightno FROM flights WHERE dest = 'London'", table, tables).misplaced
     assert where.place == "airports.city"
-    assert values.misplaced_literals("SELECT code FROM airports WHERE city = 'London'", table, tables) == []
+    assert values.check_literals("SELECT code FROM airports WHERE city = 'London'", table, tables).misplaced == []
 
 
 def test_an_rdf_literal_matched_through_a_predicate_that_does_not_hold_it_is_named_with_the_one_that_does(pets):  # noqa: ANN001
     store, source = pets
     stores = Stores(None, None, store)
     wrong = 'SELECT ?c WHERE { ?c pet:name ?n FILTER(?n = "Green Lane Vets") }'
-    [match] = values.misplaced_literals(wrong, source, stores)
+    [match] = values.check_literals(wrong, source, stores).misplaced
     assert match.place == "rdfs:label"  # named as the schema text names it, not as a full IRI
     right = 'SELECT ?c WHERE { ?c rdfs:label ?n FILTER(?n = "Green Lane Vets") }'
-    assert values.misplaced_literals(right, source, stores) == []
+    assert values.check_literals(right, source, stores).misplaced == []
