@@ -207,11 +207,10 @@ class Trove:
                 on_token(piece)
 
         turns = conversation.last(self.settings.follow_up_turns) if conversation is not None else []
-        rewriting: dict[str, float] = {}
-        with timed(rewriting, "rewrite"):
-            asked_as = standalone(self.models.llm, question, turns) if turns else question
+        timings: dict[str, float] = {}
+        asked_as = self._standalone(question, turns, timings)
         gathered = self.gatherer.gather(asked_as, image, labels, on_routes, follow_up(question, turns))
-        gathered.timings = {**rewriting, **gathered.timings} if turns else gathered.timings
+        gathered.timings = {**timings, **gathered.timings}
         result = self.answerer.answer(asked_as, gathered, [notice] if notice else [], heard)
         result.question, result.asked_as = question, asked_as if asked_as != question else ""
         result.timings_ms["total"] = (time.perf_counter() - t_start) * 1000
@@ -220,6 +219,13 @@ class Trove:
         if conversation is not None:
             self._keep(conversation, result)
         return result
+
+    def _standalone(self, question: str, turns: list[Turn], timings: dict[str, float]) -> str:
+        """The follow-up as the question it stands for (timed as "rewrite"); `question` without turns."""
+        if not turns:
+            return question
+        with timed(timings, "rewrite"):
+            return standalone(self.models.llm, question, turns)
 
     # -- conversations -------------------------------------------------------------------------
     def conversation(self, conversation_id: int | None = None, title: str = "") -> Conversation:
