@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from engine.browsing import ClipThumb, PageText, RootSummary, photo_pixels
+    from engine.conversations.export import write_markdown
+    from engine.conversations.store import Summary
+    from engine.conversations.turns import Conversation, Turn
     from engine.ingest.indexer import IndexReport, Progress
     from engine.pipeline import Trove
     from engine.result import AskResult, Citation, QueryRun, citation_place, clock
@@ -23,9 +26,12 @@ _PUBLIC = {
     "IndexReport": "engine.ingest.indexer", "Progress": "engine.ingest.indexer",
     "RootSummary": "engine.browsing", "PageText": "engine.browsing", "ClipThumb": "engine.browsing",
     "photo_pixels": "engine.browsing", "Decision": "engine.routing.base", "Route": "engine.routing.base",
+    "Conversation": "engine.conversations.turns", "Turn": "engine.conversations.turns",
+    "Summary": "engine.conversations.store", "write_markdown": "engine.conversations.export",
 }
-__all__ = ["AskResult", "Citation", "ClipThumb", "Decision", "IndexReport", "PageText", "Progress", "QueryRun", "Route",
-           "RootSummary", "Settings", "Trove", "citation_place", "clock", "load_settings", "photo_pixels"]
+__all__ = ["AskResult", "Citation", "ClipThumb", "Conversation", "Decision", "IndexReport", "PageText", "Progress",
+           "QueryRun", "RootSummary", "Route", "Settings", "Summary", "Trove", "Turn", "citation_place", "clock",
+           "load_settings", "photo_pixels", "write_markdown"]
 
 
 def __getattr__(name: str) -> object:

@@ -34,6 +34,7 @@ from engine.retrieval.hybrid import Hit
 from engine.retrieval.visual import VisualContext
 from engine.routing import Route, make_router
 from engine.routing.checking import CheckedRouter
+from engine.scope import Scope, Within, resolve
 from engine.settings import Settings, load_settings
 from engine.status import status
 from local_stores import query_worker
@@ -136,11 +137,12 @@ class Trove:
         return status(self.settings, self.catalog, self.store, self.models.manager)
 
     # -- retrieval -----------------------------------------------------------------------------
-    def search(self, query: str, k: int | None = None, corpus: str = PARAGRAPH, mode: str = "hybrid") -> list[Hit]:
-        """Ranked items with scores and locators, no LLM. Photos are also found by their looks when a
-        text-image model is installed."""
+    def search(self, query: str, k: int | None = None, corpus: str = PARAGRAPH, mode: str = "hybrid",
+               scope: Scope | None = None) -> list[Hit]:
+        """Ranked items with scores and locators, no LLM; only the files in `scope` when given. Photos
+        are also found by their looks when a text-image model is installed."""
         k = k or self.settings.search_k
-        retriever = self.gatherer.retriever()
+        retriever = self.gatherer.retriever(self.within(scope))
         hits = retriever.search(query, corpus, k, mode=mode)
         image_text = self.models.vision.image_text if corpus == PHOTO and mode == "hybrid" else None
         if image_text is not None:
@@ -161,6 +163,11 @@ class Trove:
         """Run one read-only query in a source's own language (SQL, Cypher or SPARQL), time- and
         row-limited; `source` is its name in `trove status`."""
         return self.native.query(source, query)
+
+    def within(self, scope: Scope | None) -> Within:
+        """`scope` resolved against the index: the files, sources and routes in it; a TroveError
+        naming what is wrong when a path is not followed, a source unknown, or nothing is in it."""
+        return resolve(scope, self.catalog, self.store)
 
     def route(self, question: str) -> list[Route]:
         return self.routing.route(question)
@@ -188,15 +195,19 @@ class Trove:
     def ask(self, question: str, image: Path | str | None = None,
             on_token: Callable[[str], None] | None = None, labels: Sequence[str] | None = None,
             on_routes: Callable[[list[Route]], None] | None = None,
-            conversation: Conversation | None = None) -> AskResult:
+            conversation: Conversation | None = None, scope: Scope | None = None) -> AskResult:
         """Route (or follow the given route `labels`), retrieve, pack evidence, generate a cited answer;
         timings per stage. `on_routes` hears the chosen routes, `on_token` the answer as it is written.
         In a `conversation`, a follow-up is answered as the standalone question it stands for (the
-        result's `asked_as`), and the turn is added to it (and kept, when it is stored)."""
+        result's `asked_as`), and the turn is added to it (and kept, when it is stored). `scope` (or
+        the conversation's) keeps routing, retrieval and source selection inside part of the disk; one
+        that holds nothing indexed is a TroveError before anything is asked."""
         question = " ".join(question.split())
         if not question:
             raise ValueError("the question is empty")
         question, notice = cut_question(question, self.settings.max_question_chars)
+        scope = scope if scope is not None else conversation.scope if conversation is not None else None
+        within = self.within(scope)
         t_start = time.perf_counter()
         first: list[float] = []
 
@@ -209,10 +220,11 @@ class Trove:
         turns = conversation.last(self.settings.follow_up_turns) if conversation is not None else []
         timings: dict[str, float] = {}
         asked_as = self._standalone(question, turns, timings)
-        gathered = self.gatherer.gather(asked_as, image, labels, on_routes, follow_up(question, turns))
+        gathered = self.gatherer.gather(asked_as, image, labels, on_routes, follow_up(question, turns), within)
         gathered.timings = {**timings, **gathered.timings}
         result = self.answerer.answer(asked_as, gathered, [notice] if notice else [], heard)
         result.question, result.asked_as = question, asked_as if asked_as != question else ""
+        result.scope = scope.as_dict() if scope is not None else {}
         result.timings_ms["total"] = (time.perf_counter() - t_start) * 1000
         if first:
             result.timings_ms["first_token"] = first[0]  # from the question to the answer's first words
@@ -228,14 +240,17 @@ class Trove:
             return standalone(self.models.llm, question, turns)
 
     # -- conversations -------------------------------------------------------------------------
-    def conversation(self, conversation_id: int | None = None, title: str = "") -> Conversation:
-        """A stored conversation (`conversation_id`), or a new one titled `title`: stored when the
-        settings keep conversations and the home can be written, else held in memory only."""
+    def conversation(self, conversation_id: int | None = None, title: str = "",
+                     scope: Scope | None = None) -> Conversation:
+        """A stored conversation (`conversation_id`), or a new one titled `title` whose questions stay
+        inside `scope`: stored when the settings keep conversations and the home can be written, else
+        held in memory only. A scope that holds nothing indexed is a TroveError."""
         if conversation_id is not None:
             return self.conversations.get(conversation_id)
+        self.within(scope)
         if self.settings.keep_conversations and not self.conversations.read_only:
-            return self.conversations.start(title)
-        return Conversation(title=title)
+            return self.conversations.start(title, scope)
+        return Conversation(title=title, scope=scope)
 
     def changed_since(self, turn: Turn) -> dict[str, str]:
         """The turn's cited files removed or changed since it was answered (path -> "removed"/"changed")."""

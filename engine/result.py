@@ -44,6 +44,7 @@ class AskResult:
     model: str = ""
     notices: list[str] = field(default_factory=list)  # what was changed about the question (cut to length)
     asked_as: str = ""  # a follow-up as the standalone question it was answered as ("" when asked as typed)
+    scope: dict = field(default_factory=dict)  # the part of the disk it was kept to (engine.scope.Scope.as_dict)
 
     def to_dict(self) -> dict:
         return {
@@ -60,6 +61,7 @@ class AskResult:
             "dropped": self.dropped,
             "model": self.model,
             "notices": self.notices,
+            "scope": self.scope,
         }
 
     @classmethod
@@ -72,7 +74,7 @@ class AskResult:
                    timings_ms=data.get("timings_ms", {}), answered=data.get("answered", True),
                    general=data.get("general", False), unsupported=data.get("unsupported", []),
                    dropped=data.get("dropped", []), model=data.get("model", ""), notices=data.get("notices", []),
-                   asked_as="" if asked_as == data.get("question") else asked_as)
+                   asked_as="" if asked_as == data.get("question") else asked_as, scope=data.get("scope", {}))
 
 
 def clock(seconds: float) -> str:

@@ -22,15 +22,20 @@ class DenseMatrix:
     matrix: np.ndarray  # (len(ids), dim) float32
     version: Version
 
-    def nearest(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
-        """(item id, cosine similarity) of the `k` nearest items, best first."""
+    def nearest(self, vector: np.ndarray, k: int, among: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """(item id, cosine similarity) of the `k` nearest items (of those whose ids are `among`, when
+        given), best first."""
         if not len(self.ids) or k <= 0:
             return []
-        scores = self.matrix @ np.asarray(vector, dtype=np.float32)
+        rows = np.flatnonzero(np.isin(self.ids, among)) if among is not None else np.arange(len(self.ids))
+        if not len(rows):
+            return []
+        matrix = self.matrix[rows] if among is not None else self.matrix
+        scores = matrix @ np.asarray(vector, dtype=np.float32)
         k = min(k, len(scores))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
-        return [(int(self.ids[i]), float(scores[i])) for i in top]
+        return [(int(self.ids[rows[i]]), float(scores[i])) for i in top]
 
     def rows(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
         """The vectors of those of `ids` that are in the matrix."""

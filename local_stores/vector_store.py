@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -54,6 +54,9 @@ class Item:
 
 
 ItemKey = tuple[str, str, str, str]  # (corpus, title, heading, text): what an item's text vector is made of
+
+
+_IN_JSON = "(SELECT value FROM json_each(?))"  # a set of ids bound as one JSON array, however many
 
 
 def item_key(item: Item) -> ItemKey:
@@ -207,26 +210,54 @@ class VectorStore:
             out.setdefault(file_id, []).append((item_id, start, end))
         return out
 
-    def bm25(self, corpus: str, query: str, k: int) -> list[tuple[int, float]]:
-        """(item id, score) best first; score = -bm25 (higher is better)."""
+    def bm25(self, corpus: str, query: str, k: int, files: Collection[int] | None = None) -> list[tuple[int, float]]:
+        """(item id, score) best first; score = -bm25 (higher is better). `files`: only the items of
+        those files (filtered inside the FTS5 query, so `k` of them still come back)."""
         match = fts_query(query)
         if not match or not self._has(corpus):
             return []
         t = _fts(corpus)
-        rows = self.db.query(f"SELECT rowid, bm25({t}, 0.5, 1.0) AS s FROM {t} WHERE {t} MATCH ? "
-                             "ORDER BY s LIMIT ?", (match, k))
+        if files is None:
+            rows = self.db.query(f"SELECT rowid, bm25({t}, 0.5, 1.0) AS s FROM {t} WHERE {t} MATCH ? "
+                                 "ORDER BY s LIMIT ?", (match, k))
+        else:
+            rows = self.db.query(f"SELECT rowid, bm25({t}, 0.5, 1.0) AS s FROM {t} WHERE {t} MATCH ? AND rowid IN "
+                                 f"(SELECT id FROM items WHERE file_id IN {_IN_JSON}) ORDER BY s LIMIT ?",
+                                 (match, json.dumps(sorted(files)), k))
         return [(r[0], -r[1]) for r in rows]
 
-    def dense(self, corpus: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
-        """(item id, cosine similarity) best first."""
+    def dense(self, corpus: str, vector: np.ndarray, k: int, files: Collection[int] | None = None
+              ) -> list[tuple[int, float]]:
+        """(item id, cosine similarity) best first; `files`: only the items of those files (the
+        nearest `k` of them, not the nearest `k` filtered)."""
         if not self._has(corpus):
             return []
+        if files is not None:
+            return self._dense_among(corpus, vector, k, self.ids_of(corpus, files))
         held = self._matrix(corpus)
         if held is not None:
             return held.nearest(vector, k)
         rows = self.db.query(f"SELECT rowid, distance FROM {_vec(corpus)} WHERE embedding MATCH ? AND k = ? "
                              "ORDER BY distance", (np.asarray(vector, dtype=np.float32).tobytes(), k))
         return [(r[0], 1.0 - r[1]) for r in rows]
+
+    def _dense_among(self, corpus: str, vector: np.ndarray, k: int, ids: list[int]) -> list[tuple[int, float]]:
+        held = self._matrix(corpus)
+        if held is not None:
+            return held.nearest(vector, k, among=np.asarray(ids, dtype=np.int64))
+        found = self.vectors(corpus, ids)
+        scores = sorted(((float(v @ vector), i) for i, v in found.items()), reverse=True)[:k]
+        return [(i, score) for score, i in scores]
+
+    def ids_of(self, corpus: str, files: Collection[int]) -> list[int]:
+        """The ids of the items of `corpus` that belong to `files`."""
+        return [r[0] for r in self.db.query(f"SELECT id FROM items WHERE corpus = ? AND file_id IN {_IN_JSON}",
+                                            (corpus, json.dumps(sorted(files))))]
+
+    def corpora_of(self, files: Collection[int]) -> set[str]:
+        """The corpora that hold items of `files`."""
+        return {r[0] for r in self.db.query(f"SELECT DISTINCT corpus FROM items WHERE file_id IN {_IN_JSON}",
+                                            (json.dumps(sorted(files)),))}
 
     def vectors(self, corpus: str, ids: Sequence[int]) -> dict[int, np.ndarray]:
         if not ids or not self._has(corpus):

@@ -14,8 +14,11 @@ from engine.errors import TroveError
 from engine.result import LANGUAGES, citation_place
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from engine import AskResult, Settings, Trove
     from engine.conversations import Conversation
+    from engine.scope import Scope
 
 HOME_OPTION = click.option("--home", type=click.Path(path_type=Path), default=None,
                            help="Trove home folder (default: $TROVE_HOME or the XDG data folder).")
@@ -34,6 +37,38 @@ def open_trove(home: Path | None, **settings: object) -> Trove:
     from engine.pipeline import Trove
 
     return Trove(settings_for(home, **settings))
+
+
+def scope_options(files_only: bool = False) -> Callable[[Callable], Callable]:
+    """--in, --source, --kind, --since, --until: the part of the disk a question stays inside
+    (`files_only`: --in, --since and --until, for a search of one kind of item)."""
+    from engine.scope import KINDS
+
+    options = [click.option("--in", "in_paths", multiple=True, type=click.Path(path_type=Path),
+                            help="Only files in this folder (or this file); repeat for several.")]
+    if not files_only:
+        options += [click.option("--source", "sources", multiple=True,
+                                 help="Only this table, database, graph or RDF source (trove status); repeatable."),
+                    click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS),
+                                 help="Only this kind of item; repeatable.")]
+    options += [click.option("--since", default=None, help="Only files modified (photos taken) on or after this date."),
+                click.option("--until", default=None, help="Only files modified (photos taken) on or before it.")]
+
+    def decorate(command: Callable) -> Callable:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return decorate
+
+
+def scope_of(in_paths: tuple[Path, ...], sources: tuple[str, ...] = (), kinds: tuple[str, ...] = (),
+             since: str | None = None, until: str | None = None) -> Scope | None:
+    """The scope the options give (None when they give none)."""
+    from engine.scope import Scope
+
+    scope = Scope(tuple(str(p) for p in in_paths), sources, kinds, since, until)
+    return None if scope.empty else scope
 
 
 def said(text: str, what: str = "question") -> str:
@@ -85,19 +120,21 @@ def print_answer(result: AskResult, answer_shown: bool = False) -> None:
 
 
 def ask_live(trove: Trove, question: str, image: Path | None = None,
-             conversation: Conversation | None = None) -> AskResult:
+             conversation: Conversation | None = None, scope: Scope | None = None) -> AskResult:
     """Ask, showing the routes and the answer's words as they come (on a terminal)."""
     from engine.terminal import LiveAnswer
 
     live = LiveAnswer(sys.stdout)
-    result = trove.ask(question, image=image, on_token=live.token, on_routes=live.routes, conversation=conversation)
+    result = trove.ask(question, image=image, on_token=live.token, on_routes=live.routes, conversation=conversation,
+                       scope=scope)
     print_answer(result, answer_shown=not live.settle(result.answer))
     return result
 
 
-def continued(trove: Trove, conversation_id: int | None, follow_up: bool, title: str) -> Conversation:
+def continued(trove: Trove, conversation_id: int | None, follow_up: bool, title: str,
+              scope: Scope | None = None) -> Conversation:
     """The conversation a question goes into: `conversation_id`'s, the last one (`follow_up`), or a
-    new one titled `title`."""
+    new one titled `title` kept to `scope`."""
     if conversation_id is not None:
         return trove.conversation(conversation_id)
     if follow_up:
@@ -105,7 +142,7 @@ def continued(trove: Trove, conversation_id: int | None, follow_up: bool, title:
         if latest is None:
             raise TroveError("there is no conversation to follow up yet: ask a question first")
         return latest
-    return trove.conversation(title=title)
+    return trove.conversation(title=title, scope=scope)
 
 
 def main() -> None:

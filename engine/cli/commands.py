@@ -10,7 +10,18 @@ from typing import TYPE_CHECKING
 
 import click
 
-from engine.cli.base import HOME_OPTION, ask_live, cli, continued, echo_json, open_trove, said, settings_for
+from engine.cli.base import (
+    HOME_OPTION,
+    ask_live,
+    cli,
+    continued,
+    echo_json,
+    open_trove,
+    said,
+    scope_of,
+    scope_options,
+    settings_for,
+)
 from engine.errors import TroveError
 from engine.result import citation_place
 
@@ -118,16 +129,19 @@ def status(home: Path | None, as_json: bool) -> None:
 @click.option("--k", type=click.IntRange(min=1), default=10, show_default=True, help="How many results.")
 @click.option("--granularity", type=click.Choice(["paragraph", "document", "image", "region", "clip", "video"]),
               default="paragraph", show_default=True)
+@scope_options(files_only=True)
 @HOME_OPTION
 @click.option("--json", "as_json", is_flag=True)
-def search(query: str, k: int, granularity: str, home: Path | None, as_json: bool) -> None:
-    """Retrieval only (no LLM): ranked items with scores and locators."""
+def search(query: str, k: int, granularity: str, in_paths: tuple[Path, ...], since: str | None, until: str | None,
+           home: Path | None, as_json: bool) -> None:
+    """Retrieval only (no LLM): ranked items with scores and locators (of the files in a scope, when
+    --in, --since or --until give one)."""
     from engine.routing.labels import LABELS
 
     said(query, "query")
     corpus = LABELS[granularity]
     assert corpus is not None  # every --granularity choice names a corpus
-    hits = open_trove(home).search(query, k, corpus)
+    hits = open_trove(home).search(query, k, corpus, scope=scope_of(in_paths, since=since, until=until))
     rows: list[dict] = [
         {"rank": i, "score": round(h.score, 5), "signals": {k: round(v, 4) for k, v in h.signals.items()},
          "source": h.item.source, "title": h.item.title, "heading": h.item.heading,
@@ -218,20 +232,24 @@ def route(question: str, router: str | None, home: Path | None, as_json: bool) -
 @click.option("--follow-up", "follow_up", is_flag=True, help="Continue the last conversation (a follow-up question).")
 @click.option("--conversation", "conversation_id", type=int, default=None,
               help="Continue conversation ID (see `trove conversations list`).")
+@scope_options()
 @HOME_OPTION
 @click.option("--json", "as_json", is_flag=True)
 def ask(question: str, image: Path | None, llm: str | None, follow_up: bool, conversation_id: int | None,
-        home: Path | None, as_json: bool) -> None:
+        in_paths: tuple[Path, ...], sources: tuple[str, ...], kinds: tuple[str, ...], since: str | None,
+        until: str | None, home: Path | None, as_json: bool) -> None:
     """Answer QUESTION from your files, citing where each fact comes from. Each question starts a
-    conversation (kept in the home) unless it continues one."""
+    conversation (kept in the home) unless it continues one; a scope (--in, --source, --kind,
+    --since, --until) keeps it, and the conversation it starts, inside part of the disk."""
     said(question)
     trove = open_trove(home, llm=llm)
-    conversation = continued(trove, conversation_id, follow_up, question)
+    scope = scope_of(in_paths, sources, kinds, since, until)
+    conversation = continued(trove, conversation_id, follow_up, question, scope)
     if as_json:
-        echo_json({**trove.ask(question, image=image, conversation=conversation).to_dict(),
+        echo_json({**trove.ask(question, image=image, conversation=conversation, scope=scope).to_dict(),
                    "conversation": conversation.id})
         return
-    ask_live(trove, question, image, conversation)
+    ask_live(trove, question, image, conversation, scope)
 
 
 # -- models ------------------------------------------------------------------------------------

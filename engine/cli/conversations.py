@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from engine.cli.base import HOME_OPTION, ask_live, cli, continued, echo_json, open_trove
+from engine.cli.base import HOME_OPTION, ask_live, cli, continued, echo_json, open_trove, scope_of, scope_options
 from engine.errors import TroveError
 
 if TYPE_CHECKING:
@@ -24,10 +24,16 @@ HISTORY_LINES = 1000
 @cli.command()
 @click.option("--conversation", "conversation_id", type=int, default=None, help="Continue conversation ID.")
 @click.option("--llm", default=None, help="default | fast | smoke | a model name from `trove models list`.")
+@scope_options()
 @HOME_OPTION
-def chat(conversation_id: int | None, llm: str | None, home: Path | None) -> None:
-    """Ask questions and follow-ups in one conversation, answers streamed with their citations."""
+def chat(conversation_id: int | None, llm: str | None, in_paths: tuple[Path, ...], sources: tuple[str, ...],
+         kinds: tuple[str, ...], since: str | None, until: str | None, home: Path | None) -> None:
+    """Ask questions and follow-ups in one conversation, answers streamed with their citations; a
+    scope (--in, --source, --kind, --since, --until) keeps every conversation of it inside part of
+    the disk."""
     trove = open_trove(home, llm=llm)
+    scope = scope_of(in_paths, sources, kinds, since, until)
+    trove.within(scope)  # a scope that holds nothing is said before anything is asked
     history = _line_history(trove.settings.home / "chat_history")
     conversation = trove.conversation(conversation_id) if conversation_id is not None else None
     click.echo(click.style(CHAT_HELP, dim=True))
@@ -40,8 +46,8 @@ def chat(conversation_id: int | None, llm: str | None, home: Path | None) -> Non
             continue
         if not question:
             continue
-        conversation = conversation or continued(trove, None, False, question)
         try:
+            conversation = conversation or continued(trove, None, False, question, scope)
             ask_live(trove, question, conversation=conversation)
         except (TroveError, ValueError) as exc:
             click.echo(f"error: {exc}", err=True)
@@ -138,14 +144,14 @@ def rename(conversation_id: int, title: str, home: Path | None) -> None:
 @HOME_OPTION
 def export(conversation_id: int, out: Path | None, home: Path | None) -> None:
     """Conversation CONVERSATION_ID as Markdown, with its citations (file, page, query, box, seconds)."""
-    from engine.conversations.export import markdown, write
+    from engine.conversations.export import markdown, write_markdown
 
     trove = open_trove(home)
     conversation = trove.conversation(conversation_id)
     if out is None:
         click.echo(markdown(conversation, trove.changed_since), nl=False)
         return
-    click.echo(f"wrote {write(conversation, out, trove.changed_since)}")
+    click.echo(f"wrote {write_markdown(conversation, out, trove.changed_since)}")
 
 
 @conversations.command()

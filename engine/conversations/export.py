@@ -55,7 +55,8 @@ def citation_markdown(citation: Citation) -> list[str]:
     return [head, f"  > {snippet}"] if snippet else [head]
 
 
-def write(conversation: Conversation, path: Path, changed: Callable[[Turn], dict[str, str]] | None = None) -> Path:
+def write_markdown(conversation: Conversation, path: Path,
+                   changed: Callable[[Turn], dict[str, str]] | None = None) -> Path:
     """Write the Markdown to `path` (a folder: `conversation-ID.md` in it); a TroveError naming the
     path and the reason when it cannot be written."""
     path = path.expanduser()

@@ -13,11 +13,13 @@ import sqlean
 from engine.conversations.turns import Conversation, Turn
 from engine.errors import TroveError
 from engine.result import AskResult
+from engine.scope import Scope
 from local_stores.sqlite_db import Database, writable
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations(
-    id INTEGER PRIMARY KEY, title TEXT NOT NULL, created REAL NOT NULL, updated REAL NOT NULL);
+    id INTEGER PRIMARY KEY, title TEXT NOT NULL, created REAL NOT NULL, updated REAL NOT NULL,
+    scope TEXT NOT NULL DEFAULT '{}');
 CREATE TABLE IF NOT EXISTS turns(
     conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
     n INTEGER NOT NULL, result TEXT NOT NULL, files TEXT NOT NULL, at REAL NOT NULL,
@@ -65,13 +67,13 @@ class ConversationStore:
     def read_only(self) -> bool:
         return self.db is None or self.db.read_only
 
-    def start(self, title: str) -> Conversation:
-        """A new, empty conversation, stored."""
+    def start(self, title: str, scope: Scope | None = None) -> Conversation:
+        """A new, empty conversation, stored, whose questions stay inside `scope`."""
         db = self._writable("start a conversation")
         now = time.time()
-        cursor = db.execute("INSERT INTO conversations(title, created, updated) VALUES (?, ?, ?)",
-                            (title_of(title), now, now))
-        return Conversation([], int(cursor.lastrowid or 0), title_of(title), now, now)
+        cursor = db.execute("INSERT INTO conversations(title, created, updated, scope) VALUES (?, ?, ?, ?)",
+                            (title_of(title), now, now, json.dumps(scope.as_dict() if scope else {})))
+        return Conversation([], int(cursor.lastrowid or 0), title_of(title), now, now, scope)
 
     def add(self, conversation: Conversation, turn: Turn) -> None:
         """Append `turn` to the stored `conversation` (and to its list of turns)."""
@@ -89,13 +91,15 @@ class ConversationStore:
 
     def get(self, conversation_id: int) -> Conversation:
         """The conversation with its turns; a TroveError naming the id when there is none."""
-        rows = self._query("SELECT id, title, created, updated FROM conversations WHERE id = ?", (conversation_id,))
+        rows = self._query("SELECT id, title, created, updated, scope FROM conversations WHERE id = ?",
+                           (conversation_id,))
         if not rows:
             raise TroveError(f"no conversation {conversation_id} (see trove conversations list)")
-        cid, title, created, updated = rows[0]
+        cid, title, created, updated, scope = rows[0]
         turns = [_turn(result, files, at) for result, files, at in self._query(
             "SELECT result, files, at FROM turns WHERE conversation_id = ? ORDER BY n", (cid,))]
-        return Conversation(turns, cid, title, created, updated)
+        kept = json.loads(scope)
+        return Conversation(turns, cid, title, created, updated, Scope.from_dict(kept) if kept else None)
 
     def latest(self) -> Conversation | None:
         """The conversation added to last, or None when there is none."""

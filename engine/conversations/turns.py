@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.result import AskResult
+from engine.scope import Scope
 
 FileState = tuple[int, str | None]  # a cited file's (mtime_ns, sha256) in the catalog when it was cited
 
@@ -29,13 +30,15 @@ class Turn:
 
 @dataclass
 class Conversation:
-    """Turns oldest first; `id` is None until the conversation is stored."""
+    """Turns oldest first; `id` is None until the conversation is stored; every question of it stays
+    inside `scope` (None: the whole index)."""
 
     turns: list[Turn] = field(default_factory=list)
     id: int | None = None
     title: str = ""
     created: float = 0.0
     updated: float = 0.0
+    scope: Scope | None = None
 
     def last(self, n: int) -> list[Turn]:
         return self.turns[-n:] if n > 0 else []

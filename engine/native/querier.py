@@ -72,17 +72,18 @@ class NativeQuerier:
         store = open_store(found[0], self.stores)
         return store.execute(store.explain(query), self.settings.query_timeout_s, self.settings.query_rows)
 
-    def answer(self, question: str, vector: np.ndarray, kinds: set[str],
-               prior: PriorQuery | None = None) -> tuple[list[tuple[str, Hit]], list[QueryRun]]:
-        """Select the sources of `kinds` near the question, write, validate, repair and run a query on
-        each; the results that found something as (citation kind, hit), and every attempt. A follow-up
-        leans to the source of the `prior` query it refines, and is shown that query to edit."""
+    def answer(self, question: str, vector: np.ndarray, kinds: set[str], prior: PriorQuery | None = None,
+               among: frozenset[str] | None = None) -> tuple[list[tuple[str, Hit]], list[QueryRun]]:
+        """Select the sources of `kinds` near the question (of the sources named `among`, a scope's),
+        write, validate, repair and run a query on each; the results that found something as
+        (citation kind, hit), and every attempt. A follow-up leans to the source of the `prior` query
+        it refines, and is shown that query to edit."""
         held = self.value_index()
         index = self.source_index()
         bonus = selection.bonus(index, question, held, self.settings)
         if prior is not None:
             bonus[prior.source] = bonus.get(prior.source, 0.0) + self.settings.follow_up_source_bonus
-        nearest = index.nearest(vector, self.settings.source_candidates, kinds, bonus)
+        nearest = index.nearest(vector, self.settings.source_candidates, kinds, bonus, among)
         candidates = [(s, sim) for s, sim in nearest if sim >= self.settings.source_min_similarity]
         if not candidates:  # no source near the question: nothing to write a query for, no LLM needed
             return [], []

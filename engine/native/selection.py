@@ -81,16 +81,19 @@ class SourceIndex:
         return {str(kind): float(similarity[kinds == kind].max()) for kind in np.unique(kinds)}
 
     def nearest(self, vector: np.ndarray, k: int, kinds: set[str] | None = None,
-                bonus: dict[str, float] | None = None) -> list[tuple[Source, float]]:
-        """The k sources (of `kinds`, when given) whose descriptors are nearest to the question,
-        each source's similarity raised by its `bonus` (the values of it the question names)."""
+                bonus: dict[str, float] | None = None, among: frozenset[str] | None = None
+                ) -> list[tuple[Source, float]]:
+        """The k sources (of `kinds`, and named `among`, when given) whose descriptors are nearest to
+        the question, each source's similarity raised by its `bonus` (the values of it the question
+        names)."""
         if not self._sources:
             return []
         best = np.full(len(self._sources), -1.0, dtype=np.float32)
         np.maximum.at(best, self._owner, self._matrix @ vector)
         if bonus:
             best += np.array([bonus.get(source.name, 0.0) for source in self._sources], dtype=np.float32)
-        order = [i for i in np.argsort(-best) if kinds is None or self._sources[i].kind in kinds][:k]
+        order = [i for i in np.argsort(-best) if (kinds is None or self._sources[i].kind in kinds)
+                 and (among is None or self._sources[i].name in among)][:k]
         return [(self._sources[i], float(best[i])) for i in order]
 
 

@@ -4,7 +4,7 @@ of every route (native query results first), the native queries run, and the que
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +20,7 @@ from engine.retrieval.visual import VisualContext, grounded, visual_hits
 from engine.routing.base import Decision, Route
 from engine.routing.labels import LABELS, NATIVE
 from engine.runtimes.calls import during
+from engine.scope import EVERYTHING, Within
 from local_stores.vector_store import Item
 
 if TYPE_CHECKING:
@@ -52,22 +53,23 @@ class Gatherer:
         self.models, self.settings = models, settings
         self._inventory: tuple[tuple, Inventory, dict | None] | None = None  # (pack versions, elements, vectors)
 
-    def retriever(self) -> HybridRetriever:
-        return HybridRetriever(self.store, self.models.embedder)
+    def retriever(self, within: Within = EVERYTHING) -> HybridRetriever:
+        return HybridRetriever(self.store, self.models.embedder, files=within.files)
 
     def gather(self, question: str, image: Path | str | None = None, labels: Sequence[str] | None = None,
-               on_routes: Callable[[list[Route]], None] | None = None, follow: FollowUp | None = None) -> Gathered:
+               on_routes: Callable[[list[Route]], None] | None = None, follow: FollowUp | None = None,
+               within: Within = EVERYTHING) -> Gathered:
         """The routes (or the given route `labels`), then each route's hits; with `image`, that photo's
         own grounded regions and the indexed photos like it first of all. `on_routes` hears the routes
         as soon as they are chosen (the app shows them while it searches). A follow-up (`follow`)
         keeps the route and source of the query it refines, and sees the photos and clips the turn
-        before it cited first."""
+        before it cited first. `within`: the scope the question stays inside (routes, files, sources)."""
         timings: dict[str, float] = {}
         with timed(timings, "embed"):
             vector = self.models.embedder.embed_one(question)
         with timed(timings, "route"):
             given = [Route(label, 1.0, Decision.GIVEN) for label in labels or ()]
-            routes = self.routing.route(question, vector) if labels is None else given
+            routes = self.routing.route(question, vector, within.labels) if labels is None else given
             if labels is None and follow is not None:
                 routes = follow.routes(routes)
         if on_routes is not None:
@@ -77,9 +79,9 @@ class Gatherer:
         if kinds:
             with timed(timings, "query"):
                 gathered.hits, gathered.runs = self.native.answer(question, vector, kinds,
-                                                                  follow.prior if follow else None)
+                                                                  follow.prior if follow else None, within.sources)
         with timed(timings, "retrieve"):
-            retriever = self.retriever()
+            retriever = self.retriever(within)
             for route in routes:
                 corpus = LABELS.get(route.label)
                 if corpus and route.label not in VISUAL_LABELS:
@@ -88,7 +90,7 @@ class Gatherer:
         self._visual(gathered, question, image, retriever, follow)
         if image is None and not any(h.relevance >= self.settings.min_relevance for _, h in gathered.hits):
             with timed(timings, "fallback"):
-                self._fallback(gathered, question, retriever)
+                self._fallback(gathered, question, retriever, within)
         return gathered
 
     def _visual(self, gathered: Gathered, question: str, image: Path | str | None,
@@ -101,17 +103,18 @@ class Gatherer:
             if image is not None:
                 gathered.hits = self._about_photo(context, Path(image), question) + gathered.hits
             if follow is not None and follow.cited:
-                gathered.hits += self._cited_before(context, follow)
+                gathered.hits += self._cited_before(context, follow, retriever.files)
             gathered.hits += visual_hits(context, question, gathered.vector, visual)
 
-    def _cited_before(self, context: VisualContext, follow: FollowUp) -> list[tuple[str, Hit]]:
+    def _cited_before(self, context: VisualContext, follow: FollowUp,
+                      files: Collection[int] | None) -> list[tuple[str, Hit]]:
         """The photos (grounded anew, for this question) and the clips the turn before cited: what
-        "it" and "that moment" refer to."""
+        "it" and "that moment" refer to (those in scope: `files`)."""
         out: list[tuple[str, Hit]] = []
         for citation in follow.cited:
             record = self.catalog.file(citation.source)
-            if record is None or record.state != "indexed":
-                continue  # removed since; the question is searched as usual
+            if record is None or record.state != "indexed" or (files is not None and record.id not in files):
+                continue  # removed since, or out of scope; the question is searched as usual
             if citation.kind in ("image", "region"):
                 photos = self.store.file_items(record.id, PHOTO)
                 out += grounded(context, Hit(photos[0], 1.0, {"dense": 1.0})) if photos else []
@@ -120,14 +123,15 @@ class Gatherer:
                         if clip.locator.get("start_s") == citation.locator.get("start_s")]
         return out
 
-    def _fallback(self, gathered: Gathered, question: str, retriever: HybridRetriever) -> None:
+    def _fallback(self, gathered: Gathered, question: str, retriever: HybridRetriever, within: Within) -> None:
         """A route that found nothing relevant (or `none`) may be a misroute: the passages of the files
         are searched before the answer says the files hold nothing (or answers from the model alone)."""
         searched = {route.label for route in gathered.routes}
         corpora = self.store.corpora()
         for label in FALLBACK_LABELS:
             corpus = LABELS[label]
-            if label in searched or corpus is None or corpus not in corpora:
+            if label in searched or corpus is None or corpus not in corpora or (
+                    within.labels is not None and label not in within.labels):
                 continue
             found = [(label, h) for h in retriever.search(question, corpus, self.settings.evidence_items,
                                                           vector=gathered.vector)]
@@ -179,7 +183,8 @@ class Gatherer:
                    title=path.name, file_id=0, id=context.synthetic_id())
         hits = grounded(context, Hit(own, 1.0, {"dense": 1.0}))
         if found.vector is not None:
-            for item_id, similarity in self.store.dense(VISUAL, found.vector, self.settings.evidence_items):
+            for item_id, similarity in self.store.dense(VISUAL, found.vector, self.settings.evidence_items,
+                                                        context.retriever.files):
                 twin = self.store.items([item_id]).get(item_id)
                 photos = self.store.file_items(twin.file_id, PHOTO) if twin else []
                 if photos and similarity >= self.settings.similar_photo_min:

@@ -10,6 +10,7 @@ plain reciprocal-rank fusion on Cranfield and CISI.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -45,9 +46,14 @@ class SearchConfig:
 
 
 class HybridRetriever:
-    def __init__(self, store: VectorStore, embedder: TextEmbedder, config: SearchConfig | None = None) -> None:
+    """Searches every file's items, or only those of `files` (a scope: filtered inside the FTS5 and
+    vector queries, so `k` results still come back)."""
+
+    def __init__(self, store: VectorStore, embedder: TextEmbedder, config: SearchConfig | None = None,
+                 files: Collection[int] | None = None) -> None:
         self.store, self.embedder = store, embedder
         self.config = config or SearchConfig()
+        self.files = files
 
     def search(self, query: str, corpus: str = PARAGRAPH, k: int = 10, vector: np.ndarray | None = None,
                mode: str = "hybrid") -> list[Hit]:
@@ -62,7 +68,7 @@ class HybridRetriever:
 
     # -- paragraphs (and any single-vector corpus) ----------------------------------------------
     def _items(self, corpus: str, query: str, vector: np.ndarray | None, k: int, mode: str) -> list[Hit]:
-        sparse = dict(self.store.bm25(corpus, query, self.config.pool)) if mode != "dense" else {}
+        sparse = dict(self.store.bm25(corpus, query, self.config.pool, self.files)) if mode != "dense" else {}
         # search embeds the question for every mode but bm25
         dense = self._cosines(corpus, vector, self.config.pool, sparse) if vector is not None and mode != "bm25" else {}
         scores = self._fuse(sparse, dense, mode)
@@ -70,7 +76,7 @@ class HybridRetriever:
 
     # -- documents -------------------------------------------------------------------------------
     def _documents(self, query: str, vector: np.ndarray | None, k: int, mode: str) -> list[Hit]:
-        sparse = dict(self.store.bm25(DOCUMENT, query, self.config.pool)) if mode != "dense" else {}
+        sparse = dict(self.store.bm25(DOCUMENT, query, self.config.pool, self.files)) if mode != "dense" else {}
         if mode == "bm25":
             return self._hits(self._fuse(sparse, {}, mode), k, bm25=sparse)
         assert vector is not None  # search embeds the question for every mode but bm25
@@ -89,7 +95,7 @@ class HybridRetriever:
     def _document_cosines(self, vector: np.ndarray, sparse: dict[int, float]
                           ) -> tuple[dict[int, float], dict[int, float]]:
         """(document id -> cosine of its own vector, document id -> cosine of its best paragraph)."""
-        par = dict(self.store.dense(PARAGRAPH, vector, self.config.paragraph_pool))
+        par = dict(self.store.dense(PARAGRAPH, vector, self.config.paragraph_pool, self.files))
         doc_of_par = self._segments_for(self.store.positions(list(par)))
         best_par: dict[int, float] = {}
         for pid, cos in par.items():
@@ -106,7 +112,7 @@ class HybridRetriever:
     # -- shared ------------------------------------------------------------------------------------
     def _cosines(self, corpus: str, vector: np.ndarray, pool: int, also: dict[int, float]) -> dict[int, float]:
         """Cosines of the `pool` nearest items, plus exact cosines for the other candidates in `also`."""
-        found = dict(self.store.dense(corpus, vector, pool))
+        found = dict(self.store.dense(corpus, vector, pool, self.files))
         missing = [i for i in also if i not in found]
         for item_id, vec in self.store.vectors(corpus, missing).items():
             found[item_id] = float(vec @ vector)

@@ -107,7 +107,7 @@ def looks_hits(ctx: VisualContext, question: str, vector: np.ndarray) -> list[Hi
     well it looks the part is the `looks` signal."""
     if ctx.image_text is None or not ctx.store.corpora().get(LOOKS):
         return []
-    looks = dict(ctx.store.dense(LOOKS, ctx.image_text.embed_text(question), ctx.k))
+    looks = dict(ctx.store.dense(LOOKS, ctx.image_text.embed_text(question), ctx.k, ctx.retriever.files))
     out: list[Hit] = []
     for item in ctx.store.items(list(looks)).values():
         photo = ctx.store.file_items(item.file_id, PHOTO)

@@ -38,9 +38,11 @@ class CheckedRouter:
         labels = {label for label, corpus in LABELS.items() if corpus and corpus in corpora}
         return frozenset(labels | {label for label, source_kinds in NATIVE.items() if kinds & set(source_kinds)})
 
-    def route(self, question: str, vector: np.ndarray | None = None) -> list[Route]:
-        """The routes of `question` (whose text embedding is `vector`, computed here when not given)."""
-        available = self.available()
+    def route(self, question: str, vector: np.ndarray | None = None,
+              allowed: frozenset[str] | None = None) -> list[Route]:
+        """The routes of `question` (whose text embedding is `vector`, computed here when not given),
+        among the labels `allowed` (a scope's; None: all)."""
+        available = self.available() if allowed is None else self.available() & allowed
         if not available:  # nothing indexed: no router (nor its LLM) has anything to choose from
             return [Route("none", 1.0, Decision.EMPTY_INDEX)]
         vector = self.models.embedder.embed_one(question) if vector is None else vector

@@ -268,3 +268,18 @@ def test_chat_answers_each_line_in_one_conversation(small_home: Path):
     assert proc.stdout.count("  route: ") == 3 and "(a new conversation)" in proc.stdout
     listed = json.loads(run("conversations", "list", "--json", home=small_home).stdout)
     assert sorted(c["turns"] for c in listed) == [1, 2]
+
+
+def test_a_scope_keeps_search_to_a_folder_and_a_bad_one_is_one_line(small_home: Path, tmp_path: Path):
+    notes = tmp_path / "notes"
+    rows = json.loads(run("search", "boiler", "--in", str(notes), "--json", home=small_home).stdout)
+    assert rows and all(r["source"].startswith(str(notes)) for r in rows)
+    line = _one_error_line(run("ask", "Who serviced the boiler?", "--in", str(tmp_path / "elsewhere"), "--llm",
+                               "smoke", home=small_home, ok=False))
+    assert line == f"error: {tmp_path / 'elsewhere'}: not in a folder Trove follows (see trove status)"
+    line = _one_error_line(run("ask", "Who serviced the boiler?", "--since", "2099-01-01", "--llm", "smoke",
+                               home=small_home, ok=False))
+    assert line == "error: nothing indexed is in the scope (since 2099-01-01)"
+    scoped = json.loads(run("ask", "Who serviced the boiler?", "--kind", "paragraph", "--llm", "smoke", "--json",
+                            home=small_home).stdout)
+    assert scoped["scope"] == {"kinds": ["paragraph"]} and {r["label"] for r in scoped["routes"]} <= {"paragraph"}

@@ -88,3 +88,32 @@ def test_search_in_memory_finds_what_sqlite_vec_finds_and_follows_every_write(tm
         store.add([Item("text/paragraph", "/n/tx.md", "tx", {}, file_id=901)], query[None, :])
         assert store.dense("text/paragraph", query, 1)[0][1] > 0.999
     assert store.dense("text/paragraph", query, 1)[0][1] > 0.999
+
+
+def test_a_search_kept_to_some_files_still_finds_k_of_theirs(tmp_path: Path):
+    store = VectorStore(Database(tmp_path / "index.db"))
+    store.ensure_corpus("text/paragraph", "text", "paragraph", 16, "minilm")
+    vectors = _unit(200, 16, 3)
+    store.add([Item("text/paragraph", f"/n/{i}.md", f"boiler note {i}", {}, file_id=i + 1) for i in range(200)],
+              vectors)
+    query = vectors[0]
+    mine = {150, 151, 152, 153}  # far from the query, most of them
+    for search in (store.dense, lambda c, v, k, f: _sqlite_vec_dense_among(store, c, v, k, f)):
+        found = search("text/paragraph", query, 3, mine)
+        assert len(found) == 3 and {store.items([i])[i].file_id for i, _ in found} <= mine
+    found = store.bm25("text/paragraph", "boiler note", 3, mine)
+    assert len(found) == 3 and {store.items([i])[i].file_id for i, _ in found} <= mine
+    assert store.corpora_of(mine) == {"text/paragraph"} and store.corpora_of({999}) == set()
+    assert store.bm25("text/paragraph", "boiler", 3, set()) == []
+    assert store.dense("text/paragraph", query, 3, set()) == []
+
+
+def _sqlite_vec_dense_among(store: VectorStore, corpus: str, vector: np.ndarray, k: int, files: set[int]) -> list:
+    import local_stores.vector_store as module
+
+    limit, module.MATRIX_MB = module.MATRIX_MB, 0
+    try:
+        store._matrices.clear()
+        return store.dense(corpus, vector, k, files)
+    finally:
+        module.MATRIX_MB = limit

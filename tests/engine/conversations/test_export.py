@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.conversations.export import markdown, write
+from engine.conversations.export import markdown, write_markdown
 from engine.conversations.turns import Conversation, Turn
 from engine.errors import TroveError
 from engine.result import AskResult, Citation
@@ -41,16 +41,16 @@ def test_markdown_holds_every_turn_and_where_each_citation_points():
 
 
 def test_export_writes_a_file_or_into_a_folder(tmp_path: Path):
-    assert write(_conversation(), tmp_path).name == "conversation-7.md"
-    target = write(_conversation(), tmp_path / "groceries.md")
+    assert write_markdown(_conversation(), tmp_path).name == "conversation-7.md"
+    target = write_markdown(_conversation(), tmp_path / "groceries.md")
     assert target.read_text(encoding="utf-8") == markdown(_conversation())
 
 
 def test_export_to_a_folder_that_cannot_be_written_names_it(tmp_path: Path):
     with pytest.raises(TroveError, match="no-such-folder.*cannot write the conversation"):
-        write(_conversation(), tmp_path / "no-such-folder" / "c.md")
+        write_markdown(_conversation(), tmp_path / "no-such-folder" / "c.md")
     if os.geteuid() != 0:
         locked = tmp_path / "locked"
         locked.mkdir(mode=0o555)
         with pytest.raises(TroveError, match="Permission denied"):
-            write(_conversation(), locked / "c.md")
+            write_markdown(_conversation(), locked / "c.md")

@@ -1,0 +1,82 @@
+"""Questions kept to part of the disk: two similar folders (two years of bills), searched and asked
+with and without a scope; what is out of scope is never found, what is wrong is said first."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.errors import TroveError
+from engine.pipeline import Trove
+from engine.scope import Scope
+from tests.scripted import ScriptedLLM
+
+YEARS = {"2023": ("95", "Bakker"), "2024": ("120", "Visser")}
+
+
+@pytest.fixture
+def bills(tmp_path: Path) -> Path:
+    top = tmp_path / "bills"
+    for year, (cost, fitter) in YEARS.items():
+        folder = top / f"bills-{year}"
+        folder.mkdir(parents=True)
+        (folder / "boiler.md").write_text(f"# Boiler {year}\n\nThe boiler service in {year} cost {cost} EUR; "
+                                          f"the fitter was {fitter}.\n", encoding="utf-8")
+        (folder / f"energy_{year}.csv").write_text("month,kwh\n" + "".join(f"{year}-{m:02d}-01,{100 + m}\n"
+                                                                             for m in range(1, 13)))
+        stamp = time.mktime((int(year), 6, 1, 12, 0, 0, 0, 0, -1))
+        for path in folder.iterdir():
+            os.utime(path, (stamp, stamp))
+    return top
+
+
+def test_a_search_in_one_folder_finds_only_its_files(trove: Trove, bills: Path):
+    trove.index([bills])
+    everywhere = trove.search("boiler service cost fitter", k=4)
+    assert {Path(h.item.source).parent.name for h in everywhere} == {"bills-2023", "bills-2024"}
+    scoped = trove.search("boiler service cost fitter", k=4, scope=Scope(paths=(str(bills / "bills-2023"),)))
+    assert scoped and {Path(h.item.source).parent.name for h in scoped} == {"bills-2023"}
+    by_time = trove.search("boiler service cost fitter", k=4, scope=Scope(since="2024-01-01"))
+    assert by_time and {Path(h.item.source).parent.name for h in by_time} == {"bills-2024"}
+
+
+def test_the_scope_limits_routes_and_sources(trove: Trove, bills: Path):
+    trove.index([bills])
+    within = trove.within(Scope(paths=(str(bills / "bills-2024"),)))
+    assert within.sources is not None and len(within.sources) == 1 and "2024" in next(iter(within.sources))
+    assert within.labels == {"paragraph", "document", "table"}
+    assert trove.within(Scope(kinds=("paragraph",))).labels == {"paragraph"}
+    assert trove.within(None).files is None
+
+
+def test_a_scoped_question_never_cites_outside_its_scope(trove: Trove, bills: Path):
+    trove.index([bills])
+    scope = Scope(paths=(str(bills / "bills-2023"),))
+    trove.models.llm = ScriptedLLM(["The boiler service cost 95 EUR [1]."])
+    result = trove.ask("How much did the boiler service cost?", labels=["paragraph"], scope=scope)
+    assert result.citations and all("bills-2023" in c.source for c in result.citations)
+    assert result.scope == {"paths": [str((bills / "bills-2023").resolve())]}
+    conversation = trove.conversation(title="boiler", scope=scope)
+    trove.models.llm = ScriptedLLM(["The fitter was Bakker [1]."])
+    follow = trove.ask("Who was the fitter for the boiler service?", labels=["paragraph"], conversation=conversation)
+    assert follow.citations and all("bills-2023" in c.source for c in follow.citations)
+    assert trove.conversations.get(conversation.id or 0).scope == scope
+
+
+def test_a_scope_that_holds_nothing_is_said_before_anything_is_asked(trove: Trove, bills: Path, tmp_path: Path):
+    trove.index([bills])
+    trove.models.llm = ScriptedLLM([])  # asking the model would fail the test
+    for scope, said in ((Scope(paths=(str(tmp_path / "elsewhere"),)), "not in a folder Trove follows"),
+                        (Scope(sources=("no_such_source",)), "no_such_source: no source of that name"),
+                        (Scope(since="2031-01-01"), "nothing indexed is in the scope (since 2031-01-01)"),
+                        (Scope(paths=(str(bills / "bills-2023"),), kinds=("image",)), "nothing indexed is in")):
+        with pytest.raises(TroveError, match=re.escape(said)):
+            trove.ask("How much did the boiler service cost?", scope=scope)
+    with pytest.raises(TroveError, match="unknown kind 'photo'"):
+        Scope(kinds=("photo",))
+    with pytest.raises(TroveError, match="not a date"):
+        Scope(since="last week")
