@@ -82,16 +82,33 @@ class Gatherer:
                                                                   follow.prior if follow else None, within.sources)
         with timed(timings, "retrieve"):
             retriever = self.retriever(within)
+            cited = self._cited_texts(follow, within)
             for route in routes:
                 corpus = LABELS.get(route.label)
                 if corpus and route.label not in VISUAL_LABELS:
-                    gathered.hits += [(route.label, h) for h in retriever.search(
-                        question, corpus, self.settings.evidence_items, vector=vector)]
+                    gathered.hits += self._text_hits(question, route.label, corpus, retriever, cited, vector)
         self._visual(gathered, question, image, retriever, follow)
         if image is None and not any(h.relevance >= self.settings.min_relevance for _, h in gathered.hits):
             with timed(timings, "fallback"):
                 self._fallback(gathered, question, retriever, within)
         return gathered
+
+    def _text_hits(self, question: str, label: str, corpus: str, retriever: HybridRetriever,
+                   cited: frozenset[int], vector: np.ndarray) -> list[tuple[str, Hit]]:
+        """A text route's hits; a follow-up's first from the files the turn before cited (what "it"
+        and "the same report" refer to), then from every file."""
+        k = self.settings.evidence_items
+        first = HybridRetriever(self.store, self.models.embedder, files=cited).search(
+            question, corpus, max(1, k // 2), vector=vector) if cited else []
+        return [(label, h) for h in [*first, *retriever.search(question, corpus, k, vector=vector)]]
+
+    def _cited_texts(self, follow: FollowUp | None, within: Within) -> frozenset[int]:
+        """The files of the passages and documents the turn before cited (those in scope)."""
+        if follow is None:
+            return frozenset()
+        records = (self.catalog.file(c.source) for c in follow.cited if c.kind in ("paragraph", "document"))
+        return frozenset(r.id for r in records if r is not None and r.state == "indexed"
+                         and (within.files is None or r.id in within.files))
 
     def _visual(self, gathered: Gathered, question: str, image: Path | str | None,
                 retriever: HybridRetriever, follow: FollowUp | None = None) -> None:

@@ -71,3 +71,20 @@ def test_the_default_model_follows_up_a_table_answer(settings: Settings, embedde
     assert "april" in follow.asked_as.lower() and "grocer" in follow.asked_as.lower(), follow.asked_as
     assert any(q.ok and "04" in q.query or "april" in q.query.lower() for q in follow.queries), follow.queries
     assert follow.citations and all(c.kind == "table" for c in follow.citations), follow.answer
+
+
+def test_a_follow_up_reads_the_file_the_turn_before_cited_first(trove: Trove, notes: Path):
+    (notes / "porto-trip.md").write_text("# Porto trip\n\nHotel Ribeira, booking reference PT-1190. Check-in from "
+                                         "14:00 at the hotel.\n", encoding="utf-8")
+    trove.index([notes])
+    conversation = trove.conversation()
+    trove.models.llm = ScriptedLLM(["The booking reference is LX-4821 [1]."])
+    first = trove.ask("What is the booking reference of my hotel in Lisbon?", labels=["paragraph"],
+                      conversation=conversation)
+    assert first.citations[0].source.endswith("lisbon-trip.md")
+    trove.models.llm = ScriptedLLM(["When can I check in at the hotel?",
+                                    "Check-in from 15:00, check-out by 11:00 [1]."])
+    second = trove.ask("and when can I check in there?", labels=["paragraph"], conversation=conversation)
+    evidence = trove.models.llm.sent[1][-1]["content"]  # type: ignore[attr-defined]
+    assert evidence.index("LX-4821") < evidence.index("PT-1190")  # the cited file first, the others after
+    assert second.citations[0].source.endswith("lisbon-trip.md")
