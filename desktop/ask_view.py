@@ -1,5 +1,6 @@
 """The Ask screen: a question box (Enter to ask, ↑/↓ through earlier questions), a photo to ask
-about (dropped or picked), the answer as it is written, route chips, the citations, and the viewer
+about (dropped or picked), the conversation so far (a question follows up the one before until a
+new conversation, Ctrl+N), the answer as it is written, route chips, the citations, and the viewer
 of the citation clicked."""
 
 from __future__ import annotations
@@ -30,16 +31,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.conversation_panel import ConversationPanel
 from desktop.viewers import viewer_for
 from desktop.viewers.common import Viewer
 from engine import Decision, citation_place
 
 if TYPE_CHECKING:
     from desktop.workers import Engine, Task, TaskSignals
-    from engine import AskResult
+    from engine import AskResult, Conversation, Summary, Trove, Turn
 
 PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff", ".gif", ".heic", ".heif"}
-STAGE_NAMES = {"route": "routing", "query": "native queries", "retrieve": "retrieval", "ground": "photo grounding",
+STAGE_NAMES = {"rewrite": "reading the follow-up",
+               "route": "routing", "query": "native queries", "retrieve": "retrieval", "ground": "photo grounding",
                "select": "evidence selection", "generate": "writing the answer", "total": "total",
                "first_token": "first words"}
 
@@ -50,7 +53,8 @@ ROUTE_TIPS: dict[str, str] = {Decision.SOURCES: "one of your tables, graphs or R
               Decision.EVIDENCE: "your files hold text or structured data that fits the question better",
               Decision.NAMED: "the question names this kind of file",
               Decision.FIRST_PERSON: "the question is about your own things, and this kind of file is near it",
-              Decision.EMPTY_INDEX: "nothing is indexed yet"}
+              Decision.EMPTY_INDEX: "nothing is indexed yet",
+              Decision.FOLLOW_UP: "the question follows up an answer from this kind of source"}
 
 
 def route_tip(router: str) -> str:
@@ -122,6 +126,7 @@ class AskView(QWidget):
         self.photo: Path | None = None
         self.viewer: Viewer | None = None
         self.task: Task | None = None
+        self.conversation: Conversation | None = None
         self._streamed = ""
         self.setAcceptDrops(True)
         self._build()
@@ -129,6 +134,13 @@ class AskView(QWidget):
     # -- layout ------------------------------------------------------------------------------------
     def _build(self) -> None:
         outer = QVBoxLayout(self)
+        self.panel = ConversationPanel()
+        self.panel.new_requested.connect(self.new_conversation)
+        self.panel.turn_chosen.connect(self.show_turn)
+        self.panel.history_requested.connect(self._load_history)
+        self.panel.opened.connect(self.open_conversation)
+        self.panel.export_requested.connect(self.export_conversation)
+        outer.addWidget(self.panel)
         outer.addLayout(self._question_row())
         outer.addLayout(self._status_row())
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -141,6 +153,7 @@ class AskView(QWidget):
         outer.addWidget(split, 1)
         QShortcut(QKeySequence("Ctrl+L"), self).activated.connect(self.question.setFocus)
         QShortcut(QKeySequence("Ctrl+T"), self).activated.connect(self.timings_button.toggle)
+        QShortcut(QKeySequence("Ctrl+N"), self).activated.connect(self.new_conversation)
 
     def _question_row(self) -> QHBoxLayout:
         row = QHBoxLayout()
@@ -194,6 +207,11 @@ class AskView(QWidget):
         self.not_found.setStyleSheet("QLabel#not-found { border: 1px solid palette(mid); border-radius: 6px; "
                                      "padding: 8px; background: palette(alternate-base); }")
         self.not_found.hide()
+        self.asked_as = QLabel()
+        self.asked_as.setObjectName("asked-as")
+        self.asked_as.setWordWrap(True)
+        self.asked_as.setToolTip("A follow-up is answered as the question it stands for")
+        self.asked_as.hide()
         self.answer = QTextBrowser()
         self.answer.setOpenLinks(False)
         self.answer.setAccessibleName("answer")
@@ -208,6 +226,7 @@ class AskView(QWidget):
         self.citations.setIconSize(QSize(0, 0))
         self.citations.itemActivated.connect(self._open_item)
         self.citations.itemClicked.connect(self._open_item)
+        layout.addWidget(self.asked_as)
         layout.addWidget(self.not_found)
         layout.addWidget(self.answer, 2)
         self.not_found.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -216,7 +235,7 @@ class AskView(QWidget):
         layout.addWidget(self.citations_label)
         layout.addWidget(self.citations, 1)
         layout.addStretch(0)  # takes the room when there is no answer text or citation to show
-        for label in (self.not_found, self.details):
+        for label in (self.asked_as, self.not_found, self.details):
             label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         return column
 
@@ -275,7 +294,7 @@ class AskView(QWidget):
         self.busy.show()
         self.stage.setText("Waiting for the index…" if self.engine.busy() else "Routing…")
         self.ask_button.setEnabled(False)
-        self.task = self.engine.ask(question, self.photo, connect=self._listen)
+        self.task = self.engine.ask(question, self.photo, connect=self._listen, conversation=self.conversation)
 
     def _listen(self, signals: TaskSignals) -> None:
         signals.stage.connect(self._stage)
@@ -286,6 +305,7 @@ class AskView(QWidget):
     def _clear(self) -> None:
         self.result = None
         self._streamed = ""
+        self.asked_as.hide()
         self.answer.clear()
         self.answer.show()
         self.citations.show()
@@ -298,7 +318,9 @@ class AskView(QWidget):
         self.viewer_host.setCurrentWidget(self.placeholder)
 
     def _stage(self, name: str, value: object) -> None:
-        if name == "routes":
+        if name == "conversation":
+            self.conversation = cast("Conversation", value)  # the one this question started
+        elif name == "routes":
             self._set_chips(cast("list[dict]", value))  # the routes, as Engine.ask emits them
             self.stage.setText("Searching your files…")
 
@@ -309,12 +331,26 @@ class AskView(QWidget):
         self.answer.setPlainText(self._streamed)
 
     def show_result(self, result: AskResult) -> None:
-        """Show an answer (from the worker): text with linked [n], chips, citations, details."""
+        """Show an answer (from the worker): text with linked [n], chips, citations, details; the
+        conversation's thread with it."""
         self.task = None
-        self.result = result
         self.busy.hide()
         self.ask_button.setEnabled(True)
         self.stage.setText("")
+        self.panel.show_conversation(self.conversation)
+        self._follow_up_hint()
+        self._show(result)
+        self.answered.emit(result)
+
+    def show_turn(self, turn: Turn) -> None:
+        """An earlier turn of the conversation shown again: its answer, chips and citations."""
+        if self.task is None:
+            self._show(turn.result)
+
+    def _show(self, result: AskResult) -> None:
+        self.result = result
+        self.asked_as.setText(f"<i>Asked as:</i> {html.escape(result.asked_as)}")
+        self.asked_as.setVisible(bool(result.asked_as))
         self._set_chips(result.routes)
         self.answer.setVisible(result.answered)
         self.not_found.setVisible(not result.answered)
@@ -327,6 +363,7 @@ class AskView(QWidget):
                                    "answer may be in a folder Trove does not follow yet (Sources, Ctrl+2).")
             self.not_found.show()
             self.answer.clear()
+        self.citations.clear()
         for c in result.citations:
             snippet = " ".join(c.text.split())
             item = QListWidgetItem(f"[{c.n}] {c.kind} · {citation_place(c.source, c.locator, rows_shown=8)}\n"
@@ -338,7 +375,53 @@ class AskView(QWidget):
         self.citations_label.setVisible(bool(result.citations))
         self.details.setText(self._details(result))
         self.details.setVisible(self.timings_button.isChecked())
-        self.answered.emit(result)
+
+    # -- conversations ----------------------------------------------------------------------------
+    def new_conversation(self) -> None:
+        """The next question starts a new conversation (Ctrl+N)."""
+        if self.task is not None:
+            return
+        self.conversation = None
+        self.panel.show_conversation(None)
+        self._clear()
+        self._follow_up_hint()
+        self.question.clear()
+        self.question.setFocus()
+
+    def open_conversation(self, conversation_id: int) -> Task:
+        """A conversation from the history: its thread, its last answer; the next question follows it up."""
+
+        def opened(conversation: Conversation) -> None:
+            self.conversation = conversation
+            self.panel.show_conversation(conversation)
+            self._follow_up_hint()
+            if conversation.turns:
+                self._show(conversation.turns[-1].result)
+
+        return self.engine.call(_conversation, conversation_id, on_done=opened, on_error=self._failed)
+
+    def export_conversation(self, path: Path | None = None) -> Task | None:
+        """Save the conversation as Markdown (a file picked when `path` is not given)."""
+        conversation = self.conversation
+        if conversation is None or not conversation.turns:
+            return None
+        if path is None:
+            picked, _ = QFileDialog.getSaveFileName(self, "Export the conversation",
+                                                    str(Path.home() / f"conversation-{conversation.id or 'new'}.md"),
+                                                    "Markdown (*.md)")
+            if not picked:
+                return None
+            path = Path(picked)
+        return self.engine.call(_export, conversation, path, on_error=self._failed,
+                                on_done=lambda written: self.stage.setText(f"Exported to {written}"))
+
+    def _load_history(self) -> None:
+        self.engine.call(_summaries, on_done=self.panel.show_history, on_error=self._failed)
+
+    def _follow_up_hint(self) -> None:
+        following = self.conversation is not None and bool(self.conversation.turns)
+        self.question.setPlaceholderText("Ask a follow-up, or Ctrl+N for a new conversation…" if following else
+                                         "Ask about your files…  (Enter to ask, ↑ for earlier questions)")
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         """Light/dark switched: draw the answer's links in the new link colour."""
@@ -417,3 +500,17 @@ class AskView(QWidget):
                 self.citations.setCurrentRow(i)
         self.viewer_shown.emit(self.viewer)
         return self.viewer
+
+
+def _conversation(trove: Trove, conversation_id: int) -> Conversation:
+    return trove.conversation(conversation_id)
+
+
+def _summaries(trove: Trove) -> list[Summary]:
+    return trove.conversations.summaries()
+
+
+def _export(trove: Trove, conversation: Conversation, path: Path) -> Path:
+    from engine import write_markdown
+
+    return write_markdown(conversation, path, trove.changed_since)

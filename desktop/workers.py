@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 from PySide6.QtCore import QObject, Signal
 
 if TYPE_CHECKING:
-    from engine import Progress, Settings, Trove
+    from engine import Conversation, Progress, Settings, Trove
 
 R = TypeVar("R")
 RETIRE_S = 10.0  # how long a finished task (and its signals object) is kept before Python may free it
@@ -263,16 +263,22 @@ class Engine(QObject):
         job.task = self.submit(run, name="index", connect=connect)
         return job
 
-    def ask(self, question: str, image: Path | None = None,
-            connect: Callable[[TaskSignals], None] | None = None) -> Task:
-        """Answer `question` in a worker: `stage("routes", [...])` first, then `token`s, then `done(AskResult)`;
-        `connect(signals)` is called before it starts."""
+    def ask(self, question: str, image: Path | None = None, connect: Callable[[TaskSignals], None] | None = None,
+            conversation: Conversation | None = None) -> Task:
+        """Answer `question` in a worker, as a follow-up in `conversation` (None: it starts one, sent
+        as `stage("conversation", …)`): `stage("routes", [...])` first, then `token`s, then
+        `done(AskResult)`; `connect(signals)` is called before it starts."""
 
         def run(task: Task) -> object:
             def routed(routes: list) -> None:
                 task.signals.stage.emit("routes", [r.as_dict() for r in routes])
 
-            return self.trove().ask(question, image=image, on_token=task.signals.token.emit, on_routes=routed)
+            trove = self.trove()
+            talk = conversation if conversation is not None else trove.conversation(title=question)
+            if conversation is None:
+                task.signals.stage.emit("conversation", talk)
+            return trove.ask(question, image=image, on_token=task.signals.token.emit, on_routes=routed,
+                             conversation=talk)
 
         return self.submit(run, name="ask", connect=connect)
 

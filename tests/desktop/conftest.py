@@ -145,14 +145,17 @@ def window(indexed: dict):  # noqa: ANN201
     return win
 
 
-def ask(qtbot, window, question: str, llm: str | None = None):  # noqa: ANN001, ANN201
-    """Type `question` into the question box and press Enter, as a person does; the AskResult."""
+def ask(qtbot, window, question: str, llm: str | None = None, follow_up: bool = False):  # noqa: ANN001, ANN201
+    """Type `question` into the question box and press Enter, as a person does; the AskResult. It
+    starts a new conversation unless it is a `follow_up` of the question before."""
     from PySide6.QtCore import Qt
 
     if llm is not None and window.engine.settings.llm != llm:
         task = window.engine.reconfigure(llm=llm)
         wait_until(lambda: window.engine.settings.llm == llm, 60_000, "the LLM switch")
         del task
+    if not follow_up:
+        window.ask.new_conversation()
     box = window.ask.question
     box.clear()
     qtbot.keyClicks(box, question)
