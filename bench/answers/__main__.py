@@ -226,11 +226,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     summaries = {s: summarise([r for r in runs if r["system"] == s]) for s in systems}
     command = "python -m bench.answers " + shlex.join(argv if argv is not None else sys.argv[1:])
     text = render(summaries, runs, command.strip(), trove.models.llm.name)
-    (args.out / "answers.md").write_text(text, encoding="utf-8")
-    (args.out / "answers.json").write_text(json.dumps({"command": command, "summaries": summaries, "runs": runs},
-                                                      indent=1), encoding="utf-8")
-    print(text)
+    write_outputs(args.out, "answers", text, {"command": command, "summaries": summaries, "runs": runs})
     return 0
+
+
+def write_outputs(out: Path, stem: str, text: str, data: dict) -> None:
+    """A run's report as `stem`.md and its data as `stem`.json under `out`; the report printed."""
+    (out / f"{stem}.md").write_text(text, encoding="utf-8")
+    (out / f"{stem}.json").write_text(json.dumps(data, indent=1), encoding="utf-8")
+    print(text)
 
 
 if __name__ == "__main__":

@@ -199,10 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = "python -m bench.conversations " + shlex.join(argv if argv is not None else sys.argv[1:])
     llm_name = next(iter(troves.values())).models.llm.name
     text = render(summary, rows, command.strip(), llm_name)
-    (args.out / "conversations.md").write_text(text, encoding="utf-8")
-    (args.out / "conversations.json").write_text(json.dumps({"command": command, "summary": summary, "rows": rows},
-                                                            indent=1), encoding="utf-8")
-    print(text)
+    answers.write_outputs(args.out, "conversations", text, {"command": command, "summary": summary, "rows": rows})
     return 0
 
 
