@@ -32,13 +32,14 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.conversation_panel import ConversationPanel
+from desktop.scope_bar import ScopeBar
 from desktop.viewers import viewer_for
 from desktop.viewers.common import Viewer
 from engine import Decision, citation_place
 
 if TYPE_CHECKING:
     from desktop.workers import Engine, Task, TaskSignals
-    from engine import AskResult, Conversation, Summary, Trove, Turn
+    from engine import AskResult, Conversation, Scope, Summary, Trove, Turn
 
 PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff", ".gif", ".heic", ".heif"}
 STAGE_NAMES = {"rewrite": "reading the follow-up",
@@ -170,7 +171,10 @@ class AskView(QWidget):
         self.ask_button = QPushButton("Ask")
         self.ask_button.setDefault(True)
         self.ask_button.clicked.connect(lambda: self.question._submit())
-        for w in (self.question, self.photo_chip, self.photo_button, self.ask_button):
+        self.scope_bar = ScopeBar()
+        self.scope_bar.changed.connect(self._scope_changed)
+        self.scope_bar.invalid.connect(lambda message: self.stage.setText(message))
+        for w in (self.question, self.scope_bar, self.photo_chip, self.photo_button, self.ask_button):
             row.addWidget(w, 1 if w is self.question else 0)
         return row
 
@@ -294,7 +298,9 @@ class AskView(QWidget):
         self.busy.show()
         self.stage.setText("Waiting for the index…" if self.engine.busy() else "Routing…")
         self.ask_button.setEnabled(False)
-        self.task = self.engine.ask(question, self.photo, connect=self._listen, conversation=self.conversation)
+        scope = None if self.scope_bar.scope.empty else self.scope_bar.scope
+        self.task = self.engine.ask(question, self.photo, connect=self._listen, conversation=self.conversation,
+                                    scope=scope)
 
     def _listen(self, signals: TaskSignals) -> None:
         signals.stage.connect(self._stage)
@@ -393,12 +399,22 @@ class AskView(QWidget):
 
         def opened(conversation: Conversation) -> None:
             self.conversation = conversation
+            self.scope_bar.set_scope(conversation.scope)
             self.panel.show_conversation(conversation)
             self._follow_up_hint()
             if conversation.turns:
                 self._show(conversation.turns[-1].result)
 
         return self.engine.call(_conversation, conversation_id, on_done=opened, on_error=self._failed)
+
+    def _scope_changed(self, scope: Scope) -> None:
+        """A conversation keeps its scope: a new one changes it, so the next question starts afresh."""
+        kept = self.conversation.scope if self.conversation is not None else None
+        if self.conversation is not None and kept != scope and not (scope.empty and (kept is None or kept.empty)):
+            self.conversation = None
+            self.panel.show_conversation(None)
+            self._follow_up_hint()
+            self.stage.setText(f"Scope: {scope.describe()}. The next question starts a new conversation.")
 
     def export_conversation(self, path: Path | None = None) -> Task | None:
         """Save the conversation as Markdown (a file picked when `path` is not given)."""

@@ -2,7 +2,8 @@
 
 Offscreen, on a fresh temporary home: adds examples/ on the Sources screen (one picture while it
 indexes, one after), asks one question of each kind and clicks its citation (one picture per viewer),
-then the Models screen. Uses the default LLM unless `--llm` says otherwise."""
+a scoped conversation with a follow-up (its thread and scope chips), then the Models screen. Uses
+the default LLM unless `--llm` says otherwise; `--only conversation` takes the conversation alone."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ QUESTIONS = [  # (file name, question, the citation kind to click)
     ("viewer-video", "When in the Lisbon video do we ride up to the castle?", "clip"),
     ("viewer-photo", "Is Chelsea in the window photo?", "region"),  # last: shown again in the dark theme
 ]
+CONVERSATION = ("finance", ["How much did I spend on groceries in March 2024?", "and in April?"])  # scope, turns
 
 
 def wait_until(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
@@ -45,7 +47,10 @@ def wait_until(condition: Callable[[], bool], timeout_s: float, what: str) -> No
         time.sleep(0.01)
 
 
-def ask(window: MainWindow, question: str, timeout_s: float = 900) -> AskResult:
+def ask(window: MainWindow, question: str, timeout_s: float = 900, follow_up: bool = False) -> AskResult:
+    """The answer to `question`, typed in a new conversation unless it is a `follow_up`."""
+    if not follow_up:
+        window.ask.new_conversation()
     got: list[AskResult] = []
     window.ask.answered.connect(got.append)
     window.ask.question.setText(question)
@@ -70,7 +75,20 @@ def save(widget: QWidget | QPixmap, out: Path, name: str) -> None:  # a QPixmap:
     print(f"wrote {path}")
 
 
-def run(out: Path, llm: str, examples: Path) -> None:
+def conversation(window: MainWindow, out: Path, examples: Path) -> None:
+    """A conversation kept to one folder: its first question, a follow-up, the thread above them."""
+    folder, questions = CONVERSATION
+    window.tabs.setCurrentWidget(window.ask)
+    window.ask.new_conversation()
+    window.ask.scope_bar.add(paths=(str(examples / folder),))
+    result = [ask(window, question, follow_up=n > 0) for n, question in enumerate(questions)][-1]
+    if result.citations:
+        show_cited(window, result.citations[0].n, "the cited rows")
+    save(window, out, "conversation")
+    window.ask.scope_bar.set_scope(None, announce=True)
+
+
+def run(out: Path, llm: str, examples: Path, only: str = "") -> None:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
@@ -88,6 +106,13 @@ def run(out: Path, llm: str, examples: Path) -> None:
     window.resize(1280, 800)
     window.show()
     out.mkdir(parents=True, exist_ok=True)
+    if only == "conversation":
+        window.sources.index([examples])
+        wait_until(lambda: window.sources.last_report is not None and not window.sources.is_indexing(), 600,
+                   "indexing")
+        conversation(window, out, examples)
+        window.close()
+        return
     window.tabs.setCurrentWidget(window.sources)
     shot: dict = {}
     window.sources.refreshed.connect(lambda summaries: shot.setdefault("indexing", window.grab())
@@ -109,6 +134,7 @@ def run(out: Path, llm: str, examples: Path) -> None:
         elif kind:
             print(f"warning: no {kind} citation for {question!r}: {result.answer!r}")
         save(window, out, name)
+    conversation(window, out, examples)
     window.tabs.setCurrentWidget(window.models)
     wait_until(lambda: window.models.info is not None, 60, "the models")
     save(window, out, "models")
@@ -127,8 +153,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     parser.add_argument("--llm", default="default")
     parser.add_argument("--examples", type=Path, default=ROOT / "examples")
+    parser.add_argument("--only", choices=["conversation"], default="")
     args = parser.parse_args()
-    run(args.out, args.llm, args.examples)
+    run(args.out, args.llm, args.examples, args.only)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 from PySide6.QtCore import QObject, Signal
 
 if TYPE_CHECKING:
-    from engine import Conversation, Progress, Settings, Trove
+    from engine import Conversation, Progress, Scope, Settings, Trove
 
 R = TypeVar("R")
 RETIRE_S = 10.0  # how long a finished task (and its signals object) is kept before Python may free it
@@ -264,17 +264,18 @@ class Engine(QObject):
         return job
 
     def ask(self, question: str, image: Path | None = None, connect: Callable[[TaskSignals], None] | None = None,
-            conversation: Conversation | None = None) -> Task:
-        """Answer `question` in a worker, as a follow-up in `conversation` (None: it starts one, sent
-        as `stage("conversation", …)`): `stage("routes", [...])` first, then `token`s, then
-        `done(AskResult)`; `connect(signals)` is called before it starts."""
+            conversation: Conversation | None = None, scope: Scope | None = None) -> Task:
+        """Answer `question` in a worker, as a follow-up in `conversation` (None: it starts one kept
+        to `scope`, sent as `stage("conversation", …)`; a conversation keeps its own scope):
+        `stage("routes", [...])` first, then `token`s, then `done(AskResult)`; `connect(signals)` is
+        called before it starts."""
 
         def run(task: Task) -> object:
             def routed(routes: list) -> None:
                 task.signals.stage.emit("routes", [r.as_dict() for r in routes])
 
             trove = self.trove()
-            talk = conversation if conversation is not None else trove.conversation(title=question)
+            talk = conversation if conversation is not None else trove.conversation(title=question, scope=scope)
             if conversation is None:
                 task.signals.stage.emit("conversation", talk)
             return trove.ask(question, image=image, on_token=task.signals.token.emit, on_routes=routed,

@@ -13,10 +13,12 @@ if TYPE_CHECKING:
     from engine.conversations.export import write_markdown
     from engine.conversations.store import Summary
     from engine.conversations.turns import Conversation, Turn
+    from engine.errors import TroveError
     from engine.ingest.indexer import IndexReport, Progress
     from engine.pipeline import Trove
     from engine.result import AskResult, Citation, QueryRun, citation_place, clock
     from engine.routing.base import Decision, Route
+    from engine.scope import Scope
     from engine.settings import Settings, load_settings
 
 _PUBLIC = {
@@ -28,10 +30,11 @@ _PUBLIC = {
     "photo_pixels": "engine.browsing", "Decision": "engine.routing.base", "Route": "engine.routing.base",
     "Conversation": "engine.conversations.turns", "Turn": "engine.conversations.turns",
     "Summary": "engine.conversations.store", "write_markdown": "engine.conversations.export",
+    "Scope": "engine.scope", "TroveError": "engine.errors",
 }
 __all__ = ["AskResult", "Citation", "ClipThumb", "Conversation", "Decision", "IndexReport", "PageText", "Progress",
-           "QueryRun", "RootSummary", "Route", "Settings", "Summary", "Trove", "Turn", "citation_place", "clock",
-           "load_settings", "photo_pixels", "write_markdown"]
+           "QueryRun", "RootSummary", "Route", "Scope", "Settings", "Summary", "Trove", "TroveError", "Turn",
+           "citation_place", "clock", "load_settings", "photo_pixels", "write_markdown"]
 
 
 def __getattr__(name: str) -> object:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from engine.errors import TroveError
 from engine.routing.labels import LABELS, NATIVE
@@ -25,6 +25,7 @@ KINDS = tuple(label for label in LABELS if label != "none")
 class Scope:
     """Empty fields do not limit; `since`/`until` are ISO dates or times (`2024-01-01`), inclusive."""
 
+    KINDS: ClassVar[tuple[str, ...]] = KINDS  # what `kinds` may hold
     paths: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()

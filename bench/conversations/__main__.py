@@ -1,7 +1,7 @@
 """Follow-ups in conversations: Trove against the ceiling and the baseline, in one run.
 
-    .venv/bin/python -m bench.conversations [--llm llm] [--limit 0] [--only TEXT] [--reindex]
-        [--work DIR] [--out bench/out]
+    .venv/bin/python -m bench.conversations [--llm llm] [--parts conversations,scope] [--limit 0]
+        [--only TEXT] [--reindex] [--work DIR] [--out bench/out]
 
 Every conversation of bench/conversations/*.toml is asked over its home: `eval` is bench.answers'
 disk and home (real data from ../shared/eval, everything in one home; shared with that bench under
@@ -10,7 +10,9 @@ disk and home (real data from ../shared/eval, everything in one home; shared wit
 written by hand to stand alone: the ceiling) and `typed` (the follow-up as typed, alone: the
 baseline). Scored with bench.answers' judge (values and citation); the rewrite is scored against the
 hand-written question. `--limit N` keeps at most N conversations of each set (spread over it).
-Writes conversations.md / .json under `--out`.
+The `scope` part (bench/conversations/scoped.py) asks the questions of scoped.toml inside each of two
+similar folders and unscoped, over its own home under `--work`. Writes conversations.md / .json
+under `--out`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 
 from bench.answers import __main__ as answers
 from bench.answers.judging import judge
+from bench.conversations import scoped
 from bench.conversations.sets import EXAMPLES, FOLLOWS, Talk, Turn, load, rewrite_ok
 
 CONDITIONS = ("trove", "standalone", "typed")
@@ -144,11 +147,21 @@ def summarise(rows: list[dict]) -> dict:
     return out
 
 
-def render(summary: dict, rows: list[dict], command: str, llm: str) -> str:
-    t, s, b = (summary[c] for c in CONDITIONS)
+def render(data: dict, command: str, llm: str) -> str:
+    """The report: the follow-ups' tables (when asked), then the scoped questions' (when asked)."""
     lines = [f"# Follow-ups in conversations\n\ndate: {datetime.now().isoformat(timespec='seconds')}  ",
-             f"command: `{command}`  \nLLM: {llm}; follow-ups: {t['n']}; first turns: {summary['first']['n']} "
-             f"({summary['first']['correct']:.0%} correct)\n",
+             f"command: `{command}`  \nLLM: {llm}\n"]
+    if "summary" in data:
+        lines += render_follow_ups(data["summary"], data["rows"])
+    if "scope" in data:
+        lines += scoped.render(data["scope"], data["scope_rows"])
+    return "\n".join(lines) + "\n"
+
+
+def render_follow_ups(summary: dict, rows: list[dict]) -> list[str]:
+    t, s, b = (summary[c] for c in CONDITIONS)
+    first = summary["first"]
+    lines = [f"Follow-ups: {t['n']}; first turns: {first['n']} ({first['correct']:.0%} correct)\n",
              "| follow-ups | trove (rewritten) | standalone by hand (ceiling) | as typed (baseline) |",
              "|---|---:|---:|---:|",
              f"| correct (values + citation) | {t['correct']:.0%} | {s['correct']:.0%} | {b['correct']:.0%} |",
@@ -177,29 +190,38 @@ def render(summary: dict, rows: list[dict], command: str, llm: str) -> str:
         if r["condition"] == "trove" and not r["verdict"]["correct"]:
             lines.append(f"- `{r['id']}` turn {r['turn']} ({r['follow']}): {r['text']!r} asked as {r['asked_as']!r}"
                          f"{'' if r['rewrite_ok'] else ' (rewrite off)'} → {r['result']['answer'][:160]!r}")
-    return "\n".join(lines) + "\n"
+    return lines + [""]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--llm", default="llm")
+    parser.add_argument("--parts", default="conversations,scope")
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--only", default=None)
     parser.add_argument("--reindex", action="store_true")
     parser.add_argument("--work", type=Path, default=Path.home() / ".cache" / "trove" / "bench-answers")
     parser.add_argument("--out", type=Path, default=answers.HERE.parent / "out")
     args = parser.parse_args(argv)
-    talks = pick(load(), args.limit, args.only)
-    if not talks:
+    parts = set(args.parts.split(","))
+    talks = pick(load(), args.limit, args.only) if "conversations" in parts else []
+    if not talks and "scope" not in parts:
         raise SystemExit("no conversations chosen")
-    troves = open_homes(talks, args.work, args.llm, args.reindex)
     args.out.mkdir(parents=True, exist_ok=True)
-    rows = run(troves, talks, args.out / "conversations.jsonl")
-    summary = summarise(rows)
+    troves = open_homes(talks, args.work, args.llm, args.reindex) if talks else {}
+    rows = run(troves, talks, args.out / "conversations.jsonl") if talks else []
     command = "python -m bench.conversations " + shlex.join(argv if argv is not None else sys.argv[1:])
-    llm_name = next(iter(troves.values())).models.llm.name
-    text = render(summary, rows, command.strip(), llm_name)
-    answers.write_outputs(args.out, "conversations", text, {"command": command, "summary": summary, "rows": rows})
+    data: dict = {"command": command}
+    if talks:
+        data |= {"summary": summarise(rows), "rows": rows}
+    shared = next(iter(troves.values())).models if troves else None
+    if "scope" in parts:
+        trove = scoped.open_home(args.work, args.llm, args.reindex, shared)
+        scope_rows = scoped.run(trove, args.work / "scope-disk", scoped.load()[1])
+        data |= {"scope": scoped.summarise(scope_rows), "scope_rows": scope_rows}
+        shared = trove.models
+    text = render(data, command.strip(), shared.llm.name if shared else args.llm)
+    answers.write_outputs(args.out, "conversations", text, data)
     return 0
 
 
