@@ -103,6 +103,7 @@ class ConversationPanel(QWidget):
             self.history_menu.addAction("No conversations yet").setEnabled(False)
         for summary in summaries[:HISTORY_SHOWN]:
             action = self.history_menu.addAction(f"{summary.title}  ({summary.turns})")
+            action.setData(summary.id)
             action.triggered.connect(lambda _=False, cid=summary.id: self.opened.emit(cid))
 
     def turn_texts(self) -> list[str]:

@@ -46,10 +46,11 @@ def test_history_opens_a_kept_conversation_and_export_writes_it(qtbot, window, t
     kept = window.ask.conversation.id
     window.ask.new_conversation()
     panel = window.ask.panel
+    panel.history_menu.clear()
     panel.history_requested.emit()  # as when the History menu opens
-    qtbot.waitUntil(lambda: any("booking reference" in a.text() for a in panel.history_menu.actions()),
-                    timeout=30_000)
-    next(a for a in panel.history_menu.actions() if "booking reference" in a.text()).trigger()
+    qtbot.waitUntil(lambda: any(a.data() == kept for a in panel.history_menu.actions()), timeout=30_000)
+    assert any("booking reference" in a.text() for a in panel.history_menu.actions() if a.data() == kept)
+    next(a for a in panel.history_menu.actions() if a.data() == kept).trigger()
     qtbot.waitUntil(lambda: window.ask.conversation is not None and window.ask.conversation.id == kept,
                     timeout=30_000)
     assert window.ask.result.to_dict() == asked.to_dict()  # its last answer, as kept

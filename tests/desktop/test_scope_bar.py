@@ -68,10 +68,11 @@ def test_a_scoped_conversation_cites_only_its_scope_and_keeps_it(qtbot, scoped_w
     assert kept.scope == Scope(paths=(str(notes),))  # the scope is kept with the conversation
     view.scope_bar.add(kinds=("table",))  # a new scope: the next question starts a new conversation
     assert view.conversation is None and "new conversation" in view.stage.text()
+    view.panel.history_menu.clear()
     view.panel.history_requested.emit()
-    qtbot.waitUntil(lambda: any("booking reference" in a.text() for a in view.panel.history_menu.actions()),
+    qtbot.waitUntil(lambda: any(a.data() == conversation.id for a in view.panel.history_menu.actions()),
                     timeout=30_000)
-    next(a for a in view.panel.history_menu.actions() if "booking reference" in a.text()).trigger()
+    next(a for a in view.panel.history_menu.actions() if a.data() == conversation.id).trigger()
     qtbot.waitUntil(lambda: view.conversation is not None and view.conversation.id == conversation.id, timeout=30_000)
     assert view.scope_bar.chip_texts() == ["in notes"]  # an opened conversation shows its own scope
 
