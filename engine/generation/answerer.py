@@ -100,7 +100,7 @@ class Answerer:
             return answering.Draft(text, [], False, []), self.models.llm.name
         computed = _computed_answer(evidence) or moment
         listing = None if computed else (counting.answer(question, evidence) or (
-            finding.answer(evidence) if finding.is_find(question) else None))
+            finding.answer(evidence, question) if finding.is_find(question) else None))
         if listing is not None:  # the detector's count, or a find/show request's ranked items
             if on_token:
                 on_token(listing.text)

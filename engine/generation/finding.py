@@ -1,7 +1,9 @@
 """Find/show requests ("find my photo of a cat", "show me the video where…", "which files mention…")
 are answered by the ranked items themselves, one per file, with a one-line summary of each, not by a
 yes/no the model writes: search already knows the answer, and a small model's "not found" over a
-photo it was shown is the failure this path removes."""
+photo it was shown is the failure this path removes. A photo or a moment is listed only when its
+description names what is asked ("a bus": the detector's "bus", a label, a caption's word): the
+nearest photo of something else is not a find, and the answer then says no photo shows it."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pathlib import Path
 from engine.generation.answer import Draft
 from engine.generation.evidence import Evidence
 from engine.generation.untrusted import inline
+from engine.grounding.counting import detector_label
 from engine.result import clock
 
 _NOUN = (r"(?:photo|picture|image|pic|snapshot|video|clip|recording|footage|file|document|doc|paper|note|"
@@ -22,6 +25,13 @@ _FIND = re.compile(
     rf"|^\s*(?:which|what) (?:of my )?(?:[\w-]+\s+)?{_NOUN}\b(?! (?:says?|states?|gives?|shows how many)\b)"
     rf"|^\s*where (?:is|are) (?:my|the) (?:[\w-]+\s+)?{_NOUN}\b",
     re.IGNORECASE)
+_WORD = re.compile(r"[a-zà-ÿ0-9]+(?:-[a-zà-ÿ0-9]+)*")
+_NOT_SUBJECT = frozenset(f"""find show locate look search bring pull get please can could you me my mine our the a an
+all any some every that those this these do did have has i of with in on at from by for to and or where which what
+when who is are was were there it its them their about mention mentions mentioning showing shows taken saved kept
+one ones {_NOUN.replace("(?:", "").replace(")s?", "").replace("|", " ")}""".split())
+_SUBJECT = re.compile(r"\b(?:of|with|showing|where|that shows?|in which)\s+(.+?)[\s?.!]*$", re.IGNORECASE)
+VISUAL_KINDS = ("image", "region", "clip", "video")  # items described by labels, not by their own words
 LISTED = 3  # files named in a find answer
 CLOSE = 0.85  # ... each at least this share of the best one's relevance
 KINDS = ("image", "region", "clip", "video", "paragraph", "document")  # what a find answer can list
@@ -32,10 +42,30 @@ def is_find(question: str) -> bool:
     return bool(_FIND.search(question))
 
 
-def found(evidence: list[Evidence]) -> list[Evidence]:
+def subject(question: str) -> set[str]:
+    """The words of what a find request asks for ("find my photo of a cat" -> {"cat"})."""
+    return {w for w in _WORD.findall(question.lower())
+            if len(w) > 1 and w not in _NOT_SUBJECT and w.removesuffix("s") not in _NOT_SUBJECT}
+
+
+def names(e: Evidence, wanted: set[str] | frozenset[str]) -> bool:
+    """The item's description (or its file's name) names one of the `wanted` words, in a plural or
+    singular form or as the detector's class for it (people -> person)."""
+    text = (e.text + " " + Path(e.source).stem.replace("_", " ").replace("-", " ")).lower()
+    words = set(_WORD.findall(text))
+    for word in wanted:
+        forms = {word, word[:-1], word[:-2], word + "s"}
+        label = detector_label(word)
+        if forms & words or (label is not None and label in text):
+            return True
+    return False
+
+
+def found(evidence: list[Evidence], wanted: set[str] | frozenset[str] = frozenset()) -> list[Evidence]:
     """The evidence to list: the best item of each file (a photo's best region, a video's best
-    moment), most relevant first, those close to the best one."""
-    items = [e for e in evidence if e.kind in KINDS]
+    moment), most relevant first, those close to the best one; a photo or a moment only when it
+    names one of the `wanted` words (when there are any)."""
+    items = [e for e in evidence if e.kind in KINDS and (not wanted or e.kind not in VISUAL_KINDS or names(e, wanted))]
     if not items:
         return []
     best: dict[str, Evidence] = {}
@@ -52,17 +82,29 @@ def _rank(e: Evidence) -> tuple[float, int]:
     return e.score, int(e.kind in ("region", "clip"))
 
 
-def answer(evidence: list[Evidence]) -> Draft | None:
-    """"Found: chelsea.png [1] — a cat (Egyptian cat, tiger cat)." for the items of `evidence`;
-    None when there is nothing a find answer can list."""
-    listed = found(evidence)
+def answer(evidence: list[Evidence], question: str = "") -> Draft | None:
+    """"Found: chelsea.png [1] — a cat (Egyptian cat, tiger cat)." for the items of `evidence` that
+    show what `question` asks for; "No photo … shows a bus" (nothing cited, the closest named) when
+    only photos or moments of other things came back; None when there is nothing to list."""
+    wanted = subject(question)
+    listed = found(evidence, wanted)
     if not listed:
-        return None
+        near = found(evidence)
+        return _none_shows(question, wanted, near) if near else None
     parts = [f"{Path(e.source).name} [{e.n}]" + (f" — {summary}" if (summary := describe(e).rstrip(".")) else "")
              for e in listed]
     text = ("Found " + parts[0] + "." if len(parts) == 1
             else "Found " + parts[0] + ". Also: " + "; ".join(parts[1:]) + ".")
     return Draft(text, [e.n for e in listed], True, [])
+
+
+def _none_shows(question: str, wanted: set[str], near: list[Evidence]) -> Draft:
+    m = _SUBJECT.search(question)
+    asked = inline(m.group(1) if m else " ".join(sorted(wanted)), 80)
+    what = "video" if all(e.kind in ("clip", "video") for e in near) else "photo"
+    closest = "; ".join(f"{Path(e.source).name} ({summary})" if (summary := describe(e).rstrip(".")) else
+                        Path(e.source).name for e in near)
+    return Draft(f"No {what} in your files shows {asked}. The closest: {closest}.", [], False, [])
 
 
 def describe(e: Evidence) -> str:

@@ -42,12 +42,13 @@ def target(question: str) -> str | None:
         return None
     words = m.group(1).lower().split()
     for n in (2, 1):
-        if len(words) >= n and (label := _label(" ".join(words[-n:]))):
+        if len(words) >= n and (label := detector_label(" ".join(words[-n:]))):
             return label
     return None
 
 
-def _label(phrase: str) -> str | None:
+def detector_label(phrase: str) -> str | None:
+    """The object detector's class a word or two name ("people" -> person, "buses" -> bus), or None."""
     if phrase in _PEOPLE:
         return "person"
     if phrase in _IRREGULAR:

@@ -37,3 +37,27 @@ def test_a_moment_is_listed_with_its_span():
 
 def test_nothing_listable_gives_no_find_answer():
     assert answer([_ev(1, "table", "/t/sales.csv", "count: 3", 0.9)]) is None
+
+
+def test_only_photos_that_name_what_is_asked_are_found():
+    evidence = [_ev(1, "image", "/p/camera.png", "Photo camera.png. Shows 1 person.", 0.28),
+                _ev(2, "image", "/p/bus.jpg", "Photo bus.jpg. Shows 3 people, 1 bus.", 0.26)]
+    draft = answer(evidence, "Find my photo of a bus.")
+    assert draft.text == "Found bus.jpg [2] — Photo bus.jpg. Shows 3 people, 1 bus." and draft.cited == [2]
+    walking = answer([_ev(1, "clip", "/v/vtest.avi", "A person. A person.", 0.4, {"start_s": 0.0, "end_s": 9.0})],
+                     "Show me the video of people walking in a hall.")
+    assert walking.answered and walking.cited == [1]  # people: the detector's "person"
+
+
+def test_when_no_photo_shows_what_is_asked_the_answer_says_so_and_names_the_closest():
+    evidence = [_ev(1, "image", "/p/camera.png", "Shows 1 person.", 0.28),
+                _ev(2, "image", "/p/chelsea.png", "Shows 1 cat.", 0.27)]
+    draft = answer(evidence, "Find my photo of a bus.")
+    assert not draft.answered and draft.cited == []
+    assert draft.text == ("No photo in your files shows a bus. "
+                          "The closest: camera.png (Shows 1 person); chelsea.png (Shows 1 cat).")
+
+
+def test_passages_are_listed_without_the_photo_words_check():
+    evidence = [_ev(1, "paragraph", "/d/boiler.md", "Annual service of the heating unit.", 0.5)]
+    assert answer(evidence, "Which files mention the boiler?").cited == [1]
