@@ -85,9 +85,10 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 raise QueryFailed(f"the question asks for {missing}, each as its own column of one row: the "
                                   f"query returned {len(result.columns)} column(s)")
             if not _YES_NO.match(question) and _empty(result) and (
-                    problem := _why_empty(statement, source, stores, held, found)):
-                fallback = fallback or (statement, result)
-                raise QueryFailed(problem)
+                    why := _why_empty(statement, question, source, stores, held, found)):
+                if why.asked:  # "none" may be the answer: the source holds no value the question names
+                    fallback = fallback or (statement, result)
+                raise QueryFailed(why.problem)
         except (QueryFailed, QueryRefused) as exc:
             attempts.append(QueryAttempt(query, False, str(exc)))
             convo += [{"role": "assistant", "content": query},
@@ -110,17 +111,27 @@ def prior_hint(prior: PriorQuery) -> str:
             "starting over.")
 
 
-def _why_empty(statement: str, source: Source, stores: Stores, held: ValueIndex | None,
-               found: list[values.ValueMatch]) -> str | None:
+@dataclass(frozen=True)
+class Empty:
+    """Why a query returned nothing; `asked`: every value it looked for and the source lacks is one
+    the question names (so "none" may be the true answer, not the query's mistake)."""
+
+    problem: str
+    asked: bool
+
+
+def _why_empty(statement: str, question: str, source: Source, stores: Stores, held: ValueIndex | None,
+               found: list[values.ValueMatch]) -> Empty | None:
     """Why a query returned nothing, when its values tell: one the source holds nowhere, or one
     held only in a field the query never names. None when the values are where the query looks."""
     checked = values.check_literals(statement, source, stores, held=held)
     if checked.absent:
-        return f"it returned nothing, because no column holds {', '.join(map(repr, checked.absent))}" + (
-            f". {values.hint(found)}" if found else "")
+        asked = all(value.lower() in question.lower() for value in checked.absent)
+        return Empty(f"it returned nothing, because no column holds {', '.join(map(repr, checked.absent))}" + (
+            f". {values.hint(found)}" if found else ""), asked)
     if checked.misplaced:
-        return "it returned nothing: " + "; ".join(f"{m.value!r} is held in {m.place}, which the query does not "
-                                                   "compare it with" for m in checked.misplaced)
+        return Empty("it returned nothing: " + "; ".join(f"{m.value!r} is held in {m.place}, which the query does "
+                                                         "not compare it with" for m in checked.misplaced), False)
     return None
 
 

@@ -177,3 +177,14 @@ def test_a_result_with_fewer_columns_than_the_aggregates_asked_for_is_repaired(t
     outcome = write_and_run(llm, "What is the average, minimum and maximum amount?", source, stores)
     assert outcome.ok and [a.ok for a in outcome.attempts] == [False, True]
     assert "average, minimum and maximum" in outcome.attempts[0].error and len(outcome.result.columns) == 3
+
+
+def test_an_empty_result_is_kept_as_the_answer_only_when_the_missing_value_is_the_questions(table):  # noqa: ANN001
+    store, source = table
+    stores = sources.Stores(store, GraphStore(store.path.parent / "graphs"), RdfStore(store.path.parent / "rdf"))
+    asked = "SELECT sum(amount_eur) FROM expenses WHERE shop = 'Lidl'"
+    kept = write_and_run(ScriptedLLM([asked] * 3), "How much did I spend at Lidl?", source, stores, max_tries=1)
+    assert kept.ok and kept.result.rows == [(None,)]  # no Lidl in the file: "nothing" is the answer
+    invented = "SELECT sum(CASE WHEN shop = '*' THEN 1 ELSE 0 END) FROM expenses WHERE shop = 'HEMA'"
+    dropped = write_and_run(ScriptedLLM([invented] * 3), "How much did I spend at HEMA?", source, stores, max_tries=1)
+    assert not dropped.ok and "no column holds '*'" in dropped.attempts[0].error  # the query's '*', not the data's
