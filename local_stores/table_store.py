@@ -32,6 +32,10 @@ CSV_LENIENT = "strict_mode = false, null_padding = true, ignore_errors = true"
 _FIRST_WORD = re.compile(r"^\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*([A-Za-z(]+)", re.DOTALL)
 ALLOWED_FIRST_WORDS = {"select", "with", "from", "values", "("}
 CATEGORY_LIMIT = 30  # text columns with at most this many distinct values list them all in the descriptor
+# A number as people decorate it in a table: a footnote or host mark (*7*, 12†), a currency sign, a
+# percent sign, thousands commas (1,234; "12,5" is not one: it may be a decimal comma).
+DECORATED_NUMBER = r"[\s*†‡§#~^]*[-+−]?[$€£¥]?\s*(\d{1,3}(,\d{3})+|\d+)(\.\d+)?\s*%?[\s*†‡§#~^]*"
+NO_VALUE = ("", "-", "—", "–", "n/a", "na", "none", "null", "?")  # placeholders for "nothing here"
 
 
 @dataclass
@@ -196,6 +200,7 @@ class TableStore:
             for o, n in zip(original, renamed, strict=True):
                 if o != n:
                     con.execute(f"COMMENT ON COLUMN {duck.ident(name)}.{duck.ident(n)} IS {duck.literal(o)}")
+            _numbers_undecorated(con, name)
         info = self.describe(name)
         info.file, info.warnings = str(path), warnings
         return info
@@ -274,6 +279,30 @@ class IndexedTable:
     def execute(self, query: str, timeout_s: float = 10.0, max_rows: int = 200,
                 params: Sequence[object] = ()) -> QueryResult:
         return self.store.execute(query, timeout_s, max_rows, params)
+
+
+def _numbers_undecorated(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Text columns whose every value is a number once its decoration is taken off ("*7*", "$5",
+    "1,234", "12%"; placeholders such as "—" as nothing) become number columns, so that SQL sorts
+    and adds them as numbers (ORDER BY over "*7*", "4", "3" as text put 4 first)."""
+    table = duck.ident(name)
+    text_columns = [c for (c,) in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = ? "
+                                              "AND data_type = 'VARCHAR'", [name]).fetchall()]
+    for column in text_columns:
+        col = duck.ident(column)
+        value = Quoted(f"nullif(trim({col}), '')")
+        given, numbers, whole = con.execute(
+            f"SELECT count(*), count(*) FILTER (WHERE regexp_full_match({value}, ?)), "
+            f"count(*) FILTER (WHERE regexp_full_match({value}, ?) AND NOT contains({value}, '.')) "
+            f"FROM {table} WHERE {value} IS NOT NULL AND lower({value}) NOT IN ({duck.marks(len(NO_VALUE))})",
+            [DECORATED_NUMBER, DECORATED_NUMBER, *NO_VALUE]).fetchone() or (0, 0, 0)
+        if given < 2 or numbers < given:
+            continue
+        kind = "BIGINT" if whole == given else "DOUBLE"
+        digits = Quoted(f"regexp_replace(replace({value}, '−', '-'), '[^0-9.\\-]', '', 'g')")
+        pattern = duck.literal(DECORATED_NUMBER)  # an ALTER cannot take parameters
+        con.execute(f"ALTER TABLE {table} ALTER {col} SET DATA TYPE {kind} USING CASE WHEN "
+                    f"regexp_full_match({value}, {pattern}) THEN TRY_CAST({digits} AS {kind}) END")
 
 
 def _one(con: duckdb.DuckDBPyConnection, statement: Quoted) -> int:
