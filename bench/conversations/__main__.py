@@ -12,7 +12,7 @@ baseline). Scored with bench.answers' judge (values and citation); the rewrite i
 hand-written question. `--limit N` keeps at most N conversations of each set (spread over it).
 The `scope` part (bench/conversations/scoped.py) asks the questions of scoped.toml inside each of two
 similar folders and unscoped, over its own home under `--work`. Writes conversations.md / .json
-under `--out`.
+and scope.md / .json under `--out`.
 """
 
 from __future__ import annotations
@@ -147,15 +147,9 @@ def summarise(rows: list[dict]) -> dict:
     return out
 
 
-def render(data: dict, command: str, llm: str) -> str:
-    """The report: the follow-ups' tables (when asked), then the scoped questions' (when asked)."""
-    lines = [f"# Follow-ups in conversations\n\ndate: {datetime.now().isoformat(timespec='seconds')}  ",
-             f"command: `{command}`  \nLLM: {llm}\n"]
-    if "summary" in data:
-        lines += render_follow_ups(data["summary"], data["rows"])
-    if "scope" in data:
-        lines += scoped.render(data["scope"], data["scope_rows"])
-    return "\n".join(lines) + "\n"
+def header(title: str, command: str, llm: str) -> list[str]:
+    return [f"# {title}\n\ndate: {datetime.now().isoformat(timespec='seconds')}  ",
+            f"command: `{command}`  \nLLM: {llm}\n"]
 
 
 def render_follow_ups(summary: dict, rows: list[dict]) -> list[str]:
@@ -208,20 +202,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not talks and "scope" not in parts:
         raise SystemExit("no conversations chosen")
     args.out.mkdir(parents=True, exist_ok=True)
+    command = ("python -m bench.conversations " + shlex.join(argv if argv is not None else sys.argv[1:])).strip()
     troves = open_homes(talks, args.work, args.llm, args.reindex) if talks else {}
-    rows = run(troves, talks, args.out / "conversations.jsonl") if talks else []
-    command = "python -m bench.conversations " + shlex.join(argv if argv is not None else sys.argv[1:])
-    data: dict = {"command": command}
-    if talks:
-        data |= {"summary": summarise(rows), "rows": rows}
     shared = next(iter(troves.values())).models if troves else None
+    if talks:  # each part writes its own report: conversations.md, scope.md (and their .json)
+        rows = run(troves, talks, args.out / "conversations.jsonl")
+        summary = summarise(rows)
+        text = "\n".join(header("Follow-ups in conversations", command, shared.llm.name) +
+                         render_follow_ups(summary, rows)) + "\n"
+        answers.write_outputs(args.out, "conversations", text, {"command": command, "summary": summary, "rows": rows})
     if "scope" in parts:
         trove = scoped.open_home(args.work, args.llm, args.reindex, shared)
-        scope_rows = scoped.run(trove, args.work / "scope-disk", scoped.load()[1])
-        data |= {"scope": scoped.summarise(scope_rows), "scope_rows": scope_rows}
-        shared = trove.models
-    text = render(data, command.strip(), shared.llm.name if shared else args.llm)
-    answers.write_outputs(args.out, "conversations", text, data)
+        rows = scoped.run(trove, args.work / "scope-disk", scoped.load()[1])
+        summary = scoped.summarise(rows)
+        text = "\n".join(header("Scoped questions", command, trove.models.llm.name) +
+                         scoped.render(summary, rows)) + "\n"
+        answers.write_outputs(args.out, "scope", text, {"command": command, "summary": summary, "rows": rows})
     return 0
 
 

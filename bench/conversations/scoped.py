@@ -170,7 +170,7 @@ def _refused(summary: dict) -> str:
 
 def render(summary: dict, rows: list[dict]) -> list[str]:
     s, u = summary["scoped"], summary["unscoped"]
-    lines = ["## Scoped questions (two similar folders, 2023/ and 2024/)", "",
+    lines = ["A home of two similar folders, 2023/ and 2024/ (bench/conversations/scoped.toml).", "",
              "| | n | correct (values + citation) | wrong with a citation | answers citing outside the scope |",
              "|---|---:|---:|---:|---:|",
              f"| scoped (`--in 2023` / `--in 2024`) | {s['n']} | {s['correct']:.0%} | {s['wrong_cited']:.0%} | "
