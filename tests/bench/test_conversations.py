@@ -1,5 +1,6 @@
-"""bench.conversations: its sets are well formed and its rewrite score tells a rewrite that says
-what the hand-written question says from one that does not."""
+"""bench.conversations: its sets are well formed, its rewrite score tells a rewrite that says
+what the hand-written question says from one that does not, and its scope part counts a citation
+outside the scope."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.answers.disk import EVAL
+from bench.conversations import scoped
 from bench.conversations.sets import Turn, load, rewrite_ok
 from tests.conftest import SHARED
 
@@ -45,3 +48,31 @@ def test_a_malformed_set_is_refused_naming_the_conversation(tmp_path: Path):
                                        '[[conversation.turn]]\ntext = "q"\nkind = "fact"\nexpect = ["x"]\n')
     with pytest.raises(SystemExit, match="bad.toml: conversation c1: 1 turns"):
         load(tmp_path)
+
+
+def test_the_scoped_set_asks_each_question_in_its_folders_and_unscoped():
+    folders, asks = scoped.load()
+    assert all((EVAL / origin).exists() for origin in folders.values()) or not SHARED.is_dir()
+    by_id: dict[str, list] = {}
+    for ask in asks:
+        by_id.setdefault(ask.id, []).append(ask)
+    assert len(by_id) >= 15 and all(sum(a.folder is None for a in of) == 1 for of in by_id.values())
+    assert {a.folder for a in asks} == {"2023", "2024", None}
+    both = [of for of in by_id.values() if {"2023", "2024"} <= {a.folder for a in of}]
+    assert len(both) >= 8  # the same words asked in each folder
+    assert all(a.source.startswith(a.folder + "/") for a in asks if a.folder and a.source)
+
+
+def test_a_citation_outside_the_scope_folder_is_counted(tmp_path: Path):
+    result = {"citations": [{"source": str(tmp_path / "2023" / "medals.csv")},
+                            {"source": str(tmp_path / "2024" / "medals.csv")}]}
+    assert scoped.outside(result, tmp_path, "2023") == [str(tmp_path / "2024" / "medals.csv")]
+    assert scoped.outside(result, tmp_path, "") == []  # the whole disk: nothing is outside
+
+
+def test_a_malformed_scoped_question_is_refused_naming_it(tmp_path: Path):
+    bad = tmp_path / "scoped.toml"
+    bad.write_text('[folders]\n[[question]]\nid = "q1"\ntext = "How many?"\nkind = "count"\n'
+                   'in.2023 = { expect = ["3"] }\n')
+    with pytest.raises(SystemExit, match="question q1 in 2023: no source"):
+        scoped.load(bad)
