@@ -43,9 +43,11 @@ class Answerer:
         self.store, self.models, self.settings = store, models, settings
 
     def answer(self, question: str, gathered: Gathered, notices: list[str],
-               on_token: Callable[[str], None] | None = None) -> AskResult:
+               on_token: Callable[[str], None] | None = None, general: bool = True) -> AskResult:
         """The answer to `question` from what was gathered for it, with its citations; the time of
-        each stage is added to `gathered.timings`, which the result carries."""
+        each stage is added to `gathered.timings`, which the result carries. Not `general`: a
+        question the files do not answer is not answered from the model's own knowledge either
+        (the turn before it was answered from the files: this one is about them too)."""
         timings = gathered.timings
         result = AskResult(question=question, answer="", routes=[r.as_dict() for r in gathered.routes],
                            queries=gathered.runs, notices=notices)
@@ -53,13 +55,13 @@ class Answerer:
         routes = gathered.routes
         if routes and routes[0].router == Decision.EMPTY_INDEX:
             result.answer, result.answered = NOTHING_INDEXED, False
-        elif not relevant and ({route.label for route in routes} == {"none"} or _general(question)):
+        elif not relevant and general and ({route.label for route in routes} == {"none"} or _general(question)):
             self._general(result, question, timings, on_token)
         elif not relevant:
             result.answer, result.answered = (NOTHING_RELEVANT if gathered.hits else answering.NOT_FOUND), False
         else:
             self._cited(result, question, routes, relevant, gathered.vector, timings, on_token)
-            if not result.answered and routes and routes[0].label == "none" and _general(question):
+            if not result.answered and general and routes and routes[0].label == "none" and _general(question):
                 self._general(result, question, timings, on_token)  # the router was right: no file holds it
         result.timings_ms = timings
         return result

@@ -88,3 +88,18 @@ def test_a_follow_up_reads_the_file_the_turn_before_cited_first(trove: Trove, no
     evidence = trove.models.llm.sent[1][-1]["content"]  # type: ignore[attr-defined]
     assert evidence.index("LX-4821") < evidence.index("PT-1190")  # the cited file first, the others after
     assert second.citations[0].source.endswith("lisbon-trip.md")
+
+
+def test_a_follow_up_of_an_answer_from_the_files_is_not_answered_from_general_knowledge(trove: Trove, notes: Path):
+    trove.index([notes])
+    conversation = trove.conversation()
+    trove.models.llm = ScriptedLLM(["The booking reference is LX-4821 [1]."])
+    trove.ask("What is the booking reference of my hotel in Lisbon?", labels=["paragraph"], conversation=conversation)
+    trove.models.llm = ScriptedLLM(["Which of the films Rob Reiner directed has Kevin Bacon in it?",
+                                    "The Dark Knight."])
+    follow = trove.ask("and which of those has Kevin Bacon in it?", labels=["paragraph"], conversation=conversation)
+    assert not follow.answered and not follow.general and follow.citations == []
+    assert len(trove.models.llm.sent) == 1  # type: ignore[attr-defined]  # the rewrite; no general answer written
+    trove.models.llm = ScriptedLLM(["Not from your files: The Dark Knight."])
+    alone = trove.ask("Which of the films Rob Reiner directed has Kevin Bacon in it?", labels=["paragraph"])
+    assert alone.general  # asked on its own, the model may answer it, saying it is not from the files
