@@ -134,7 +134,7 @@ def test_a_dropped_photo_is_asked_about(qtbot, window, tmp_path: Path, monkeypat
     assert window.ask.photo == photo and window.ask.photo_chip.isVisible()
     assert "asked.jpg" in window.ask.photo_chip.text()
     asked_with, real_ask = [], window.engine.ask
-    monkeypatch.setattr(window.engine, "ask", lambda q, image=None, connect=None, conversation=None:
+    monkeypatch.setattr(window.engine, "ask", lambda q, image=None, connect=None, conversation=None, scope=None:
                         asked_with.append(image) or real_ask(q, image, connect))
     result = ask(qtbot, window, "What is in this photo?")
     assert asked_with == [photo] and result.question == "What is in this photo?"
