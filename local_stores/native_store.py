@@ -33,8 +33,9 @@ class NativeStore(Protocol):
     def execute(self, query: str, timeout_s: float = 10.0, max_rows: int = 200,
                 params: Sequence[object] = ()) -> QueryResult:
         """Run one checked, read-only statement within `timeout_s` and at most `max_rows` rows.
-        `params` are positional bound values, for languages that take them (SQL); a store whose
-        language takes none refuses them with ValueError (a programming error, not a bad query)."""
+        `params` are bound values: positional for SQL (`?`), the variables ?param0, ?param1 … for
+        SPARQL (`quoting.sparql.parameters`); a store whose language takes none (Kùzu's Cypher in
+        the places Trove would need them) refuses them with ValueError (a programming error)."""
         ...
 
 
@@ -45,8 +46,8 @@ class _HoldsByName(Protocol):
 
 
 class NamedSource:
-    """One source of a store that holds several by name, in a language without positional bound
-    values (Cypher, SPARQL): subclasses give `language`, `dialect` and `describe`."""
+    """One source of a store that holds several by name (graphs, RDF datasets): subclasses give
+    `language`, `dialect` and `describe`, and `execute` when their language takes bound values."""
 
     language: str
     dialect: str
@@ -60,5 +61,5 @@ class NamedSource:
     def execute(self, query: str, timeout_s: float = 10.0, max_rows: int = 200,
                 params: Sequence[object] = ()) -> QueryResult:
         if params:
-            raise ValueError(f"bound values are for SQL stores, not {self.language}")
+            raise ValueError(f"bound values are not taken by this {self.language} store")
         return self.store.execute(self.name, query, timeout_s, max_rows)

@@ -21,7 +21,7 @@ import logging
 import re
 import shutil
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -431,24 +431,41 @@ def _answer(request: tuple) -> tuple:
     if request[0] == "forget":  # the store was replaced or dropped: let go of its files
         _STORES.pop(request[1], None)
         return ("ok",)
-    _, db, stamp, query, own_dataset, max_rows = request
+    _, db, stamp, query, own_dataset, max_rows, params = request
     if db not in _STORES or _STORES[db][0] != stamp:
         _STORES.pop(db, None)
         _STORES[db] = (stamp, ox.Store.read_only(db))
         while len(_STORES) > 8:
             _STORES.popitem(last=False)
     _STORES.move_to_end(db)
-    return ("ok", *_result(_STORES[db][1].query(query, use_default_graph_as_union=not own_dataset), max_rows))
+    substitutions: dict[ox.Variable, ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple] = {
+        ox.Variable(f"param{i}"): _term(value) for i, value in enumerate(params)}
+    try:
+        result = _STORES[db][1].query(query, use_default_graph_as_union=not own_dataset,
+                                      substitutions=substitutions or None)
+    except RuntimeError as exc:  # a bound variable the SELECT does not project
+        return ("error", str(exc))
+    return ("ok", *_result(result, max_rows, bound=bool(params)))
 
 
-def _result(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples,
-            max_rows: int) -> tuple[list[str], list[tuple], bool]:
-    """Columns, at most `max_rows` rows of plain values, and whether there were more."""
+def _term(value: object) -> ox.Literal:
+    """A bound value as an RDF literal: text as a plain string, numbers and booleans typed."""
+    if isinstance(value, (bool, int, float)):
+        return ox.Literal(value)
+    return ox.Literal(str(value))
+
+
+def _result(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples, max_rows: int,
+            bound: bool = False) -> tuple[list[str], list[tuple], bool]:
+    """Columns, at most `max_rows` rows of plain values, and whether there were more; with `bound`
+    values, the columns of their variables (?param0 …) are left out."""
     if isinstance(result, ox.QueryBoolean):
         return ["answer"], [(bool(result),)], False
     if isinstance(result, ox.QuerySolutions):
-        columns = [v.value for v in result.variables]
-        rows = [tuple(plain_term(row[i]) for i in range(len(columns))) for row in islice(result, max_rows + 1)]
+        names = [v.value for v in result.variables]
+        kept = [i for i, name in enumerate(names) if not (bound and sp.PARAMETER.fullmatch(name))]
+        columns = [names[i] for i in kept]
+        rows = [tuple(plain_term(row[i]) for i in kept) for row in islice(result, max_rows + 1)]
     else:  # CONSTRUCT / DESCRIBE: triples as rows
         columns = ["subject", "predicate", "object"]
         rows = [tuple(plain_term(t) for t in (tr.subject, tr.predicate, tr.object))
@@ -553,12 +570,15 @@ class RdfStore:
         descriptor = self.descriptor(name)
         return check_query(query, descriptor.get("prefixes", {}), descriptor.get("graphs", []))
 
-    def execute(self, name: str, query: str, timeout_s: float = 10.0, max_rows: int = 200) -> QueryResult:
-        """Run one generated query read-only in the worker process, with time and row limits."""
+    def execute(self, name: str, query: str, timeout_s: float = 10.0, max_rows: int = 200,
+                params: Sequence[object] = ()) -> QueryResult:
+        """Run one generated query read-only in the worker process, with time and row limits;
+        `params[i]` is bound to the variable ?param{i}, which the SELECT must project."""
         text, own_dataset = self._check(name, query)
         folder = self._folder(name)
         st = (folder / "descriptor.json").stat()
-        request = ("query", str(folder / "oxigraph"), (st.st_ino, st.st_mtime_ns), text, own_dataset, max_rows)
+        request = ("query", str(folder / "oxigraph"), (st.st_ino, st.st_mtime_ns), text, own_dataset, max_rows,
+                   list(params))
         reply = _WORKER.run(request, timeout_s)
         if reply[0] != "ok":
             raise QueryFailed(reply[1])
@@ -577,6 +597,11 @@ class OxigraphDataset(NamedSource):
 
     def describe(self) -> dict:
         return self.store.descriptor(self.name)
+
+    def execute(self, query: str, timeout_s: float = 10.0, max_rows: int = 200,
+                params: Sequence[object] = ()) -> QueryResult:
+        """`params[i]` is bound to ?param{i} (SPARQL has no positional parameters)."""
+        return self.store.execute(self.name, query, timeout_s, max_rows, params)
 
 
 def _parser_message(exc: SyntaxError) -> str:

@@ -7,10 +7,11 @@ import re
 from local_stores.quoting import Quoted, Unquotable
 from local_stores.quoting._sql import number
 
-__all__ = ["iri", "iris", "literal", "number"]
+__all__ = ["PARAMETER", "iri", "iris", "literal", "number", "parameters"]
 
 # what SPARQL's IRIREF production excludes: <>"{}|^`\ , spaces and control characters
 _NOT_IN_IRI = re.compile(r'[<>"{}|^`\\\x00-\x20]')
+PARAMETER = re.compile(r"param(\d+)")  # the variables bound values take: ?param0, ?param1, ...
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 
 
@@ -31,3 +32,11 @@ def literal(text: str) -> Quoted:
     control characters are dropped (no string in a question or the data needs them)."""
     out = "".join(_ESCAPES.get(c, c) for c in text if c in _ESCAPES or ord(c) >= 32)
     return Quoted(f'"{out}"')
+
+
+def parameters(count: int) -> list[Quoted]:
+    """`?param0` … `?param{count-1}`: the variables a SPARQL store binds the i-th bound value to.
+    SPARQL has no positional parameters; Oxigraph substitutes values for variables (SEP-0007) that
+    the SELECT projects, so a statement projects each one it uses, and the store leaves their
+    columns out of the result."""
+    return [Quoted(f"?param{i}") for i in range(count)]

@@ -110,6 +110,8 @@ class TestOxigraphDataset(NativeStoreContract):
             writes=(EX + "DELETE WHERE { ?s ?p ?o }", EX + "INSERT DATA { ex:x ex:born 1 }",
                     "LOAD <http://example.org/people.ttl>", "CLEAR ALL"),
             two_statements=EX + "SELECT * WHERE { ?s ?p ?o } ; DELETE WHERE { ?s ?p ?o }",
+            bound=(EX + "SELECT ?param0 (COUNT(?p) AS ?people) WHERE { ?p ex:city ?param0 } GROUP BY ?param0",
+                   ["Oslo"], 20),
         )
 
 

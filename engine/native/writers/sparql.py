@@ -319,9 +319,10 @@ def value_lookup(source: Source, wanted: list[str], limit: int) -> tuple[str, li
     """One query finding the literals equal (ignoring case) to one of `wanted`, with their predicates."""
     if not wanted:
         return None
-    listed = ", ".join(sp.literal(w.lower()) for w in wanted)
-    return ("SELECT DISTINCT ?place ?value WHERE { ?s ?place ?value . "
-            f"FILTER(isLiteral(?value) && lcase(str(?value)) IN ({listed})) }} LIMIT {sp.number(limit)}"), []
+    bound = sp.parameters(len(wanted))
+    return (f"SELECT DISTINCT ?place ?value {' '.join(bound)} WHERE {{ ?s ?place ?value . "
+            f"FILTER(isLiteral(?value) && lcase(str(?value)) IN ({', '.join(bound)})) }} LIMIT {sp.number(limit)}",
+            [w.lower() for w in wanted])
 
 
 def held_statements(source: Source, per_place: int, max_chars: int) -> list[tuple[str | None, str]]:  # noqa: ARG001

@@ -12,7 +12,9 @@ from engine.ingest.graphs.load import load as load_graph
 from engine.ingest.tables import describe_database
 from engine.native import values
 from engine.native.sources import Source, Stores
+from engine.native.writers import sparql
 from local_stores.graph_store import GraphStore
+from local_stores.rdf_store import RdfStore
 from local_stores.sqlite_db import Database
 from local_stores.table_store import TableStore
 from local_stores.value_index import ValueIndex
@@ -70,6 +72,20 @@ def test_rdf_literals_are_found_with_their_predicate(pets):  # noqa: ANN001
     assert [(m.value, m.place) for m in found] == [("Green Lane Vets", "rdfs:label"), ("Tom", "pet:name")]
     query = 'SELECT ?c WHERE { ?c pet:name ?n FILTER(lcase(str(?n)) = "tiddles" || ?n = "Tom" || CONTAINS(?n, "x")) }'
     assert values.check_literals(query, source, stores).absent == ["tiddles"]
+
+
+def test_an_rdf_lookup_binds_the_question_phrases_and_finds_a_value_with_quotes(tmp_path: Path):
+    hostile = 'Tom" ) } DELETE WHERE { ?s ?p ?o } #'
+    file = tmp_path / "quotes.ttl"
+    file.write_text('@prefix pet: <http://example.org/pet#> .\n'
+                    'pet:tom pet:name "Tom\\" ) } DELETE WHERE { ?s ?p ?o } #" .\n', encoding="utf-8")
+    store = RdfStore(tmp_path / "rdf")
+    source = Source("quotes", "rdf", "oxigraph", str(file), store.load("quotes", file))
+    statement, bound = sparql.value_lookup(source, [hostile], 10)
+    assert hostile.lower() not in statement and bound == [hostile.lower()]
+    found = values.find(f"Who is '{hostile}'?", source, Stores(None, None, store))
+    assert [(m.value, m.place) for m in found] == [(hostile, "pet:name")]
+    assert store.execute("quotes", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }").rows == [(1,)]
 
 
 def test_each_kind_of_source_gives_its_short_text_values(flights, pets, tmp_path: Path):  # noqa: ANN001
