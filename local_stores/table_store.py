@@ -12,7 +12,8 @@ import re
 import shutil
 import tempfile
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -131,6 +132,34 @@ def check_query(sql: str, dialect: str = "duckdb") -> str:
     return text
 
 
+@contextmanager
+def reading_connection(paths: Sequence[Path], memory_mb: int) -> Iterator[duckdb.DuckDBPyConnection]:
+    """An in-memory DuckDB that may reach `paths` and no other file, no network and no extension,
+    its configuration locked: what reads a user's file (CSV, JSON, Parquet) into Parquet."""
+    config: dict[str, str | bool | int | float | list[str]] = {
+        **LOADING_CONFIG, "memory_limit": f"{max(memory_mb // 2, 128)}MB", "threads": 1}
+    with duckdb.connect(config=config) as con:
+        con.execute("SET enable_progress_bar = false")  # its output would fill a worker's log
+        con.execute("SET allowed_paths = ?", [[str(p) for p in paths]])
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+        yield con
+
+
+def csv_to_parquet(con: duckdb.DuckDBPyConnection, csv_file: Path, delimiter: str, target: Path) -> list[str]:
+    """The rows of a UTF-8 CSV file, as DuckDB's reader types them, written to `target` as Parquet;
+    rows the strict reader rejects are skipped with a warning (returned)."""
+    try:
+        con.sql(f"SELECT * FROM read_csv(?, {CSV_OPTIONS})", params=[str(csv_file), delimiter]).write_parquet(
+            str(target))
+        return []
+    except duckdb.Error as strict_error:
+        warning = f"malformed rows skipped ({str(strict_error).splitlines()[0][:160]})"
+    con.sql(f"SELECT * FROM read_csv(?, {CSV_OPTIONS}, {CSV_LENIENT})", params=[str(csv_file), delimiter]
+            ).write_parquet(str(target))
+    return [warning]
+
+
 class TableStore:
     def __init__(self, path: Path, memory_mb: int = MEMORY_MB) -> None:
         self.path = Path(path)
@@ -157,26 +186,26 @@ class TableStore:
     def load_csv(self, name: str, path: Path, text: str, delimiter: str | None = None,
                  sheet: str | None = None) -> TableInfo:
         """Load CSV/TSV text (already decoded: any encoding the file had) as table `name`. When the
-        text's first column is `_row` it holds the original row numbers (spreadsheets)."""
-        delimiter = delimiter or sniff_delimiter(text)
+        text's first column is `_row` it holds the original row numbers (spreadsheets). Ingest reads
+        the user's files in a worker process with `csv_to_parquet` and loads the result instead."""
         with tempfile.TemporaryDirectory() as tmp:
-            utf8 = Path(tmp) / "data.csv"
+            utf8, rows = Path(tmp) / "data.csv", Path(tmp) / "rows.parquet"
             utf8.write_text(text, encoding="utf-8")
-            warnings: list[str] = []
-            try:
-                info = self._create(name, path, utf8, Quoted(f"read_csv(?, {CSV_OPTIONS})"), [delimiter], warnings)
-            except duckdb.Error as strict_error:
-                warnings.append(f"malformed rows skipped ({str(strict_error).splitlines()[0][:160]})")
-                lenient = Quoted(f"read_csv(?, {CSV_OPTIONS}, {CSV_LENIENT})")
-                info = self._create(name, path, utf8, lenient, [delimiter], warnings)
-        info.sheet = sheet
+            with reading_connection([utf8, rows], self.memory_mb) as con:
+                warnings = csv_to_parquet(con, utf8, delimiter or sniff_delimiter(text), rows)
+            info = self.load_parquet(name, rows, file=path)
+        info.warnings, info.sheet = warnings, sheet
         return info
 
-    def load_parquet(self, name: str, path: Path) -> TableInfo:
-        return self._load_copy(name, path, Quoted("read_parquet(?)"))
+    def load_parquet(self, name: str, path: Path, file: Path | None = None) -> TableInfo:
+        """Load a Parquet file as table `name`; `file` is the user's file it was read from, when
+        another (a CSV, a workbook, JSON records) was read into it."""
+        info = self._load_copy(name, path, Quoted("read_parquet(?)"))
+        info.file = str(file or path)
+        return info
 
     def _load_copy(self, name: str, path: Path, reader: Quoted) -> TableInfo:
-        """Load a copy of the user's file, so the loading connection can reach nothing of theirs."""
+        """Load a copy of the file, so the loading connection can reach nothing of the user's."""
         with tempfile.TemporaryDirectory() as tmp:
             copy = Path(tmp) / f"data{path.suffix.lower()}"
             shutil.copyfile(path, copy)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from engine.corpora import DOCUMENT, LOOKS, PARAGRAPH, PHOTO
 from engine.errors import ParseError, SkipFile, TroveError
 from engine.grounding.pack import KnowledgePack, is_pack_file, load_pack
-from engine.ingest import documents, media, media_tables, rdf, tables
+from engine.ingest import documents, isolation, media, media_tables, rdf, tables
 from engine.ingest.graphs import load as graphs
 from engine.ingest.graphs import vault
 from engine.ingest.isolation import Limits
@@ -186,6 +186,12 @@ class Indexer:
 
     def run(self, paths: Iterable[Path] = (), progress: Callable[[Progress], None] | None = None) -> IndexReport:
         """Add `paths` as roots (when given) and bring every root's index up to date."""
+        try:
+            return self._run(paths, progress)
+        finally:
+            isolation.close_workers()  # the reader processes kept during the run
+
+    def _run(self, paths: Iterable[Path], progress: Callable[[Progress], None] | None) -> IndexReport:
         report = IndexReport()
         self._add_roots(paths)
         t0 = time.perf_counter()

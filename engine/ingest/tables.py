@@ -2,23 +2,25 @@
 arrays of records and JSON lines. Each file becomes one table and one catalog source whose
 descriptor (columns, types, samples, row count) is what source selection and SQL writing read.
 
-DuckDB's own readers of the user's bytes (JSON, Parquet, databases) run in a worker process
-(engine.ingest.isolation): a file that crashes DuckDB (200,000 nested `[` are a segfault) fails
-alone instead of ending this and every later index run. JSON and Parquet come back from the
-worker as a fresh Parquet file that DuckDB itself wrote, and that is what the table store loads."""
+Every reader of the user's bytes (DuckDB's CSV, JSON and Parquet readers and database files,
+openpyxl for workbooks) runs in a worker process (engine.ingest.isolation) with a time and memory
+limit: a file that crashes a reader (200,000 nested `[` are a segfault in DuckDB's JSON reader) or
+makes it hang fails alone instead of ending this and every later index run. Tables come back from
+the worker as a fresh Parquet file that DuckDB itself wrote, and that is what the table store loads."""
 
 from __future__ import annotations
 
 import csv
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import ParseError, SkipFile
 from engine.ingest import archives, spreadsheet
 from engine.ingest.isolation import MEMORY_MB, TIMEOUT_S, run_isolated
 from engine.ingest.textio import decode_noting
-from local_stores.table_store import TableInfo, TableStore, sniff_delimiter
+from local_stores.table_store import TableInfo, TableStore, csv_to_parquet, reading_connection, sniff_delimiter
 
 EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".jsonl": "json",
               ".ndjson": "json", ".json": "json", ".xlsx": "xlsx", ".xlsm": "xlsx",
@@ -48,9 +50,9 @@ def load(store: TableStore, names: Callable[[str | None], str], path: Path, *,
     kind = kind_of(path)
     try:
         if kind in ("csv", "tsv"):
-            return [_load_csv(store, names(None), path, kind)]
+            return [_load_csv(store, names(None), path, kind, timeout_s, memory_mb)]
         if kind == "xlsx":
-            return _load_workbook(store, names, path, max_unpacked_mb)
+            return _load_workbook(store, names, path, max_unpacked_mb, timeout_s, memory_mb)
         if kind in ("json", "parquet"):
             if kind == "json":
                 _check_json(path)
@@ -61,19 +63,46 @@ def load(store: TableStore, names: Callable[[str | None], str], path: Path, *,
     raise ParseError(f"no table reader for {path.suffix} files")
 
 
-def _load_csv(store: TableStore, name: str, path: Path, kind: str) -> TableInfo:
-    """A CSV/TSV file as a table; SkipFile for one with no data rows, a row over DuckDB's line
-    limit or more than MAX_COLUMNS columns (refused at once rather than after a long read)."""
-    text, notes = decode_noting(path.read_bytes(), path)
+def _load_csv(store: TableStore, name: str, path: Path, kind: str, timeout_s: float, memory_mb: int) -> TableInfo:
+    """A CSV/TSV file as a table, read into Parquet in a worker process (`csv_file_to_parquet`)."""
+    with tempfile.TemporaryDirectory(prefix="trove-table-") as tmp:
+        rows = Path(tmp) / "rows.parquet"
+        warnings = run_isolated(csv_file_to_parquet, str(path), kind, str(rows), memory_mb, timeout_s=timeout_s,
+                                memory_mb=memory_mb, what="the CSV reader")
+        info = store.load_parquet(name, rows, file=path)
+    info.warnings += warnings
+    return info
+
+
+def csv_file_to_parquet(source: str, kind: str, target: str, memory_mb: int) -> list[str]:
+    """(In the worker.) The user's CSV/TSV file decoded (any encoding), checked and read by DuckDB
+    into `target` as Parquet; returns the warnings. SkipFile for one with no data rows, a row over
+    DuckDB's line limit or more than MAX_COLUMNS columns (refused at once rather than after a long read)."""
+    text, notes = decode_noting(Path(source).read_bytes(), Path(source))
     lines = text.strip().splitlines()
     if len(lines) < 2:
         raise SkipFile("no data rows (a header at most)")
     _check_rows(lines)
     delimiter = "\t" if kind == "tsv" else sniff_delimiter("\n".join(lines[:20]))
     _check_width(len(next(csv.reader(lines[:1], delimiter=delimiter))))
-    info = store.load_csv(name, path, text, delimiter=delimiter)
-    info.warnings += notes
-    return info
+    return notes + _text_to_parquet(text, delimiter, Path(target), memory_mb)
+
+
+def _text_to_parquet(text: str, delimiter: str, target: Path, memory_mb: int) -> list[str]:
+    """CSV text into `target` as Parquet, through a UTF-8 file beside it."""
+    import duckdb
+
+    utf8 = target.with_suffix(".csv")
+    utf8.write_text(text, encoding="utf-8")
+    try:
+        with reading_connection([utf8, target], memory_mb) as con:
+            return csv_to_parquet(con, utf8, delimiter, target)
+    except duckdb.OutOfMemoryException as exc:
+        raise MemoryError(str(exc)) from exc
+    except duckdb.Error as exc:
+        raise ParseError(f"not a readable table: {_first_line(exc)}") from exc
+    finally:
+        utf8.unlink(missing_ok=True)
 
 
 def _check_rows(lines: list[str]) -> None:
@@ -91,23 +120,51 @@ def _check_width(columns: int, sheet: str | None = None) -> None:
 
 
 def _load_workbook(store: TableStore, names: Callable[[str | None], str], path: Path,
-                   max_unpacked_mb: float) -> list[TableInfo]:
-    """One table per sheet with a table in it; a sheet too wide is left out with a warning."""
-    loaded, refused = [], []
-    for sheet in spreadsheet.read_sheets(path, max_unpacked_mb):
-        try:
-            _check_width(sheet.columns, sheet.name)
-        except SkipFile as exc:
-            refused.append(str(exc))
-            continue
-        info = store.load_csv(names(sheet.name), path, sheet.csv_text, ",", sheet=sheet.name)
-        info.warnings += sheet.warnings
-        loaded.append(info)
+                   max_unpacked_mb: float, timeout_s: float, memory_mb: int) -> list[TableInfo]:
+    """One table per sheet with a table in it, read in a worker process; a sheet too wide is left
+    out with a warning."""
+    with tempfile.TemporaryDirectory(prefix="trove-workbook-") as tmp:
+        sheets = run_isolated(workbook_to_parquet, str(path), tmp, max_unpacked_mb, memory_mb, timeout_s=timeout_s,
+                              memory_mb=memory_mb, what="the workbook reader")
+        loaded = []
+        for sheet in sheets:
+            if sheet.rows is None:
+                continue
+            info = store.load_parquet(names(sheet.name), Path(sheet.rows), file=path)
+            info.sheet, info.warnings = sheet.name, info.warnings + sheet.warnings
+            loaded.append(info)
+    refused = [sheet.refused for sheet in sheets if sheet.rows is None]
     if not loaded:
         raise SkipFile("; ".join(refused))
     for info in loaded:
         info.warnings += [f"not loaded: {reason}" for reason in refused]
     return loaded
+
+
+@dataclass
+class SheetRows:
+    """A sheet as the workbook worker left it: a Parquet file of its rows, or why it has none."""
+
+    name: str
+    rows: str | None
+    warnings: list[str] = field(default_factory=list)
+    refused: str = ""
+
+
+def workbook_to_parquet(source: str, folder: str, max_unpacked_mb: float, memory_mb: int) -> list[SheetRows]:
+    """(In the worker.) Every sheet of the user's workbook with a table in it, as a Parquet file in
+    `folder` (first column `_row`: the sheet's row numbers)."""
+    out = []
+    for number, sheet in enumerate(spreadsheet.read_sheets(Path(source), max_unpacked_mb)):
+        try:
+            _check_width(sheet.columns, sheet.name)
+        except SkipFile as exc:
+            out.append(SheetRows(sheet.name, None, refused=str(exc)))
+            continue
+        target = Path(folder) / f"sheet{number}.parquet"
+        warnings = _text_to_parquet(sheet.csv_text, ",", target, memory_mb)
+        out.append(SheetRows(sheet.name, str(target), sheet.warnings + warnings))
+    return out
 
 
 def _check_json(path: Path) -> None:
@@ -155,9 +212,7 @@ def _load_isolated(store: TableStore, name: str, path: Path, kind: str, timeout_
         clean = Path(tmp) / "records.parquet"
         run_isolated(to_parquet, str(path), kind, str(clean), memory_mb, timeout_s=timeout_s,
                      memory_mb=memory_mb, what=_READERS[kind][0])
-        info = store.load_parquet(name, clean)
-    info.file = str(path)
-    return info
+        return store.load_parquet(name, clean, file=path)
 
 
 def to_parquet(source: str, kind: str, target: str, memory_mb: int) -> int:
@@ -166,15 +221,8 @@ def to_parquet(source: str, kind: str, target: str, memory_mb: int) -> int:
     import duckdb
 
     _, what, reader = _READERS[kind]
-    config: dict[str, str | bool | int | float | list[str]] = {
-        "memory_limit": f"{max(memory_mb // 2, 128)}MB", "threads": 1,
-        "autoinstall_known_extensions": False, "autoload_known_extensions": False}
     try:
-        with duckdb.connect(config=config) as con:
-            con.execute("SET enable_progress_bar = false")  # its output would fill the worker's log
-            con.execute("SET allowed_paths = ?", [[source, target]])
-            con.execute("SET enable_external_access = false")
-            con.execute("SET lock_configuration = true")
+        with reading_connection([Path(source), Path(target)], memory_mb) as con:
             rows = con.sql(f"SELECT * FROM {reader}", params=[source])
             _check_width(len(rows.columns))
             rows.write_parquet(target)

@@ -65,3 +65,20 @@ def test_skip_and_other_exceptions_come_back_with_their_reason():
         run_isolated(_refuse, "too deep", timeout_s=30)
     with pytest.raises(ParseError, match="the parser failed: ValueError: bad byte at 12"):
         run_isolated(_fail, timeout_s=30)
+
+
+def _pid() -> int:
+    import os
+
+    return os.getpid()
+
+
+def test_a_worker_serves_the_next_call_and_one_that_crashed_is_replaced():
+    first = run_isolated(_pid, timeout_s=30, memory_mb=768)
+    assert run_isolated(_pid, timeout_s=30, memory_mb=768) == first  # kept: no new interpreter per file
+    with pytest.raises(ParseError, match="crashed"):
+        run_isolated(_segfault, timeout_s=30, memory_mb=768)
+    with pytest.raises(ParseError, match="stopped after"):
+        run_isolated(_sleep, 60, timeout_s=1, memory_mb=768)
+    assert run_isolated(_add, 1, 1, timeout_s=30, memory_mb=768) == {"sum": 2}
+    assert run_isolated(_pid, timeout_s=30, memory_mb=768) != first
