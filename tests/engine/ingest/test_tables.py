@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from engine.pipeline import Trove
 from tests.conftest import EXAMPLES
@@ -187,3 +188,27 @@ def test_utf8_and_cp1252_lines_mixed_in_one_csv_are_each_read_and_warned_about(t
     assert trove.sql(f'SELECT name FROM "{source["name"]}" ORDER BY _row').rows == [
         ("Bäckerei Müller",), ("Café Zoë",), ("Straße",)]
     assert any("1 lines are not UTF-8" in w for w in source["descriptor"]["warnings"])
+
+
+def test_csv_and_workbook_readers_run_in_a_worker_that_a_time_limit_stops(tmp_path: Path):
+    """The readers of a CSV or a workbook run in the reader worker: a limit too short to read even
+    a small file stops them and names the reader (an in-process reader could not be stopped)."""
+    import openpyxl
+
+    from engine.errors import ParseError
+    from engine.ingest import tables
+    from local_stores.table_store import TableStore
+
+    (tmp_path / "trips.csv").write_text("city,nights\nLisbon,5\nPorto,2\n", encoding="utf-8")
+    wb = openpyxl.Workbook()
+    wb.active.append(["City", "Nights"])
+    wb.active.append(["Lisbon", 5])
+    wb.active.append(["Porto", 2])
+    wb.save(tmp_path / "trips.xlsx")
+    store = TableStore(tmp_path / "tables.duckdb")
+    for name, reader in (("trips.csv", "the CSV reader"), ("trips.xlsx", "the workbook reader")):
+        with pytest.raises(ParseError, match=f"{reader} was stopped after"):
+            tables.load(store, lambda sheet: "trips", tmp_path / name, timeout_s=0.001)
+        [info] = tables.load(store, lambda sheet: "trips", tmp_path / name)
+        assert info.file == str(tmp_path / name) and info.rows == 2
+    assert store.tables() == ["trips"]
