@@ -17,6 +17,7 @@ import numpy as np
 
 from engine.errors import ModelError
 from engine.models import ModelManager
+from engine.runtimes.special_tokens import as_text, control_texts
 
 if TYPE_CHECKING:
     from llama_cpp.llama_types import ChatCompletionRequestMessage, CreateChatCompletionResponse
@@ -80,6 +81,7 @@ class VisionLanguageModel:
             raise ModelError("vlm", model.name, f"llama.cpp cannot load it with {projector.name}: {exc}",
                              "import a model and its matching mmproj file") from exc
         self.name = name or model.stem
+        self._controls = control_texts(self.llama)  # the handlers tokenize the prompt with special tokens parsed
         self._lock = threading.Lock()
 
     @classmethod
@@ -89,6 +91,9 @@ class VisionLanguageModel:
         return cls(model, projector, n_ctx=n_ctx, threads=threads, name=manager.spec(choice).name)
 
     def look(self, image: np.ndarray, prompt: str, max_tokens: int = 256, system: str = "") -> str:
+        """The model's reply about `image`. The prompt's text holds file content (evidence), and the
+        chat handler tokenizes it with special tokens parsed: control tokens in it are made text."""
+        system, prompt = as_text(system, self._controls), as_text(prompt, self._controls)
         messages: list[ChatCompletionRequestMessage] = [{"role": "system", "content": system}] if system else []
         messages.append({"role": "user", "content": [{"type": "image_url", "image_url": {"url": data_uri(image)}},
                                                      {"type": "text", "text": prompt}]})
