@@ -81,6 +81,9 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if not _YES_NO.match(question) and (echoed := echo(result, statement)):
                 raise QueryFailed(f"the result only repeats {echoed!r}, the value the query filters on: return "
                                   "what the question asks for instead")
+            if _counts_instead_of_listing(question, statement, result):
+                raise QueryFailed("the question asks which ones, not how many: return the items themselves "
+                                  "(their names), not a count")
             if (missing := _aggregates_missing(question, result)) is not None:
                 raise QueryFailed(f"the question asks for {missing}, each as its own column of one row: the "
                                   f"query returned {len(result.columns)} column(s)")
@@ -170,6 +173,19 @@ def _aggregates_missing(question: str, result: QueryResult) -> str | None:
     if len(asked) < 2 or len(result.rows) != 1 or len(result.columns) >= len(asked):
         return None
     return ", ".join(asked[:-1]) + " and " + asked[-1]
+
+
+_LISTING = re.compile(r"\s*(?:(?:in|from|of|among)\b[^?]{0,120}?,\s*)?(?:which|who|list|name)\b", re.IGNORECASE)
+_COUNTING = re.compile(r"\b(?:how\s+many|number|count|total|how\s+much)\b", re.IGNORECASE)
+_ONLY_COUNT = re.compile(r"^\s*select\s+(?:distinct\s+)?count\s*\([^()]*\)(?:\s+as\s+\w+)?\s+from\b",
+                         re.IGNORECASE)
+
+
+def _counts_instead_of_listing(question: str, statement: str, result: QueryResult) -> bool:
+    """"Which laureates are Belgian?" answered by `SELECT COUNT(*) …`: one number where the
+    question asks for the items (and does not ask how many)."""
+    return (bool(_LISTING.match(question)) and not _COUNTING.search(question) and len(result.rows) == 1
+            and len(result.columns) == 1 and bool(_ONLY_COUNT.match(statement)))
 
 
 def _empty(result: QueryResult) -> bool:

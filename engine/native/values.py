@@ -20,6 +20,7 @@ from engine.generation.untrusted import inline, neutralise
 from engine.native.kinds import open_store
 from engine.native.sources import Source, Stores
 from engine.native.writers import writer_for
+from engine.native.writers.sql import PART_SEPARATORS
 from local_stores.native_store import NativeStore
 from local_stores.results import QueryError
 from local_stores.value_index import ValueIndex
@@ -88,13 +89,23 @@ def find(question: str, source: Source, stores: Stores, timeout_s: float = 3.0,
     wanted, writer = phrases(question), writer_for(source.language)
     by_phrase: dict[str, list[tuple[str, str]]] = {}
     for place, value in _lookup(open_store(source, stores), source, wanted, timeout_s, held) or []:
-        by_phrase.setdefault(str(value).strip().lower(), []).append((str(value), writer.place_name(place, source)))
+        by_phrase.setdefault(_phrase_of(str(value), wanted), []).append((str(value), writer.place_name(place, source)))
     found: list[ValueMatch] = []
     for phrase in sorted(by_phrase, key=lambda p: (-len(p.split()), wanted.index(p) if p in wanted else 0)):
         if any(re.search(rf"\b{re.escape(phrase)}\b", m.phrase) for m in found):
             continue
-        found += [ValueMatch(phrase, value, place) for value, place in by_phrase[phrase][:2]]
+        whole_first = sorted(by_phrase[phrase], key=lambda held: held[0].strip().lower() != phrase)
+        found += [ValueMatch(phrase, value, place) for value, place in whole_first[:2]]
     return found[:MAX_MATCHES]
+
+
+def _phrase_of(value: str, wanted: list[str]) -> str:
+    """The wanted phrase a found value is: itself, or one of its parts ('belgian' of 'Belgian/French')."""
+    whole = value.strip().lower()
+    if whole in wanted:
+        return whole
+    parts = {part.strip() for part in re.split(PART_SEPARATORS, whole)}
+    return next((phrase for phrase in wanted if phrase in parts), whole)
 
 
 # -- which sources hold the values a question names (the value index) ------------------------------
@@ -169,7 +180,14 @@ def value_notes(question: str, index: ValueIndex, most: int = 3) -> dict[str, st
 def hint(matches: list[ValueMatch]) -> str:
     """The matches as a line a model reads before the question."""
     return "Values the question mentions, spelt as the data holds them: " + "; ".join(
-        f"{neutralise(m.value)[:80]!r} in {inline(m.place)}" for m in matches)  # repr keeps its spaces
+        f"{neutralise(m.value)[:80]!r}{_among(m)} in {inline(m.place)}" for m in matches)  # repr keeps its spaces
+
+
+def _among(match: ValueMatch) -> str:
+    """For a value that holds the phrase among others ('Belgian/French'), a note saying so."""
+    if match.value.strip().lower() == match.phrase:
+        return ""
+    return f" (holds {neutralise(match.phrase)[:40]!r} among other values: match it with LIKE)"
 
 
 @dataclass(frozen=True)

@@ -244,14 +244,25 @@ def _text_columns(source: Source) -> list[tuple[str, Quoted, Quoted]]:
             if column["name"] != "_row" and _TEXT_TYPE.search(str(column.get("type") or ""))]
 
 
+# what parts a cell holding several values ('Belgian/French', 'Rock; Pop', one per line) is split into
+PART_SEPARATORS = r"\s*[/;,&|\n]\s*"
+MAX_PARTED_CHARS = 60  # longer texts are sentences, not lists of values
+
+
 def value_lookup(source: Source, wanted: list[str], limit: int) -> tuple[str, list[object]] | None:
     """One statement finding, in every text column, the stored values equal (ignoring case and
-    surrounding spaces) to one of `wanted`, as (place, value) rows; the texts are bound values."""
+    surrounding spaces) to one of `wanted`, as (place, value) rows; the texts are bound values. In
+    DuckDB, a short value one of whose parts ('Belgian/French') is wanted is found too."""
     columns = _text_columns(source)
     if not columns or not wanted:
         return None
+    parted = source.kind == "table" or source.descriptor.get("dialect") == "duckdb"
     parts = [f"SELECT DISTINCT CAST(? AS VARCHAR) AS place, {value} AS value FROM {table} "
-             f"WHERE lower(trim({value})) IN (SELECT phrase FROM wanted)" for _, table, value in columns]
+             f"WHERE lower(trim({value})) IN (SELECT phrase FROM wanted)"
+             + (f" OR (length({value}) <= {duck.number(MAX_PARTED_CHARS)} AND len(list_intersect("
+                f"string_split_regex(lower(trim({value})), {duck.literal(PART_SEPARATORS)}), "
+                "(SELECT list(phrase) FROM wanted))) > 0)" if parted else "")
+             for _, table, value in columns]
     phrases_sql = ", ".join("(?)" for _ in wanted)
     statement = (f"WITH wanted(phrase) AS (VALUES {phrases_sql}) SELECT place, value FROM ("
                  + " UNION ALL ".join(parts) + f") AS found LIMIT {duck.number(limit)}")

@@ -179,6 +179,19 @@ def test_a_result_with_fewer_columns_than_the_aggregates_asked_for_is_repaired(t
     assert "average, minimum and maximum" in outcome.attempts[0].error and len(outcome.result.columns) == 3
 
 
+def test_a_count_where_the_question_asks_which_ones_is_repaired(table):  # noqa: ANN001
+    store, source = table
+    stores = sources.Stores(store, GraphStore(store.path.parent / "graphs"), RdfStore(store.path.parent / "rdf"))
+    count = "SELECT COUNT(*) FROM expenses WHERE shop LIKE '%Heijn%'"
+    listed = "SELECT date, amount_eur FROM expenses WHERE shop LIKE '%Heijn%'"
+    llm = ScriptedLLM([count, listed])
+    outcome = write_and_run(llm, "Which purchases were made at Albert Heijn?", source, stores)
+    assert outcome.ok and [a.ok for a in outcome.attempts] == [False, True]
+    assert "not how many" in outcome.attempts[0].error and len(outcome.result.rows) == 2
+    llm = ScriptedLLM([count])
+    assert write_and_run(llm, "How many purchases were made at Albert Heijn?", source, stores).result.rows == [(2,)]
+
+
 def test_an_empty_result_is_kept_as_the_answer_only_when_the_missing_value_is_the_questions(table):  # noqa: ANN001
     store, source = table
     stores = sources.Stores(store, GraphStore(store.path.parent / "graphs"), RdfStore(store.path.parent / "rdf"))

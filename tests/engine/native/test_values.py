@@ -51,6 +51,22 @@ def test_question_values_are_found_in_the_column_that_holds_them(flights):  # no
     assert values.find("How many flights are there?", source, stores) == []
 
 
+def test_a_value_held_among_others_in_a_table_cell_is_found_and_hinted_as_such(tmp_path: Path):
+    csv = ('Year,Laureate,Citizenship\n2003,Jean-Pierre Serre,French\n'
+           '2008,"John G. Thompson\nJacques Tits","American\nBelgian/French"\n2013,Pierre Deligne,Belgian\n'
+           '2014,Yakov Sinai,Russian; American\n')
+    store = TableStore(tmp_path / "t.duckdb")
+    info = store.load_csv("abel", tmp_path / "abel.csv", csv)
+    source = Source("abel", "table", "duckdb", str(tmp_path / "abel.csv"), info.descriptor())
+    found = values.find("Which laureates are Belgian?", source, Stores(store, None, None))
+    assert [(m.value, m.place) for m in found] == [("Belgian", "abel.citizenship"),
+                                                   ("American\nBelgian/French", "abel.citizenship")]
+    assert "'American\\nBelgian/French' (holds 'belgian' among other values: match it with LIKE)" in values.hint(found)
+    assert [m.value for m in values.find("Which laureates are Russian?", source, Stores(store, None, None))] == \
+        ["Russian; American"]
+    assert values.find("Which laureates are Swiss?", source, Stores(store, None, None)) == []
+
+
 def test_literals_no_column_holds_are_named(flights):  # noqa: ANN001
     source, stores = flights
     query = "SELECT flightno FROM flights WHERE source = 'AAF' OR source = 'abz' OR dest LIKE '%L%'"
