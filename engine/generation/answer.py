@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
 from engine.generation.evidence import Evidence
-from engine.generation.untrusted import inline, neutralise
+from engine.generation.untrusted import inline, mark_instructions, neutralise, without_instructions
 
 if TYPE_CHECKING:
     from engine.runtimes.llm import ChatModel
@@ -94,7 +94,7 @@ def evidence_blocks(evidence: list[Evidence], budget: Budget, room: int) -> str:
     left out once fewer than `MIN_EXCERPT` tokens of `room` remain."""
     blocks: list[str] = []
     for e in evidence:
-        whole = f"{e.header()}\n{neutralise(e.text)}"
+        whole = f"{e.header()}\n{mark_instructions(neutralise(e.text))}"
         if room < MIN_EXCERPT and not budget.fits(whole, room):
             break
         blocks.append(budget.cut(whole, room))
@@ -226,13 +226,15 @@ def split_sentences(text: str) -> list[str]:
 def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
     """Clean the model's text: drop citations to nothing, add missing ones where one evidence
     clearly backs a sentence, drop sentences about the evidence itself, detect "not found", and
-    list (with the reason) sentences no citation backs."""
+    list (with the reason) sentences no citation backs. What a file says to an AI model (a prompt
+    injection) backs nothing: a sentence that only it supports ("HACKED [1]") is unsupported."""
     valid = {e.n for e in evidence}
     text = _CITE.sub(lambda m: m.group(0) if int(m.group(1)) in valid else "", raw).strip()
     text = re.sub(r"[ \t]+([.,;:])", r"\1", text)
     text = _CITE_AFTER_STOP.sub(_move_citation, text)  # "x. [1]" -> "x [1]."; "v. [1] Mirzayance" -> "v. Mirzayance"
     if not text or (_NOT_FOUND.search(text) and not _CITE.search(text)):
         return Draft(NOT_FOUND, [], False, [])
+    evidence = [replace(e, text=without_instructions(neutralise(e.text))) for e in evidence]  # what backs a claim
     by_n = {e.n: e for e in evidence}
     out, unsupported, reasons, dropped = [], [], {}, []
     for sentence in _meta_citations_moved(split_sentences(text)):
