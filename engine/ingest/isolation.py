@@ -60,7 +60,11 @@ def run_isolated(fn: Callable[..., T], *args: object, timeout_s: float = TIMEOUT
     file): a worker that crashed, ran out of time or memory, or has served MAX_CALLS is replaced."""
     payload = pickle.dumps((fn, args))  # an unpicklable function fails here, in the caller
     worker = _take(memory_mb)
-    reply = _exchange(worker.conn, payload, timeout_s)
+    try:
+        reply = _exchange(worker.conn, payload, timeout_s)
+    except BaseException:  # interrupted while waiting (Ctrl-C): the worker's state is unknown
+        worker.stop()
+        raise
     if reply is None:
         worker.stop()
         raise ParseError(f"{what} was stopped after {timeout_s:g} s (setting parse_timeout_s)")
