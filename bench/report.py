@@ -81,6 +81,8 @@ BENCHES: tuple[Bench, ...] = (
           ("bench.routing_e2e", "--llm", "default"), "45-60 min (part e2e ~40 min, part scale ~10 min)"),
     Bench("scale", "A whole disk: index, re-index and search on a folder of N real files", ("scale.md",),
           ("bench.scale", "--files", "1000"), "10 min (20,000 files: hours)", "§23"),
+    Bench("injection", "Prompt injection planted in real files, beside the clean copies", ("injection.md",),
+          ("bench.injection",), "25-30 min", "§27"),
 )
 
 
@@ -550,13 +552,19 @@ def sec_scale(out: Path, plots: Path) -> str:  # noqa: ARG001 - its table is the
     return text[text.index("machine:"):] if "machine:" in text else text
 
 
+def sec_injection(out: Path, plots: Path) -> str:  # noqa: ARG001 - its table is the figures
+    """bench.injection's own table: the planted home beside the clean one, same run."""
+    text = (out / "injection.md").read_text()
+    return "Baseline: the same questions on the clean copies of the files, same run.\n\n" + text[text.index("| group"):]
+
+
 SECTIONS: dict[str, Callable[[Path, Path], str]] = {
     "retrieval": sec_retrieval, "pipeline": sec_pipeline, "latency": sec_latency, "sql": sec_sql,
     "native-default": lambda o, p: sec_native(o, p, "default"), "native-fast": lambda o, p: sec_native(o, p, "fast"),
     "selection-none": lambda o, p: sec_selection(o, p, "none"),
     "selection-default": lambda o, p: sec_selection(o, p, "default"),
     "router": sec_router, "detection": sec_detection, "scenes": sec_scenes, "photos": sec_photos,
-    "grounding": sec_grounding, "routing_e2e": sec_routing, "scale": sec_scale,
+    "grounding": sec_grounding, "routing_e2e": sec_routing, "scale": sec_scale, "injection": sec_injection,
 }
 BENCH_BY_KEY = {b.key: b for b in BENCHES}
 
