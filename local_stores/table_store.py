@@ -160,6 +160,18 @@ def csv_to_parquet(con: duckdb.DuckDBPyConnection, csv_file: Path, delimiter: st
     return [warning]
 
 
+def csv_text_to_parquet(text: str, delimiter: str, target: Path, memory_mb: int) -> list[str]:
+    """CSV text into `target` as Parquet (`csv_to_parquet`), through a UTF-8 file beside it that
+    only the reading connection may open; the warnings."""
+    utf8 = target.with_suffix(".csv")
+    utf8.write_text(text, encoding="utf-8")
+    try:
+        with reading_connection([utf8, target], memory_mb) as con:
+            return csv_to_parquet(con, utf8, delimiter, target)
+    finally:
+        utf8.unlink(missing_ok=True)
+
+
 class TableStore:
     def __init__(self, path: Path, memory_mb: int = MEMORY_MB) -> None:
         self.path = Path(path)
@@ -187,12 +199,10 @@ class TableStore:
                  sheet: str | None = None) -> TableInfo:
         """Load CSV/TSV text (already decoded: any encoding the file had) as table `name`. When the
         text's first column is `_row` it holds the original row numbers (spreadsheets). Ingest reads
-        the user's files in a worker process with `csv_to_parquet` and loads the result instead."""
+        the user's files in a worker process with `csv_text_to_parquet` and loads the result instead."""
         with tempfile.TemporaryDirectory() as tmp:
-            utf8, rows = Path(tmp) / "data.csv", Path(tmp) / "rows.parquet"
-            utf8.write_text(text, encoding="utf-8")
-            with reading_connection([utf8, rows], self.memory_mb) as con:
-                warnings = csv_to_parquet(con, utf8, delimiter or sniff_delimiter(text), rows)
+            rows = Path(tmp) / "rows.parquet"
+            warnings = csv_text_to_parquet(text, delimiter or sniff_delimiter(text), rows, self.memory_mb)
             info = self.load_parquet(name, rows, file=path)
         info.warnings, info.sheet = warnings, sheet
         return info

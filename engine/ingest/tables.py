@@ -20,7 +20,7 @@ from engine.errors import ParseError, SkipFile
 from engine.ingest import archives, spreadsheet
 from engine.ingest.isolation import MEMORY_MB, TIMEOUT_S, run_isolated
 from engine.ingest.textio import decode_noting
-from local_stores.table_store import TableInfo, TableStore, csv_to_parquet, reading_connection, sniff_delimiter
+from local_stores.table_store import TableInfo, TableStore, csv_text_to_parquet, reading_connection, sniff_delimiter
 
 EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".jsonl": "json",
               ".ndjson": "json", ".json": "json", ".xlsx": "xlsx", ".xlsm": "xlsx",
@@ -89,20 +89,15 @@ def csv_file_to_parquet(source: str, kind: str, target: str, memory_mb: int) -> 
 
 
 def _text_to_parquet(text: str, delimiter: str, target: Path, memory_mb: int) -> list[str]:
-    """CSV text into `target` as Parquet, through a UTF-8 file beside it."""
+    """CSV text into `target` as Parquet, DuckDB's failures as the worker reports them."""
     import duckdb
 
-    utf8 = target.with_suffix(".csv")
-    utf8.write_text(text, encoding="utf-8")
     try:
-        with reading_connection([utf8, target], memory_mb) as con:
-            return csv_to_parquet(con, utf8, delimiter, target)
+        return csv_text_to_parquet(text, delimiter, target, memory_mb)
     except duckdb.OutOfMemoryException as exc:
         raise MemoryError(str(exc)) from exc
     except duckdb.Error as exc:
         raise ParseError(f"not a readable table: {_first_line(exc)}") from exc
-    finally:
-        utf8.unlink(missing_ok=True)
 
 
 def _check_rows(lines: list[str]) -> None:

@@ -29,6 +29,11 @@ def table(tmp_path: Path) -> tuple[TableStore, sources.Source]:
     return store, sources.Source("expenses", "table", "duckdb", str(tmp_path / "expenses.csv"), info.descriptor())
 
 
+def _stores(tables: TableStore) -> sources.Stores:
+    """The table store beside empty graph and RDF stores, as a Trove holds them."""
+    return sources.Stores(tables, GraphStore(tables.path.parent / "graphs"), RdfStore(tables.path.parent / "rdf"))
+
+
 def test_schema_text_shows_columns_types_samples_and_headers(table):  # noqa: ANN001
     _, source = table
     text = sources.schema_text(source)
@@ -79,7 +84,7 @@ def test_results_become_evidence_with_rows_and_values(table):  # noqa: ANN001
 
 def test_repair_is_bounded_and_recorded_with_a_tiny_model(table, smoke_llm):  # noqa: ANN001
     store, source = table
-    stores = sources.Stores(store, GraphStore(store.path.parent / "graphs"), RdfStore(store.path.parent / "rdf"))
+    stores = _stores(store)
     outcome = write_and_run(smoke_llm, "What is the total amount spent at Albert Heijn?", source, stores, max_tries=3)
     assert 1 <= len(outcome.attempts) <= 3
     assert all(a.ok or a.error for a in outcome.attempts)
@@ -159,7 +164,7 @@ def test_cell_values_in_the_schema_stay_quoted_on_one_line(table, smoke_llm):  #
 
 def test_a_repair_that_repeats_a_query_already_tried_is_resampled_once_then_stops(table):  # noqa: ANN001
     store, source = table
-    stores = sources.Stores(store, GraphStore(store.path.parent / "graphs"), RdfStore(store.path.parent / "rdf"))
+    stores = _stores(store)
     wrong = "SELECT sum(length) FROM expenses"
     llm = ScriptedLLM([wrong, wrong, wrong.lower() + ";"])
     outcome = write_and_run(llm, "What is the total amount spent?", source, stores, max_tries=3)
@@ -170,7 +175,7 @@ def test_a_repair_that_repeats_a_query_already_tried_is_resampled_once_then_stop
 
 def test_a_result_with_fewer_columns_than_the_aggregates_asked_for_is_repaired(table):  # noqa: ANN001
     store, source = table
-    stores = sources.Stores(store, GraphStore(store.path.parent / "graphs"), RdfStore(store.path.parent / "rdf"))
+    stores = _stores(store)
     one = 'SELECT avg("amount_eur") FROM expenses'
     three = 'SELECT avg("amount_eur"), min("amount_eur"), max("amount_eur") FROM expenses'
     llm = ScriptedLLM([one, three])
@@ -181,7 +186,7 @@ def test_a_result_with_fewer_columns_than_the_aggregates_asked_for_is_repaired(t
 
 def test_a_count_where_the_question_asks_which_ones_is_repaired(table):  # noqa: ANN001
     store, source = table
-    stores = sources.Stores(store, GraphStore(store.path.parent / "graphs"), RdfStore(store.path.parent / "rdf"))
+    stores = _stores(store)
     count = "SELECT COUNT(*) FROM expenses WHERE shop LIKE '%Heijn%'"
     listed = "SELECT date, amount_eur FROM expenses WHERE shop LIKE '%Heijn%'"
     llm = ScriptedLLM([count, listed])
@@ -194,7 +199,7 @@ def test_a_count_where_the_question_asks_which_ones_is_repaired(table):  # noqa:
 
 def test_an_empty_result_is_kept_as_the_answer_only_when_the_missing_value_is_the_questions(table):  # noqa: ANN001
     store, source = table
-    stores = sources.Stores(store, GraphStore(store.path.parent / "graphs"), RdfStore(store.path.parent / "rdf"))
+    stores = _stores(store)
     asked = "SELECT sum(amount_eur) FROM expenses WHERE shop = 'Lidl'"
     kept = write_and_run(ScriptedLLM([asked] * 3), "How much did I spend at Lidl?", source, stores, max_tries=1)
     assert kept.ok and kept.result.rows == [(None,)]  # no Lidl in the file: "nothing" is the answer
