@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline
-from engine.native import values
+from engine.native import periods, values
 from engine.native.examples import Example
 from engine.native.kinds import open_store
 from engine.native.sources import Source, Stores
@@ -61,6 +61,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
         convo[-1] = {**convo[-1], "content": _with_hint(convo[-1]["content"], prior_hint(prior))}
     if found := values.find(question, source, stores, held=held):
         convo[-1] = {**convo[-1], "content": _with_hint(convo[-1]["content"], values.hint(found))}
+    if dated := writer.span_hint(periods.spans(question), source):
+        convo[-1] = {**convo[-1], "content": _with_hint(convo[-1]["content"], dated)}
     attempts: list[QueryAttempt] = []
     query, fallback, tried = "", None, set[str]()
     for _ in range(max_tries):

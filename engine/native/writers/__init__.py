@@ -4,7 +4,8 @@ Each module implements `QueryWriter` (mypy checks every one against it): the pro
 model for a query in its language (`messages`, fitted to the model's context, see `fitting`; file
 content in it neutralised by `engine.generation.untrusted`), the repairs of a model's reply
 (`extract`, `fix`, `check`, `names_hint`), and the queries Trove writes itself in that language
-(what a source is about, the values it holds). A new language is one module plus one entry here.
+(what a source is about, the values it holds, the date spans a question names). A new language is
+one module plus one entry here.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from engine.native.writers import cypher, sparql, sql
 if TYPE_CHECKING:
     from engine.generation.budget import Budget
     from engine.native.examples import Example
+    from engine.native.periods import Span
     from engine.native.sources import Source
 
 
@@ -70,6 +72,11 @@ class QueryWriter(Protocol):
 
     def place_name(self, place: object, source: Source, /) -> str:
         """Where a value is held, as the schema text names it."""
+        ...
+
+    def span_hint(self, found: list[Span], source: Source, /) -> str | None:
+        """The date spans a question names as this language compares them with the source's date
+        fields (None when it has none)."""
         ...
 
 

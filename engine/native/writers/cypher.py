@@ -10,12 +10,14 @@ from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline, quoted
+from engine.native import periods
 from engine.native.examples import Example
 from engine.native.writers.fitting import capped, fit, preferred, schema_room
 from engine.native.writers.summary import property_words, stem
 from local_stores.quoting import kuzu_cypher as cy
 
 if TYPE_CHECKING:
+    from engine.native.periods import Span
     from engine.native.sources import Source
 
 
@@ -229,3 +231,16 @@ def compared_literals(statement: str) -> list[str]:
 def place_name(place: object, source: Source) -> str:  # noqa: ARG001
     """Where a value is held, as the schema text names it: `Label.property`."""
     return str(place)
+
+
+def span_hint(found: list[Span], source: Source) -> str | None:
+    """The question's date spans against the graph's DATE and TIMESTAMP properties (Kùzu's
+    `date('…')` and `timestamp('…')` literals, one kind per hint: the first property's)."""
+    dated = [(f"{label}.{p['name']}", str(p.get("type", "")).upper())
+             for label, node in source.descriptor.get("nodes", {}).items() for p in node.get("properties", [])
+             if str(p.get("type", "")).upper() in ("DATE", "TIMESTAMP") and p["name"] not in node.get("hidden", [])]
+    if not dated:
+        return None
+    function = dated[0][1].lower()
+    return periods.hint(found, [inline(name, 120) for name, _ in dated],
+                        lambda day: f"{function}('{day.isoformat()}')")

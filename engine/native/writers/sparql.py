@@ -13,15 +13,17 @@ from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline
+from engine.native import periods
 from engine.native.examples import Example
 from engine.native.writers import sparql_fixes
 from engine.native.writers.fitting import fit, mentioned, schema_room, words
 from engine.native.writers.sparql_fixes import subject_variable, variable_name
 from engine.native.writers.summary import property_words, stem
 from local_stores.quoting import sparql as sp
-from local_stores.rdf_store import compact, local_name
+from local_stores.rdf_store import COMMON_PREFIXES, compact, local_name
 
 if TYPE_CHECKING:
+    from engine.native.periods import Span
     from engine.native.sources import Source
 
 
@@ -339,3 +341,18 @@ def compared_literals(statement: str) -> list[str]:
 def place_name(place: object, source: Source) -> str:
     """Where a value is held, as the schema text names it: a prefixed predicate."""
     return compact(str(place), source.descriptor.get("prefixes", {}))
+
+
+def span_hint(found: list[Span], source: Source) -> str | None:
+    """The question's date spans against the predicates whose literals are xsd:date (or, when none
+    is, xsd:dateTime): SPARQL compares a date only with a literal of its own datatype."""
+    d = source.descriptor
+    preds = [p for cls in d.get("classes", []) for p in cls.get("predicates", [])] + d.get("predicates", [])
+    xsd = COMMON_PREFIXES["xsd"]  # written whole: the query need not declare the prefix
+    for datatype, write in (("date", lambda day: f'"{day.isoformat()}"^^<{xsd}date>'),
+                            ("dateTime", lambda day: f'"{day.isoformat()}T00:00:00"^^<{xsd}dateTime>')):
+        names = _Names(d.get("prefixes", {}))
+        fields = list(dict.fromkeys(names(p["iri"]) for p in preds if p.get("datatype") == datatype))
+        if fields:
+            return periods.hint(found, [inline(f, 120) for f in fields], write)
+    return None

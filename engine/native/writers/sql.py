@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline, quoted
+from engine.native import periods
 from engine.native.examples import Example
 from engine.native.writers.fitting import capped, fit, preferred, schema_room
 from engine.native.writers.summary import property_words, stem
@@ -17,6 +18,7 @@ from local_stores.quoting import Quoted
 from local_stores.quoting import duckdb_sql as duck
 
 if TYPE_CHECKING:
+    from engine.native.periods import Span
     from engine.native.sources import Source
 
 
@@ -279,6 +281,20 @@ def held_statements(source: Source, per_place: int, max_chars: int) -> list[tupl
 def compared_literals(statement: str) -> list[str]:
     """Every quoted text of the query (LIKE patterns and dates left out by the caller)."""
     return [t.replace("''", "'") for t in _TEXT_LITERAL.findall(statement)]
+
+
+def span_hint(found: list[Span], source: Source) -> str | None:
+    """The question's date spans against the source's date and timestamp columns: DuckDB compares
+    them with DATE literals, SQLite (dates kept as ISO text) with the text itself."""
+    fields = [f"{inline(t['table'], 60)}.{inline(c['name'], 60)}" for t in source.tables
+              for c in t.get("columns", []) if _dated(str(c.get("type", "")))]
+    literal = (lambda day: f"DATE '{day.isoformat()}'") if source.engine == "duckdb" else \
+        (lambda day: f"'{day.isoformat()}'")
+    return periods.hint(found, fields, literal)
+
+
+def _dated(column_type: str) -> bool:
+    return column_type.upper().startswith(("DATE", "TIMESTAMP"))
 
 
 def place_name(place: object, source: Source) -> str:  # noqa: ARG001 (the same signature in every writer)
