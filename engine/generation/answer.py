@@ -47,6 +47,7 @@ _ABBREVIATED = re.compile(_ABBREVIATIONS + "$")
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _NAME = re.compile(r"(?<![\w'’-])[A-Z][a-zà-ÿ]{2,}(?:[-'’][A-Za-z]+)?")
 # a sentence about the evidence instead of the question ("This is stated in the evidence [2] …")
+_QUOTE = re.compile(r"\"([^\"]{12,300})\"|“([^”]{12,300})”")
 _META = re.compile(r"\b(?:the|this|that|given|provided) (?:evidence|passage|excerpt|context)s?\b"
                    r"|^(?:this|that|it|these)(?: (?:information|answer|detail|fact|value|date|figure|number)s?)?"
                    r" (?:is|was|are|were|can be) (?:stated|mentioned|found|given|shown|noted|seen|described|"
@@ -237,7 +238,7 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
     evidence = [replace(e, text=without_instructions(neutralise(e.text))) for e in evidence]  # what backs a claim
     by_n = {e.n: e for e in evidence}
     out, unsupported, reasons, dropped = [], [], {}, []
-    for sentence in _meta_citations_moved(split_sentences(text)):
+    for sentence in _meta_citations_moved(split_sentences(text), evidence):
         sentence = _without_preamble(sentence)
         if _META.search(strip_citations(sentence)):
             dropped.append({"sentence": strip_citations(sentence), "why": "about the evidence, not the question"})
@@ -249,6 +250,8 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
             best = _best_support(sentence, evidence, question)
             if best is not None:
                 sentence, why = _append_citation(strip_citations(sentence), best), None
+        elif len(set(refs)) == 1 and (better := _says_more(sentence, by_n[refs[0]], evidence, question)):
+            sentence = _append_citation(strip_citations(sentence), better)
         if why:
             unsupported.append(strip_citations(sentence))
             reasons[unsupported[-1]] = why
@@ -260,15 +263,35 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
     return Draft(final, cited, True, unsupported, reasons, dropped)
 
 
-def _meta_citations_moved(sentences: list[str]) -> list[str]:
+def _meta_citations_moved(sentences: list[str], evidence: list[Evidence]) -> list[str]:
     """A sentence about where the claim before it is found ("This is found in the text … [3].") gives
-    its citations to that claim when the claim cites nothing: they say where it comes from."""
+    its citation to that claim when the claim cites nothing: it says where the claim comes from. When
+    it quotes words only one item holds ('…where it mentions "Owner: Priya Raman"'), that item is
+    the claim's source, whatever number the sentence wrote."""
     out = list(sentences)
     for i in range(1, len(out)):
+        if not _META.search(strip_citations(out[i])) or _CITE.search(out[i - 1]):
+            continue
         refs = _CITE.findall(out[i])
-        if refs and _META.search(strip_citations(out[i])) and not _CITE.search(out[i - 1]):
-            out[i - 1] = _append_citation(out[i - 1], int(refs[0]))
+        n = _quoting(out[i], evidence) or (int(refs[0]) if refs else None)
+        if n is not None:
+            out[i - 1] = _append_citation(out[i - 1], n)
     return out
+
+
+def _quoting(sentence: str, evidence: list[Evidence]) -> int | None:
+    """The one item whose text holds a passage the sentence quotes (at least 12 characters, case and
+    spacing aside), or None."""
+    for a, b in _QUOTE.findall(sentence):
+        quote = _plain(a or b).strip(" .,;:")
+        holders = [e.n for e in evidence if len(quote) >= 12 and quote in _plain(e.text)]
+        if len(holders) == 1:
+            return holders[0]
+    return None
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.lower().split())
 
 
 def _move_citation(m: re.Match) -> str:
@@ -338,6 +361,22 @@ def _unsupported_because(sentence: str, cited_texts: list[str], question: str = 
 def _names(sentence: str) -> set[str]:
     """Capitalised words (names, months, places), lowercased, less the words that open sentences."""
     return {w.lower() for w in _NAME.findall(strip_citations(sentence))} - _STOP - _SENTENCE_OPENERS
+
+
+def _says_more(sentence: str, cited: Evidence, evidence: list[Evidence], question: str = "") -> int | None:
+    """Another item that says more of the sentence than the one it cites, and backs it: the
+    citation a reader checks should be the passage that states the claim ("Priya weights the
+    survey" cited from the action item that says so, not from a note that only names her and the
+    survey, which passes the check with the question's help). None when the cited one says most."""
+    def said(e: Evidence) -> int:
+        known = content_words(f"{e.text} {e.header()}")
+        stems = {w[:5] for w in known}
+        return sum(1 for w in words if w in known or w[:5] in stems)
+    words = content_words(sentence)
+    best = max(evidence, key=said)
+    if said(best) <= said(cited) or not _supported(sentence, [f"{best.text} {best.header()}"], question):
+        return None
+    return best.n
 
 
 def _best_support(sentence: str, evidence: list[Evidence], question: str = "") -> int | None:

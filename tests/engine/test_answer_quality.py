@@ -31,5 +31,7 @@ def test_default_model_answers_the_example_questions_with_citations(settings: Se
         else:
             ok = result.answer == NOT_FOUND and not result.citations
         correct += ok
-        report.append(f"{'ok' if ok else 'XX'} {q['text']} -> {result.answer}")
+        cited = "; ".join(f"{c.kind} {c.source.rsplit('/', 1)[-1]} {c.locator.get('query', '')}".strip()
+                          for c in result.citations)
+        report.append(f"{'ok' if ok else 'XX'} {q['text']} -> {result.answer} (cites: {cited or 'nothing'})")
     assert correct >= len(questions) - 1, "\n".join(report)

@@ -23,6 +23,34 @@ def test_missing_citation_is_added_when_one_evidence_backs_the_sentence():
     assert draft.text == "Verhoeven fixed the tap [2]." and draft.cited == [2]
 
 
+def test_a_citation_moves_to_the_item_that_states_the_claim():
+    note = _ev(1, "Roof repair. Quotes for the roof go to Daan Smit; part of the house project.")
+    minutes = _ev(2, "Action items for the house: inspect the roof gutters before winter. Owner: Daan Smit.")
+    question = "Who will inspect the roof gutters for the house project?"
+    draft = finalise("Daan Smit will inspect the roof gutters for the house project [1].", [note, minutes], question)
+    assert draft.text == "Daan Smit will inspect the roof gutters for the house project [2]." and draft.cited == [2]
+    kept = finalise("Quotes for the roof go to Daan Smit [1].", [note, minutes], question)
+    assert kept.cited == [1]  # the cited note says it best: left alone
+
+
+def test_a_claim_gets_the_citation_of_the_item_its_note_quotes():
+    note = _ev(1, "Roof repair. Questions about the roof go to Daan Smit.")
+    minutes = _ev(2, "Action items. Inspect the gutters; Owner: Daan Smit; Deadline: 7 March.")
+    raw = ('Daan Smit will inspect the gutters. This is stated in the evidence [1] under "Action items", '
+           'where it says "Owner: Daan Smit; Deadline: 7 March."')
+    draft = finalise(raw, [note, minutes], "Who will inspect the gutters?")
+    assert draft.text == "Daan Smit will inspect the gutters [2]." and draft.cited == [2]
+    unquoted = finalise("Daan Smit will inspect the gutters. This is stated in the evidence [2].", [note, minutes])
+    assert unquoted.cited == [2]
+
+
+def test_a_better_worded_item_that_lacks_the_claims_number_takes_no_citation():
+    cited = _ev(1, "The excess is EUR 65.")
+    wordy = _ev(2, "The excess on a theft claim under the bike insurance is deducted from the payment.")
+    draft = finalise("The excess on a theft claim under the bike insurance is EUR 65 [1].", [cited, wordy])
+    assert draft.cited == [1]
+
+
 def test_not_found_replies_become_the_standard_answer():
     for raw in ["I could not find this in your files.", "The evidence does not mention the Wi-Fi password.", ""]:
         draft = finalise(raw, EVIDENCE)
