@@ -62,7 +62,8 @@ def index(paths: tuple[Path, ...], home: Path | None, as_json: bool) -> None:
         return
     click.echo(f"{report.seen} files: {report.indexed} indexed, {report.unchanged} unchanged, "
                f"{report.skipped} skipped, {report.failed} failed, {report.removed} removed; "
-               f"{report.items} items written")
+               f"{report.items} items written" + (f"; {report.ocr_pages} scanned pages read with OCR"
+                                                  if report.ocr_pages else ""))
     timing = ", ".join(f"{k} {v:.1f}s" for k, v in sorted(report.timings_s.items(), key=lambda kv: -kv[1]))
     if timing:
         click.echo(f"time: {timing}")

@@ -12,7 +12,7 @@ import numpy as np
 
 from engine.corpora import DOCUMENT, PARAGRAPH
 from engine.errors import ParseError, SkipFile
-from engine.ingest import archives, chunking
+from engine.ingest import archives, chunking, scans
 from engine.ingest.isolation import MEMORY_MB, TIMEOUT_S, run_isolated
 from engine.ingest.parsed import ParsedDoc
 from engine.ingest.parsers import parser_for, unpacks
@@ -20,6 +20,7 @@ from local_stores.vector_store import Item, ItemKey, item_key
 
 if TYPE_CHECKING:
     from engine.runtimes.text_embedder import TextEmbedder
+    from engine.runtimes.vision.ppocr import Ocr
 
 
 
@@ -36,6 +37,7 @@ class Prepared:
     media: tuple[str, dict] | None = None  # (photo | video, its row of the media tables)
     image_refs: list[tuple[str, str]] = field(default_factory=list)  # (photo path, alt text) a note embeds
     warnings: list[str] = field(default_factory=list)  # indexed, but not all of it (a partly broken video)
+    ocr_pages: int = 0  # scanned pages read with OCR
 
 
 def embedding_text(item: Item) -> str:
@@ -51,17 +53,21 @@ ISOLATE_FROM_MB = 16  # zip documents unpacking to more are parsed in a worker (
 
 def cut_document(path: Path, paragraph_words: int, document_tokens: int, *,
                  max_unpacked_mb: float = archives.MAX_UNPACKED_MB, timeout_s: float = TIMEOUT_S,
-                 memory_mb: int = MEMORY_MB) -> Prepared:
+                 memory_mb: int = MEMORY_MB, ocr: Callable[[], Ocr | None] | None = None,
+                 ocr_off: str = "OCR of scanned pages is off") -> Prepared:
     """Parse and cut a document into paragraph and document items (not yet embedded); a zip-based
     document (docx, odt, epub) unpacking to more than `max_unpacked_mb` is refused, one unpacking
-    to more than ISOLATE_FROM_MB is parsed in a worker held to `timeout_s` and `memory_mb`.
+    to more than ISOLATE_FROM_MB is parsed in a worker held to `timeout_s` and `memory_mb`. A
+    scanned page is read with the OCR `ocr` gives (`ocr_off` says why there is none).
 
     Raises ParseError/SkipFile with the reason."""
     parse = parser_for(path, max_unpacked_mb)
     if parse is None:
         raise ParseError(f"no parser for {path.suffix} files")
     t0 = time.perf_counter()
-    doc = _parse(parse, path, timeout_s, memory_mb)
+    scanned = scans.read(path, _parse(parse, path, timeout_s, memory_mb), ocr, why_off=ocr_off,
+                         timeout_s=timeout_s, memory_mb=memory_mb)
+    doc = scanned.doc
     paragraphs = chunking.paragraph_chunks(doc, paragraph_words)
     if not paragraphs:
         raise SkipFile("no text found")
@@ -73,8 +79,9 @@ def cut_document(path: Path, paragraph_words: int, document_tokens: int, *,
     # document is reached through its paragraphs at search time (see retrieval.hybrid).
     items += [Item(DOCUMENT, source, c.text, _locator(c), title=doc.title, heading=" > ".join(c.heading), ord=i)
               for i, c in enumerate(documents)]
-    return Prepared(items, [embedding_text(it) for it in items], doc.text,
-                    timings={"parse": time.perf_counter() - t0})
+    timings = {"parse": time.perf_counter() - t0 - scanned.seconds, "ocr": scanned.seconds}
+    return Prepared(items, [embedding_text(it) for it in items], doc.text, timings=timings,
+                    ocr_pages=scanned.pages_read)
 
 
 def _parse(parse: Callable[[Path], ParsedDoc], path: Path, timeout_s: float, memory_mb: int) -> ParsedDoc:

@@ -76,6 +76,7 @@ class IndexReport:
     removed: int = 0
     items: int = 0
     reused: int = 0  # items of changed files whose text was unchanged: their vectors were kept, not remade
+    ocr_pages: int = 0  # scanned PDF pages read with OCR
     # a Counter, so a stage's first seconds add to 0; typeshed types a Counter's counts as int, not float
     timings_s: dict[str, float] = field(default_factory=Counter)  # type: ignore[arg-type]
     problems: list[tuple[str, str, str]] = field(default_factory=list)  # (path, state, reason)
@@ -478,7 +479,9 @@ class Indexer:
                 outcome.prepared = documents.cut_document(found.path, self.settings.paragraph_words,
                                                           self.settings.document_tokens,
                                                           max_unpacked_mb=self.settings.max_unpacked_mb,
-                                                          **self._limits())
+                                                          **self._limits(), **self._page_ocr())
+                report.ocr_pages += outcome.prepared.ocr_pages
+                report.timings_s["ocr"] += outcome.prepared.timings.get("ocr", 0.0)
                 if found.kind == "markdown":
                     markdown = found.path.read_text("utf-8", "replace")  # the parsed text has no image links
                     outcome.prepared.image_refs = [(str(p), alt) for p, alt in sidecars.image_refs(markdown,
@@ -495,6 +498,13 @@ class Indexer:
         except Exception as exc:  # a parser bug must not stop the run; the reason is kept
             outcome.state, outcome.reason = "failed", f"{UNEXPECTED} while reading: {type(exc).__name__}: {exc}"
         return outcome
+
+    def _page_ocr(self) -> dict:
+        """How scanned PDF pages are read: the photos' OCR, loaded on the first such page."""
+        if not self.settings.pdf_ocr:
+            return {"ocr": None, "ocr_off": "OCR of scanned pages is off (setting pdf_ocr = false)"}
+        return {"ocr": lambda: self.vision.ocr,
+                "ocr_off": "no OCR reads them (the OCR model is not installed, or setting photo_ocr = false)"}
 
     def _ensure_corpora(self, prepared: documents.Prepared) -> None:
         """The photo and video corpora are made on the first item that needs them."""

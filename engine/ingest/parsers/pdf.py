@@ -1,4 +1,6 @@
-"""PDF (text layer) with pypdf: pages, paragraphs rebuilt from lines, short title lines as headings."""
+"""PDF (text layer) with pypdf: pages, paragraphs rebuilt from lines, short title lines as headings.
+Pages with (almost) no text layer are listed in `meta["image_pages"]`: a scan, which
+`engine.ingest.scans` renders and reads with OCR, giving their text back to `parse` (`page_texts`)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ EXTENSIONS = (".pdf",)
 UNPACKS = False
 
 _END = re.compile(r"[.!?:;]['\")\]]?$")
+MIN_PAGE_CHARS = 20  # a page whose text layer holds fewer letters and digits is an image of a page
 
 
 def _is_heading(line: str, width: int) -> bool:
@@ -49,7 +52,9 @@ def add_page(builder: DocBuilder, text: str, page: int) -> None:
     flush()
 
 
-def parse(path: Path) -> ParsedDoc:
+def parse(path: Path, page_texts: dict[int, str] | None = None) -> ParsedDoc:
+    """The PDF's pages as blocks; a page of `page_texts` (1-based, e.g. its OCR text) is read from
+    there instead of its text layer."""
     from pypdf import PdfReader
     from pypdf.errors import FileNotDecryptedError, PdfReadError
 
@@ -59,9 +64,12 @@ def parse(path: Path) -> ParsedDoc:
         if reader.is_encrypted and not reader.decrypt(""):
             raise ParseError("encrypted PDF: a password is needed to read it")
         pages = reader.pages
-        builder = DocBuilder()
+        builder, image_pages = DocBuilder(), []
         for number, page in enumerate(pages, start=1):
-            add_page(builder, page.extract_text() or "", number)
+            text = page.extract_text() or ""
+            if sum(c.isalnum() for c in text) < MIN_PAGE_CHARS:
+                image_pages.append(number)
+            add_page(builder, (page_texts or {}).get(number, text), number)
         info_title = (reader.metadata.title if reader.metadata else None) or ""
     except (ParseError, SkipFile):
         raise
@@ -74,10 +82,9 @@ def parse(path: Path) -> ParsedDoc:
         if "encrypt" in str(exc).lower() or "decrypt" in str(exc).lower():
             raise ParseError(f"encrypted PDF: {exc}") from exc
         raise ParseError(f"corrupt PDF: {type(exc).__name__}: {exc}") from exc
-    if not builder.blocks:
-        raise SkipFile(f"no text layer in its {len(pages)} page(s): the pages are images (a scan?); "
-                       "OCR of PDF pages is not enabled")
-    doc = builder.build(path.stem, {"pages": len(pages)})
+    if not builder.blocks and not image_pages:
+        raise SkipFile(f"no text in its {len(pages)} page(s)")
+    doc = builder.build(path.stem, {"pages": len(pages), "image_pages": image_pages})
     if isinstance(info_title, str) and info_title.strip():
         doc.title = info_title.strip()
     return doc
