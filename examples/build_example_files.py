@@ -1,6 +1,7 @@
-"""Builds the binary example files that cannot be written by hand: a SQLite running log and an
-Excel household budget (merged title cells, a total row of formulas with their saved values, as a
-spreadsheet app leaves them). Deterministic; run from the repository root:
+"""Builds the binary example files that cannot be written by hand: a SQLite running log, an Excel
+household budget (merged title cells, a total row of formulas with their saved values, as a
+spreadsheet app leaves them) and a scanned letter (a PDF of page pictures only, no text layer, as a
+scanner app saves one). Deterministic; run from the repository root:
 
     .venv/bin/python examples/build_example_files.py
 """
@@ -78,6 +79,39 @@ def build_budget(path: Path) -> None:
     _save_formula_values(path, "xl/worksheets/sheet1.xml", totals)
 
 
+LETTER = [
+    ("Gemeente Utrecht", 44, True), ("Parkeren en vergunningen", 30, False), ("", 30, False),
+    ("Maya Lindqvist", 30, False), ("Oudegracht 212-B", 30, False), ("3511 NS Utrecht", 30, False), ("", 30, False),
+    ("Utrecht, 12 March 2025", 30, False), ("Subject: renewal of your residents' parking permit", 30, True),
+    ("", 30, False), ("Dear Ms Lindqvist,", 30, False), ("", 30, False),
+    ("Your residents' parking permit for zone C2 has been renewed. It is valid", 30, False),
+    ("for the car with licence plate 84-KTN-3 until 31 March 2026.", 30, False), ("", 30, False),
+    ("The yearly fee is EUR 118.20. It will be collected from your account", 30, False),
+    ("ending in 4417 on 1 April 2025. Your permit number is UP-2025-08817.", 30, False), ("", 30, False),
+    ("If you sell the car or move house, tell us within four weeks.", 30, False), ("", 30, False),
+    ("Kind regards,", 30, False), ("", 30, False), ("R. de Boer", 30, False), ("Team Parkeervergunningen", 30, False),
+]
+
+
+def build_scanned_letter(path: Path) -> None:
+    """A one-page letter as a scanner saves it: an A4 picture at 150 dpi, a little skewed and grey,
+    in a PDF with no text layer (only OCR can read it)."""
+    from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+    page = Image.new("L", (1240, 1754), 246)
+    draw = ImageDraw.Draw(page)
+    y = 150
+    for text, size, bold in LETTER:
+        font = ImageFont.load_default(size)  # Aileron (CC0), bundled with Pillow: the same glyphs everywhere
+        x = 150
+        for word in text.split():  # a typewriter's wide word spaces: Aileron's own are narrow for OCR
+            draw.text((x, y), word, font=font, fill=30, stroke_width=1 if bold else 0, stroke_fill=30)
+            x += round(draw.textlength(word, font=font) + 0.42 * size)
+        y += round(size * 1.55)
+    scanned = page.rotate(0.6, resample=Image.Resampling.BICUBIC, fillcolor=246).filter(ImageFilter.GaussianBlur(0.6))
+    scanned.convert("RGB").save(path, "PDF", resolution=150)
+
+
 def _save_formula_values(path: Path, member: str, values: dict[str, float]) -> None:
     with zipfile.ZipFile(path) as zin:
         items = {name: zin.read(name) for name in zin.namelist()}
@@ -93,4 +127,6 @@ def _save_formula_values(path: Path, member: str, values: dict[str, float]) -> N
 if __name__ == "__main__":
     build_running_log(HERE / "health" / "running-log.sqlite")
     build_budget(HERE / "finance" / "household-budget-2025.xlsx")
-    print("built", HERE / "health" / "running-log.sqlite", HERE / "finance" / "household-budget-2025.xlsx")
+    build_scanned_letter(HERE / "documents" / "parking-permit-letter-2025-03.pdf")
+    print("built", HERE / "health" / "running-log.sqlite", HERE / "finance" / "household-budget-2025.xlsx",
+          HERE / "documents" / "parking-permit-letter-2025-03.pdf")

@@ -53,7 +53,7 @@ def test_index_examples_then_rerun_touches_nothing(trove: Trove):
     assert trove.catalog.counts()["photo"] == {"indexed": 5, "skipped": 3}  # the pack's reference photos
     assert trove.store.corpora()["image/photo"] == 5 and trove.store.corpora()["video/clip"] == 4
     assert sources["documents"]["descriptor"]["corpora"] == counts
-    assert sources["documents"]["descriptor"]["files"]["pdf"] == 1
+    assert sources["documents"]["descriptor"]["files"]["pdf"] == 2  # the policy and the scanned letter
     assert sources["expenses_2024"]["kind"] == "table" and sources["expenses_2024"]["descriptor"]["rows"] == 116
     second = trove.index()
     assert (second.indexed, second.unchanged, second.removed) == (0, first.seen, 0)
