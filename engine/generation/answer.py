@@ -284,7 +284,9 @@ def _quoting(sentence: str, evidence: list[Evidence]) -> int | None:
     spacing aside), or None."""
     for a, b in _QUOTE.findall(sentence):
         quote = _plain(a or b).strip(" .,;:")
-        holders = [e.n for e in evidence if len(quote) >= 12 and quote in _plain(e.text)]
+        if len(quote) < 12:
+            continue
+        holders = [e.n for e in evidence if quote in _plain(e.text)]
         if len(holders) == 1:
             return holders[0]
     return None
@@ -368,11 +370,12 @@ def _says_more(sentence: str, cited: Evidence, evidence: list[Evidence], questio
     citation a reader checks should be the passage that states the claim ("Priya weights the
     survey" cited from the action item that says so, not from a note that only names her and the
     survey, which passes the check with the question's help). None when the cited one says most."""
+    words = content_words(sentence)
+
     def said(e: Evidence) -> int:
         known = content_words(f"{e.text} {e.header()}")
         stems = {w[:5] for w in known}
         return sum(1 for w in words if w in known or w[:5] in stems)
-    words = content_words(sentence)
     best = max(evidence, key=said)
     if said(best) <= said(cited) or not _supported(sentence, [f"{best.text} {best.header()}"], question):
         return None

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from engine.runtimes.vision.ppocr import Ocr
     from engine.runtimes.vision.regions import Region
 
-DPI = 150  # a printed page's body text is 25-35 px high: what PP-OCR's recogniser reads well
-MAX_PAGES = 200  # OCR'd per file (a 2-core laptop reads about one page a second)
+DPI = 150  # a printed page's body text is about 20-25 px high: what PP-OCR's recogniser reads well
+MAX_PAGES = 200  # OCR'd per file (a 2-core laptop reads a dense page in 5-30 s: bench.scans)
 PARAGRAPH_GAP = 0.9  # a gap between lines taller than this many line heights starts a paragraph
 
 
@@ -57,7 +57,6 @@ def read(path: Path, doc: ParsedDoc, ocr: Callable[[], Ocr | None] | None, *,
     read_doc = pdf.parse(path, {n: t for n, t in texts.items() if t})
     if not read_doc.blocks:
         raise SkipFile(f"no text in its {len(pages)} page(s): they are images, and OCR found no text on them")
-    read_doc.meta["ocr_pages"] = len(wanted)
     return ScannedDoc(read_doc, len(wanted), time.perf_counter() - t0)
 
 

@@ -351,8 +351,8 @@ def span_hint(found: list[Span], source: Source) -> str | None:
     xsd = COMMON_PREFIXES["xsd"]  # written whole: the query need not declare the prefix
     for datatype, write in (("date", lambda day: f'"{day.isoformat()}"^^<{xsd}date>'),
                             ("dateTime", lambda day: f'"{day.isoformat()}T00:00:00"^^<{xsd}dateTime>')):
-        names = _Names(d.get("prefixes", {}))
-        fields = list(dict.fromkeys(names(p["iri"]) for p in preds if p.get("datatype") == datatype))
+        fields = list(dict.fromkeys(compact(p["iri"], d.get("prefixes", {})) for p in preds
+                                    if p.get("datatype") == datatype))
         if fields:
             return periods.hint(found, [inline(f, 120) for f in fields], write)
     return None

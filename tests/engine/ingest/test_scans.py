@@ -5,12 +5,12 @@ again as an image-only PDF), so the text they should give back is the original's
 from __future__ import annotations
 
 import re
-from collections import Counter
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
+from bench.scans import recall  # in any order: a transcript's line numbers lead its text layer
 from engine.errors import SkipFile
 from engine.ingest import scans
 from engine.ingest.documents import cut_document
@@ -36,13 +36,6 @@ def scan_of(original: Path, out: Path, pages: list[int] | None = None) -> Path:
 
 def _words(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.lower()))
-
-
-def recall(original: str, read: str) -> float:
-    """The share of the original's words (with their counts) that the reading holds, in any order: a
-    transcript's line numbers come first in its text layer and beside their lines in a picture."""
-    wanted, got = Counter(_words(original).split()), Counter(_words(read).split())
-    return sum((wanted & got).values()) / sum(wanted.values())
 
 
 @pytest.mark.slow
