@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
+from engine import Gate
+
 if TYPE_CHECKING:
     from engine import Conversation, Progress, Scope, Settings, Trove
 
@@ -28,47 +30,6 @@ RETIRE_S = 10.0  # how long a finished task (and its signals object) is kept bef
 
 class Cancelled(Exception):
     """Raised from the indexing progress callback when the user cancels."""
-
-
-class Gate:
-    """One engine call at a time; the holder of a long call can let waiting calls in between its steps."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._owner: int | None = None
-        self._waiting = 0
-
-    def acquire(self) -> None:
-        with self._cond:
-            self._waiting += 1
-            while self._owner is not None:
-                self._cond.wait()
-            self._waiting -= 1
-            self._owner = threading.get_ident()
-            self._cond.notify_all()
-
-    def release(self) -> None:
-        with self._cond:
-            self._owner = None
-            self._cond.notify_all()
-
-    def let_others_in(self) -> None:
-        """Called by the holder: calls waiting now run first, then the holder continues."""
-        with self._cond:
-            if not self._waiting:
-                return
-            self._owner = None
-            self._cond.notify_all()
-            while self._waiting or self._owner is not None:
-                self._cond.wait()
-            self._owner = threading.get_ident()
-
-    def __enter__(self) -> Gate:
-        self.acquire()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
 
 
 class TaskSignals(QObject):

@@ -9,11 +9,12 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from engine.browsing import ClipThumb, PageText, RootSummary, photo_pixels
+    from engine.browsing import ClipThumb, IndexedFile, PageText, RootSummary, photo_pixels
     from engine.conversations.export import write_markdown
     from engine.conversations.store import Summary
     from engine.conversations.turns import Conversation, Turn
     from engine.errors import TroveError
+    from engine.gate import Busy, Gate
     from engine.ingest.indexer import IndexReport, Progress
     from engine.pipeline import Trove
     from engine.result import AskResult, Citation, QueryRun, citation_place, clock
@@ -27,12 +28,14 @@ _PUBLIC = {
     "citation_place": "engine.result", "clock": "engine.result",
     "IndexReport": "engine.ingest.indexer", "Progress": "engine.ingest.indexer",
     "RootSummary": "engine.browsing", "PageText": "engine.browsing", "ClipThumb": "engine.browsing",
+    "IndexedFile": "engine.browsing",
     "photo_pixels": "engine.browsing", "Decision": "engine.routing.base", "Route": "engine.routing.base",
     "Conversation": "engine.conversations.turns", "Turn": "engine.conversations.turns",
     "Summary": "engine.conversations.store", "write_markdown": "engine.conversations.export",
-    "Scope": "engine.scope", "TroveError": "engine.errors",
+    "Scope": "engine.scope", "TroveError": "engine.errors", "Gate": "engine.gate", "Busy": "engine.gate",
 }
-__all__ = ["AskResult", "Citation", "ClipThumb", "Conversation", "Decision", "IndexReport", "PageText", "Progress",
+__all__ = ["AskResult", "Busy", "Citation", "ClipThumb", "Conversation", "Decision", "Gate", "IndexReport",
+           "IndexedFile", "PageText", "Progress",
            "QueryRun", "RootSummary", "Route", "Scope", "Settings", "Summary", "Trove", "TroveError", "Turn",
            "citation_place", "clock", "load_settings", "photo_pixels", "write_markdown"]
 

@@ -1,5 +1,6 @@
 """What the app shows around an answer, read from the index: the folders added and how their files
-fared, the page around a cited passage, the clips of a cited video, a photo's pixels. Read-only."""
+fared, the page around a cited passage, the clips of a cited video, a photo's pixels, an indexed
+file's text. Read-only."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.corpora import CLIP, PARAGRAPH
+from engine.errors import TroveError
 
 if TYPE_CHECKING:
     from local_stores.catalog import Catalog
@@ -98,6 +100,28 @@ def clips(catalog: Catalog, store: VectorStore, source: str, locator: dict) -> l
         found = [ClipThumb(int(locator.get("clip", 0)), float(locator["start_s"]), float(locator["end_s"]),
                            locator.get("thumbnail"))]
     return found
+
+
+@dataclass
+class IndexedFile:
+    """A file the index holds, as other programs may read it: its kind, its text as indexed (None
+    for photos and videos, whose words are their items'), and where it lies."""
+
+    path: str
+    kind: str
+    size: int
+    text: str | None
+
+
+def indexed_file(catalog: Catalog, store: VectorStore, path: str) -> IndexedFile:
+    """The indexed file at exactly `path` (as citations name it); any other path, a file skipped or
+    failed, or one gone from the disk since, is a TroveError: nothing outside the index is read."""
+    record = catalog.file(path)
+    if record is None or record.state != "indexed":
+        raise TroveError(f"{path}: not an indexed file (only files Trove indexed can be read)")
+    if not Path(record.path).is_file():
+        raise TroveError(f"{path}: indexed, but no longer on the disk")
+    return IndexedFile(record.path, record.kind, record.size, store.file_text(record.id))
 
 
 def photo_pixels(path: Path) -> np.ndarray:

@@ -14,7 +14,7 @@ from pathlib import Path
 import sqlean
 
 from engine import browsing
-from engine.browsing import ClipThumb, PageText, RootSummary
+from engine.browsing import ClipThumb, IndexedFile, PageText, RootSummary
 from engine.conversations.follow_up import changed_files, file_states, follow_up
 from engine.conversations.rewriting import standalone
 from engine.conversations.store import ConversationStore, title_of
@@ -184,6 +184,10 @@ class Trove:
     def clips(self, source: str, locator: dict) -> list[ClipThumb]:
         """Every clip of the cited video `source`, with its keyframe thumbnail."""
         return browsing.clips(self.catalog, self.store, source, locator)
+
+    def file(self, path: str) -> IndexedFile:
+        """The indexed file at exactly `path` (a citation's `source`); a TroveError for any other."""
+        return browsing.indexed_file(self.catalog, self.store, path)
 
     # -- asking --------------------------------------------------------------------------------
     def gather(self, question: str, image: Path | str | None = None, labels: Sequence[str] | None = None,

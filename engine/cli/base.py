@@ -11,14 +11,15 @@ from typing import TYPE_CHECKING
 import click
 
 from engine.errors import TroveError
-from engine.result import LANGUAGES, citation_place
+from engine.result import LANGUAGES, AskResult, citation_place
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from engine import AskResult, Settings, Trove
+    from engine import Settings, Trove
     from engine.conversations import Conversation
     from engine.scope import Scope
+    from engine.service.client import Client
 
 HOME_OPTION = click.option("--home", type=click.Path(path_type=Path), default=None,
                            help="Trove home folder (default: $TROVE_HOME or the XDG data folder).")
@@ -129,6 +130,35 @@ def ask_live(trove: Trove, question: str, image: Path | None = None,
                        scope=scope)
     print_answer(result, answer_shown=not live.settle(result.answer))
     return result
+
+
+def served(home: Path | None) -> Client | None:
+    """A client of the `trove serve` running for `home`, when there is one (the CLI then asks it
+    instead of loading the models)."""
+    from engine.service.client import connect
+
+    return connect(settings_for(home).home)
+
+
+def ask_served(client: Client, body: dict, as_json: bool) -> bool:
+    """Ask through the server, as `ask_live` does here (as_json: print the `ask` object); False when
+    the server did not answer (the caller then asks here)."""
+    from engine.routing.base import Route
+    from engine.service.client import Unreachable, ask
+    from engine.terminal import LiveAnswer
+
+    live = LiveAnswer(sys.stdout, live=False if as_json else None)
+    try:
+        data = ask(client, body, lambda routes: live.routes([Route(r["label"], r["confidence"], r.get("router", ""))
+                                                             for r in routes]), live.token)
+    except Unreachable:
+        return False
+    if as_json:
+        echo_json(data)
+        return True
+    result = AskResult.from_dict(data)
+    print_answer(result, answer_shown=not live.settle(result.answer))
+    return True
 
 
 def continued(trove: Trove, conversation_id: int | None, follow_up: bool, title: str,

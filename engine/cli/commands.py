@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING
 
 import click
 
+from engine import shapes
 from engine.cli.base import (
     HOME_OPTION,
     ask_live,
+    ask_served,
     cli,
     continued,
     echo_json,
@@ -20,6 +22,7 @@ from engine.cli.base import (
     said,
     scope_of,
     scope_options,
+    served,
     settings_for,
 )
 from engine.errors import TroveError
@@ -28,6 +31,8 @@ from engine.result import citation_place
 if TYPE_CHECKING:
     from engine import Progress, Trove
     from engine.models import ModelManager
+    from engine.scope import Scope
+    from engine.service.client import Client
     from local_stores.results import QueryResult
 
 
@@ -142,11 +147,10 @@ def search(query: str, k: int, granularity: str, in_paths: tuple[Path, ...], sin
     said(query, "query")
     corpus = LABELS[granularity]
     assert corpus is not None  # every --granularity choice names a corpus
-    hits = open_trove(home).search(query, k, corpus, scope=scope_of(in_paths, since=since, until=until))
-    rows: list[dict] = [
-        {"rank": i, "score": round(h.score, 5), "signals": {k: round(v, 4) for k, v in h.signals.items()},
-         "source": h.item.source, "title": h.item.title, "heading": h.item.heading,
-         "locator": h.item.locator, "text": h.item.text} for i, h in enumerate(hits, start=1)]
+    scope = scope_of(in_paths, since=since, until=until)
+    rows = _search_served(served(home), query, k, granularity, scope)
+    if rows is None:
+        rows = shapes.hits(open_trove(home).search(query, k, corpus, scope=scope))
     if as_json:
         echo_json(rows)
         return
@@ -156,6 +160,21 @@ def search(query: str, k: int, granularity: str, in_paths: tuple[Path, ...], sin
         where = citation_place(r["source"], r["locator"])
         snippet = " ".join(r["text"].split())[:160]
         click.echo(f"{r['rank']:2}. {r['score']:.4f}  {where}  [{r['heading'] or r['title']}]\n    {snippet}")
+
+
+def _search_served(client: Client | None, query: str, k: int, granularity: str, scope: Scope | None
+                   ) -> list[dict] | None:
+    """`search`'s rows from the running server; None when there is none, or it did not answer."""
+    from engine.service.client import Unreachable
+
+    if client is None:
+        return None
+    try:
+        found = client.post("/search", {"query": query, "k": k, "granularity": granularity,
+                                        **({"scope": scope.as_dict()} if scope else {})})
+    except Unreachable:
+        return None
+    return found  # type: ignore[return-value]
 
 
 @cli.command()
@@ -188,7 +207,7 @@ def _print_result(run: Callable[[Trove], QueryResult], home: Path | None, as_jso
     except (QueryRefused, QueryFailed) as exc:
         raise TroveError(str(exc)) from exc
     if as_json:
-        echo_json({"columns": result.columns, "rows": result.rows, "truncated": result.truncated})
+        echo_json(shapes.query_result(result))
         return
     click.echo(" | ".join(result.columns))
     for row in result.rows:
@@ -218,7 +237,7 @@ def route(question: str, router: str | None, home: Path | None, as_json: bool) -
     routes = trove.route(question)
     ms = (time.perf_counter() - t0) * 1000
     if as_json:
-        echo_json({"question": question, "routes": [r.as_dict() for r in routes], "ms": round(ms, 1)})
+        echo_json(shapes.routes(question, routes, ms))
         return
     for r in routes:
         click.echo(f"{r.label:10} {r.confidence:.2f}  ({r.router})")
@@ -243,12 +262,18 @@ def ask(question: str, image: Path | None, llm: str | None, follow_up: bool, con
     conversation (kept in the home) unless it continues one; a scope (--in, --source, --kind,
     --since, --until) keeps it, and the conversation it starts, inside part of the disk."""
     said(question)
-    trove = open_trove(home, llm=llm)
     scope = scope_of(in_paths, sources, kinds, since, until)
+    client = served(home) if llm is None and image is None else None
+    if client is not None:
+        body = {"question": question, "conversation": conversation_id, "follow_up": follow_up,
+                **({"scope": scope.as_dict()} if scope else {})}
+        if ask_served(client, body, as_json):
+            return
+    trove = open_trove(home, llm=llm)
     conversation = continued(trove, conversation_id, follow_up, question, scope)
     if as_json:
-        echo_json({**trove.ask(question, image=image, conversation=conversation, scope=scope).to_dict(),
-                   "conversation": conversation.id})
+        echo_json(shapes.answer(trove.ask(question, image=image, conversation=conversation, scope=scope),
+                                conversation.id))
         return
     ask_live(trove, question, image, conversation, scope)
 

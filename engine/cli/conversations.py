@@ -6,16 +6,12 @@ from __future__ import annotations
 import contextlib
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
+from engine import shapes
 from engine.cli.base import HOME_OPTION, ask_live, cli, continued, echo_json, open_trove, scope_of, scope_options
 from engine.errors import TroveError
-
-if TYPE_CHECKING:
-    from engine import Trove
-    from engine.conversations import Conversation
 
 CHAT_HELP = "Type a question; follow-ups refer to the answers before. /new starts over, /quit (or Ctrl+D) ends."
 HISTORY_LINES = 1000
@@ -97,8 +93,7 @@ def list_(home: Path | None, as_json: bool) -> None:
     """Every conversation, the latest first."""
     found = open_trove(home).conversations.summaries()
     if as_json:
-        echo_json([{"id": c.id, "title": c.title, "turns": c.turns, "created": c.created, "updated": c.updated}
-                   for c in found])
+        echo_json(shapes.summaries(found))
         return
     if not found:
         click.echo("no conversations yet (trove ask or trove chat start one)")
@@ -117,7 +112,7 @@ def show(conversation_id: int, home: Path | None, as_json: bool) -> None:
     trove = open_trove(home)
     conversation = trove.conversation(conversation_id)
     if as_json:
-        echo_json(_as_json(trove, conversation))
+        echo_json(shapes.conversation(trove, conversation))
         return
     click.echo(click.style(f"{conversation.id}: {conversation.title}", bold=True))
     for turn in conversation.turns:
@@ -161,13 +156,6 @@ def delete(conversation_id: int, home: Path | None) -> None:
     """Delete conversation CONVERSATION_ID and its turns."""
     open_trove(home).conversations.delete(conversation_id)
     click.echo(f"deleted conversation {conversation_id}")
-
-
-def _as_json(trove: Trove, conversation: Conversation) -> dict:
-    return {"id": conversation.id, "title": conversation.title, "created": conversation.created,
-            "updated": conversation.updated,
-            "turns": [{**turn.result.to_dict(), "at": turn.at, "changed_since": trove.changed_since(turn)}
-                      for turn in conversation.turns]}
 
 
 def _when(seconds: float) -> str:
