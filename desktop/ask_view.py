@@ -35,13 +35,12 @@ from desktop.conversation_panel import ConversationPanel
 from desktop.scope_bar import ScopeBar
 from desktop.viewers import viewer_for
 from desktop.viewers.common import Viewer
-from engine import Decision, citation_place
+from engine import PHOTO_SUFFIXES, Decision, citation_place
 
 if TYPE_CHECKING:
     from desktop.workers import Engine, Task, TaskSignals
     from engine import AskResult, Conversation, Scope, Summary, Trove, Turn
 
-PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff", ".gif", ".heic", ".heif"}
 STAGE_NAMES = {"rewrite": "reading the follow-up",
                "route": "routing", "query": "native queries", "retrieve": "retrieval", "ground": "photo grounding",
                "select": "evidence selection", "generate": "writing the answer", "total": "total",

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from engine.conversations.turns import Conversation, Turn
     from engine.errors import TroveError
     from engine.gate import Busy, Gate
+    from engine.ingest.extensions import PHOTO as PHOTO_SUFFIXES
     from engine.ingest.indexer import IndexReport, Progress
     from engine.pipeline import Trove
     from engine.result import AskResult, Citation, QueryRun, citation_place, clock
@@ -33,9 +34,11 @@ _PUBLIC = {
     "Conversation": "engine.conversations.turns", "Turn": "engine.conversations.turns",
     "Summary": "engine.conversations.store", "write_markdown": "engine.conversations.export",
     "Scope": "engine.scope", "TroveError": "engine.errors", "Gate": "engine.gate", "Busy": "engine.gate",
+    "PHOTO_SUFFIXES": "engine.ingest.extensions",
 }
+_RENAMED = {"PHOTO_SUFFIXES": "PHOTO"}  # public name -> its name in its module
 __all__ = ["AskResult", "Busy", "Citation", "ClipThumb", "Conversation", "Decision", "Gate", "IndexReport",
-           "IndexedFile", "PageText", "Progress",
+           "IndexedFile", "PHOTO_SUFFIXES", "PageText", "Progress",
            "QueryRun", "RootSummary", "Route", "Scope", "Settings", "Summary", "Trove", "TroveError", "Turn",
            "citation_place", "clock", "load_settings", "photo_pixels", "write_markdown"]
 
@@ -43,4 +46,4 @@ __all__ = ["AskResult", "Busy", "Citation", "ClipThumb", "Conversation", "Decisi
 def __getattr__(name: str) -> object:
     if name not in _PUBLIC:
         raise AttributeError(f"module 'engine' has no attribute {name!r}")
-    return getattr(importlib.import_module(_PUBLIC[name]), name)
+    return getattr(importlib.import_module(_PUBLIC[name]), _RENAMED.get(name, name))

@@ -73,3 +73,4 @@ def test_every_request_needs_the_token_when_there_is_one(indexed_home: tuple[Pat
         assert isinstance(client, Client) and client.get("/status")["files"]["indexed"] >= 2  # type: ignore[index]
     finally:
         stop_server(served)
+    assert served.process.returncode == 0 and not (home / "server.json").exists()  # stopped cleanly
