@@ -71,6 +71,7 @@ class Asking:
             on_routes: Callable[[list[Route]], None] | None = None) -> AskResult:
         if self.pick is not None:
             self.conversation = self.pick(trove)
+
         def heard(piece: str) -> None:
             if self.stop.is_set():
                 raise Stopped("the answer was stopped before it was written")
@@ -106,7 +107,8 @@ async def answer(engine: Engine, asking: Asking) -> AskResult:
 
 async def answer_events(engine: Engine, asking: Asking) -> AsyncIterator[tuple[str, object]]:
     """The answer as it comes: ("queued", calls ahead), ("routes", [...]), ("token", text) ... then
-    ("answer", AskResult), or ("error", TroveError). A consumer that stops listening stops the answer."""
+    ("answer", AskResult), or ("error", the TroveError, ValueError or LookupError). A consumer that
+    stops listening stops the answer."""
     loop = asyncio.get_running_loop()
     events: asyncio.Queue[tuple[str, object]] = asyncio.Queue()
 
@@ -128,7 +130,7 @@ async def answer_events(engine: Engine, asking: Asking) -> AsyncIterator[tuple[s
         exc = task.exception()
         if exc is None:
             yield "answer", task.result()
-        elif isinstance(exc, TroveError | ValueError):
+        elif isinstance(exc, TroveError | ValueError | LookupError):
             yield "error", exc
         else:
             raise exc

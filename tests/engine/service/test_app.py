@@ -78,6 +78,10 @@ def test_a_streamed_answer_sends_routes_then_words_then_the_answer(served: Serve
     kinds = [kind for kind, _ in events]
     assert kinds[0] == "routes" and kinds[-1] == "answer" and "token" in kinds
     assert valid(events[-1][1], "Answer")["question"] == "Who was the technician?"
+    lost = served.request("POST", "/ask", {"question": "And then?", "conversation": 987654, "stream": True})
+    assert lost.status == 200 and lost.body.decode().startswith("event: error\n")
+    assert json.loads(lost.body.decode().split("data: ", 1)[1]) == {
+        "error": "no conversation 987654 (see trove conversations list)", "status": 404}
 
 
 def test_files_serves_only_what_is_indexed(served: Served):
