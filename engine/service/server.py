@@ -9,6 +9,7 @@ import json
 import logging
 import os
 import secrets
+import signal
 import socket
 import sys
 from collections.abc import Iterator
@@ -104,10 +105,19 @@ def listening(home: Path) -> Listening | None:
 
 
 def run(app: object, sock: socket.socket) -> None:
-    """Serve `app` on `sock` until interrupted (Ctrl+C or SIGTERM), logging to stderr."""
+    """Serve `app` on `sock` until interrupted (Ctrl+C or SIGTERM), logging to stderr. uvicorn stops
+    gracefully, then raises the signal again: here that is a clean exit, so the caller's cleanup
+    (the server file, the index) still runs."""
     import uvicorn
+
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stop, _exit)
 
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     config = uvicorn.Config(app, log_level="info", access_log=True, timeout_graceful_shutdown=5,  # type: ignore[arg-type]
                             lifespan="off")
     uvicorn.Server(config).run(sockets=[sock])
+
+
+def _exit(signum: int, frame: object) -> None:
+    raise SystemExit(0)

@@ -1,0 +1,28 @@
+"""`trove mcp`: an MCP server over stdio for the local assistants that speak MCP."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+import click
+
+from engine.cli.base import HOME_OPTION, cli, open_trove
+
+
+@cli.command()
+@HOME_OPTION
+@click.option("--llm", default=None, help="default | fast | smoke | a model name from `trove models list`.")
+def mcp(home: Path | None, llm: str | None) -> None:
+    """Serve Trove to an MCP client over stdin/stdout: the tools search, ask and status, and the
+    indexed files as resources (trove://file/PATH). Logs go to stderr."""
+    from engine import Gate
+    from engine.service.mcp_server import build
+
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    trove = open_trove(home, llm=llm)
+    try:
+        build(trove, Gate()).run("stdio")
+    finally:
+        trove.close()
