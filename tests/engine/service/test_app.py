@@ -29,6 +29,8 @@ def test_status_says_what_is_indexed(served: Served):
     assert reply.status == 200
     status = valid(reply.json(), "Status")
     assert status["files"]["indexed"] == 2 and status["roots"] == [str(served.folder)]
+    cli = trove_cli("status", "--json", "--home", str(served.home))
+    assert json.loads(cli.stdout) == status  # the CLI's shape, the same values
 
 
 def test_search_is_the_cli_search(served: Served):
