@@ -13,7 +13,7 @@ from pathlib import Path
 
 import sqlean
 
-from engine import browsing
+from engine import browsing, connections
 from engine.browsing import ClipThumb, IndexedFile, PageText, RootSummary
 from engine.conversations.follow_up import changed_files, file_states, follow_up
 from engine.conversations.rewriting import standalone
@@ -132,6 +132,18 @@ class Trove:
         self.catalog.remove_root(root_id)
         indexer.drop_orphans()
         return len(records)
+
+    def connect(self, name: str, url: str, kind: str = "postgres", options: dict | None = None,
+                allow_writable: bool = False) -> dict:
+        """Add a source on a server (`trove connect`): described now, then asked like the local ones."""
+        with self._writing("connect"):
+            row = connections.connect(self.catalog, name, url, kind, options, allow_writable)
+            self.native.value_index()
+        return row
+
+    def disconnect(self, name: str) -> None:
+        with self._writing("disconnect"):
+            connections.disconnect(self.catalog, name)
 
     def status(self) -> dict:
         return status(self.settings, self.catalog, self.store, self.models.manager)

@@ -3,6 +3,7 @@ structured source with its shape, knowledge packs, problems, installed models, m
 
 from __future__ import annotations
 
+from engine.connections import server_kinds
 from engine.ingest.photos.analyse import ROLE_EFFECT
 from engine.models.manager import ModelManager
 from engine.settings import Settings
@@ -49,6 +50,9 @@ def _sources(sources: list[dict]) -> dict[str, list[dict]]:
         "packs": [{"name": src["descriptor"].get("name"), "file": src["location"],
                    "entities": [e["name"] for e in src["descriptor"].get("entities", [])]}
                   for src in sources if src["kind"] == "pack"],
+        "connections": [{"name": src["name"], "kind": src["kind"], "url": src["location"],
+                         "tables": {t["table"]: t["rows"] for t in src["descriptor"].get("tables", [])}}
+                        for src in sources if src["kind"] in server_kinds()],
     }
 
 

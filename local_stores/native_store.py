@@ -39,6 +39,18 @@ class NativeStore(Protocol):
         ...
 
 
+@runtime_checkable
+class ServerStore(NativeStore, Protocol):
+    """A native store on a server (a team's database, endpoint or graph server), reached by a URL
+    that holds no secret, and queried read-only on the server's side too."""
+
+    url: str
+
+    def can_write(self) -> list[str]:
+        """Why this login could change the server's data; empty when it can only read."""
+        ...
+
+
 class _HoldsByName(Protocol):
     def explain(self, name: str, query: str) -> str: ...
 

@@ -107,11 +107,12 @@ def sniff_delimiter(text: str) -> str:
 
 def check_query(sql: str, dialect: str = "duckdb") -> str:
     """The statement to run, or QueryRefused: exactly one SELECT-like statement, nothing else.
-    SQLite statements get a lexical check here; its authorizer enforces the rest."""
+    SQLite and PostgreSQL statements get a lexical check here; SQLite's authorizer and PostgreSQL's
+    read-only transaction (on a read-only role) enforce the rest."""
     text = sql.strip().rstrip(";").strip()
     if not text:
         raise QueryRefused("empty query")
-    if dialect == "sqlite":
+    if dialect in ("sqlite", "postgres"):
         if ";" in re.sub(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"", "", text):
             raise QueryRefused("only one statement may run")
         first = _FIRST_WORD.match(text)

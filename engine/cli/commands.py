@@ -119,6 +119,9 @@ def status(home: Path | None, as_json: bool) -> None:
             click.echo(f"  warning: {w}")
     for r in info["rdf"]:
         click.echo(f"rdf {r['name']} [oxigraph]: {r['triples']} triples, {r['classes']} classes <- {r['file']}")
+    for c in info.get("connections", []):
+        tables = ", ".join(f"{name} ({rows})" for name, rows in c["tables"].items())
+        click.echo(f"connection {c['name']} [{c['kind']}, queried on the server]: {tables} <- {c['url']}")
     for p in info["packs"]:
         click.echo(f"knowledge pack {p['name']}: {', '.join(p['entities'])} <- {p['file']}")
     for role, effect in sorted(info["vision_missing"].items()):
@@ -127,6 +130,36 @@ def status(home: Path | None, as_json: bool) -> None:
         click.echo(f"  {p['state']}: {p['path']}: {p['reason']}")
     for role, name in sorted(info["models"].items()):
         click.echo(f"model {role}: {name}")
+
+
+@cli.command()
+@click.argument("name")
+@click.argument("url")
+@click.option("--kind", type=click.Choice(["postgres"]), default="postgres", show_default=True,
+              help="The kind of server.")
+@click.option("--schema", "schemas", multiple=True,
+              help="A schema to offer to questions (default: public); repeatable.")
+@click.option("--passfile", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="A password file (0600) for the login; otherwise PGPASSWORD or ~/.pgpass, as libpq reads them.")
+@click.option("--allow-writable-role", "allow_writable", is_flag=True,
+              help="Connect even if the login could write (queries still run in read-only transactions).")
+@HOME_OPTION
+def connect(name: str, url: str, kind: str, schemas: tuple[str, ...], passfile: str | None, allow_writable: bool,
+            home: Path | None) -> None:
+    """Add a source on a server as NAME: URL is postgresql://USER@HOST:PORT/DATABASE (no password in it).
+    It is described now and then asked like your files, read-only."""
+    row = open_trove(home).connect(name, url, kind, {"schemas": list(schemas), "passfile": passfile}, allow_writable)
+    tables = ", ".join(f"{t['table']} ({t['rows']})" for t in row["descriptor"].get("tables", []))
+    click.echo(f"connected {name} [{kind}]: {tables or 'no tables'}")
+
+
+@cli.command()
+@click.argument("name")
+@HOME_OPTION
+def disconnect(name: str, home: Path | None) -> None:
+    """Forget the connected source NAME (nothing on the server changes)."""
+    open_trove(home).disconnect(name)
+    click.echo(f"disconnected {name}")
 
 
 # -- search / ask ------------------------------------------------------------------------------

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from local_stores import database_files
 from local_stores.graph_store import KuzuGraph
-from local_stores.native_store import NativeStore
+from local_stores.native_store import NativeStore, ServerStore
+from local_stores.postgres_database import PostgresDatabase
 from local_stores.rdf_store import OxigraphDataset
 
 if TYPE_CHECKING:
@@ -23,11 +24,13 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SourceKind:
-    name: str  # as the catalog records it: table | database | graph | rdf
+    name: str  # as the catalog records it: table | database | postgres | graph | rdf
     language: str  # of its queries, the key of its writer: sql | cypher | sparql
     label: str  # in words, for people
     citation: str  # the citation kind of a query answer from it: table | graph | rdf
     open: Callable[[Source, Stores], NativeStore]
+    # a server's kind: its store from a URL and the connection's options (schemas, passfile...)
+    connect: Callable[[str, dict], ServerStore] | None = None
 
 
 def _table(source: Source, stores: Stores) -> NativeStore:
@@ -36,6 +39,14 @@ def _table(source: Source, stores: Stores) -> NativeStore:
 
 def _database(source: Source, stores: Stores) -> NativeStore:  # noqa: ARG001 (the user's file, not a store of Trove's)
     return database_files.DatabaseFile(Path(source.location), source.engine)
+
+
+def _postgres(source: Source, stores: Stores) -> NativeStore:  # noqa: ARG001 (a server's, not a store of Trove's)
+    return _postgres_at(source.location, source.descriptor)
+
+
+def _postgres_at(url: str, options: dict) -> ServerStore:
+    return PostgresDatabase(url, options.get("schemas") or ("public",), options.get("passfile"))
 
 
 def _graph(source: Source, stores: Stores) -> NativeStore:
@@ -49,11 +60,13 @@ def _rdf(source: Source, stores: Stores) -> NativeStore:
 KINDS: dict[str, SourceKind] = {kind.name: kind for kind in (
     SourceKind("table", "sql", "table", "table", _table),
     SourceKind("database", "sql", "database", "table", _database),
+    SourceKind("postgres", "sql", "PostgreSQL database", "table", _postgres, _postgres_at),
     SourceKind("graph", "cypher", "graph", "graph", _graph),
     SourceKind("rdf", "sparql", "RDF dataset", "rdf", _rdf),
 )}
 # engine -> the name a query writer gives it
-DIALECTS = {**database_files.DIALECTS, "kuzu": KuzuGraph.dialect, "oxigraph": OxigraphDataset.dialect}
+DIALECTS = {**database_files.DIALECTS, "kuzu": KuzuGraph.dialect, "oxigraph": OxigraphDataset.dialect,
+            "postgres": PostgresDatabase.dialect}
 
 
 def kind(name: str) -> SourceKind:

@@ -1,6 +1,7 @@
 """Route labels and the corpus each one reads. The set is open: add a label and its corpus here."""
 
 from engine.corpora import CLIP, DOCUMENT, PARAGRAPH, PHOTO, REGION, VIDEO
+from engine.native.kinds import KINDS
 
 LABELS: dict[str, str | None] = {
     "none": None,  # answer from the model alone, and say so
@@ -15,5 +16,6 @@ LABELS: dict[str, str | None] = {
     "video": VIDEO,  # whole videos
 }
 ORDER = tuple(LABELS)  # the trained router's output order
-# labels answered by native queries, and the catalog source kinds each one reads
-NATIVE: dict[str, tuple[str, ...]] = {"table": ("table", "database"), "graph": ("graph",), "rdf": ("rdf",)}
+# labels answered by native queries, and the catalog source kinds each one reads (engine.native.kinds)
+NATIVE: dict[str, tuple[str, ...]] = {label: tuple(k.name for k in KINDS.values() if k.citation == label)
+                                      for label in ("table", "graph", "rdf")}

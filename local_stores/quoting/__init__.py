@@ -10,6 +10,7 @@ be quoted. Their results are `Quoted`: text that is safe to paste into a stateme
 - `sqlite_sql`: SQLite (the index, the catalog, the user's SQLite files; FTS5 match expressions)
 - `kuzu_cypher`: Kùzu's Cypher (graphs)
 - `sparql`: SPARQL (Oxigraph stores)
+- `postgres_sql`: PostgreSQL (a server's database; psycopg's placeholders)
 """
 
 from __future__ import annotations

@@ -10,14 +10,17 @@ import pytest
 from local_stores.database_files import DatabaseFile
 from local_stores.graph_store import GraphStore, NodeTable, RelTable
 from local_stores.native_store import NativeStore
+from local_stores.postgres_database import PostgresDatabase
 from local_stores.rdf_store import RdfStore
 from local_stores.table_store import TableStore
 from tests.local_stores.native_store_contract import PEOPLE, Contract, NativeStoreContract
+from tests.postgres_server import PostgresServer, postgres  # noqa: F401 (the server fixture)
 
 SQL_WRITES = ("DELETE FROM people", "DROP TABLE people", "INSERT INTO people VALUES ('x', 1, 'y')",
               "CREATE TABLE other (a INTEGER)", "UPDATE people SET born = 0", "ATTACH 'elsewhere.db' AS other")
 SQL_RUNAWAY = {"duckdb": "SELECT count(*) FROM range(1000000000000) a, range(1000) b",
-               "sqlite": "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"}
+               "sqlite": "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n",
+               "postgres": "SELECT count(*) FROM generate_series(1, 1000000000000)"}
 
 
 def _sql(store: NativeStore, engine: str) -> Contract:
@@ -62,6 +65,20 @@ class TestDuckDBFile(NativeStoreContract):
             con.execute("CREATE TABLE people (name VARCHAR, born INTEGER, city VARCHAR)")
             con.executemany("INSERT INTO people VALUES (?, ?, ?)", [list(p.values()) for p in PEOPLE])
         return _sql(DatabaseFile(path, "duckdb"), "duckdb")
+
+
+class TestPostgresDatabase(NativeStoreContract):
+    @pytest.fixture(scope="class")
+    @classmethod
+    def contract(cls, postgres: PostgresServer) -> Contract:  # noqa: F811 (the fixture)
+        postgres.admin("CREATE DATABASE people")
+        admin = PostgresServer(postgres.socket_dir)
+        import psycopg
+
+        with psycopg.connect(admin.url("postgres", "people"), autocommit=True) as con:
+            con.execute("CREATE TABLE people (name TEXT PRIMARY KEY, born INTEGER, city TEXT)")
+            con.cursor().executemany("INSERT INTO people VALUES (%(name)s, %(born)s, %(city)s)", PEOPLE)
+        return _sql(PostgresDatabase(postgres.url("reader", "people")), "postgres")
 
 
 class TestKuzuGraph(NativeStoreContract):

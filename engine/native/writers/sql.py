@@ -231,8 +231,9 @@ def part_texts(source: Source) -> list[str]:
 
 
 def _table_ref(source: Source, name: str) -> Quoted:
-    """A table of the source, quoted; DuckDB files name tables outside `main` as `schema.table`."""
-    if source.descriptor.get("dialect") == "duckdb" and source.kind != "table" and "." in name:
+    """A table of the source, quoted; DuckDB files and PostgreSQL databases name tables outside their
+    default schema as `schema.table`."""
+    if source.descriptor.get("dialect") in ("duckdb", "postgres") and source.kind != "table" and "." in name:
         return duck.qualified(*name.split(".", 1))
     return duck.ident(name)
 
@@ -284,11 +285,11 @@ def compared_literals(statement: str) -> list[str]:
 
 
 def span_hint(found: list[Span], source: Source) -> str | None:
-    """The question's date spans against the source's date and timestamp columns: DuckDB compares
-    them with DATE literals, SQLite (dates kept as ISO text) with the text itself."""
+    """The question's date spans against the source's date and timestamp columns: DuckDB and
+    PostgreSQL compare them with DATE literals, SQLite (dates kept as ISO text) with the text itself."""
     fields = [f"{inline(t['table'], 60)}.{inline(c['name'], 60)}" for t in source.tables
               for c in t.get("columns", []) if _dated(str(c.get("type", "")))]
-    literal = (lambda day: f"DATE '{day.isoformat()}'") if source.engine == "duckdb" else \
+    literal = (lambda day: f"DATE '{day.isoformat()}'") if source.engine in ("duckdb", "postgres") else \
         (lambda day: f"'{day.isoformat()}'")
     return periods.hint(found, fields, literal)
 

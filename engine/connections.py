@@ -1,0 +1,60 @@
+"""Sources on servers (a team's records): connected by name, described once, and from then on
+chosen, queried and cited as the local ones are, in their own language on their own engine. Which
+kinds can be connected, and the store each one opens, is `engine.native.kinds`'s to say.
+
+Read-only on the server's side too: a login that could write is refused unless the user says so."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from engine.errors import TroveError
+from engine.native.kinds import KINDS
+from local_stores.results import QueryError
+
+if TYPE_CHECKING:
+    from local_stores.catalog import Catalog
+
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,62}")
+
+
+def server_kinds() -> list[str]:
+    """The source kinds that live on a server (`trove connect --kind`)."""
+    return [k.name for k in KINDS.values() if k.connect is not None]
+
+
+def connect(catalog: Catalog, name: str, url: str, kind: str, options: dict | None = None,
+            allow_writable: bool = False) -> dict:
+    """Describe the server's source and record it in the catalog as `name`; returns its catalog row.
+    A TroveError names the source and the reason when the URL, the name, the server or the login's
+    rights are wrong; nothing is recorded then."""
+    opener = KINDS[kind].connect if kind in KINDS else None
+    if opener is None:
+        raise TroveError(f"{name}: not a kind of server Trove connects to: {kind!r} (known: "
+                         f"{', '.join(server_kinds())})")
+    if not _NAME.fullmatch(name):
+        raise TroveError(f"{name!r}: a source name is a letter, then letters, digits, '_' or '-' (at most 63)")
+    taken = {src["name"]: src["kind"] for src in catalog.sources()}
+    if name in taken and taken[name] not in server_kinds():
+        raise TroveError(f"{name}: a source of your files has this name already (trove status); choose another")
+    options = {k: v for k, v in (options or {}).items() if v}
+    try:
+        store = opener(url, options)
+        why = store.can_write()
+        if why and not allow_writable:
+            raise TroveError(f"{name}: refused: this login could change the data ({'; '.join(why)}). Connect "
+                             "with a read-only role, or allow it with --allow-writable-role (queries still "
+                             "run in read-only transactions)")
+        descriptor = {**store.describe(), **options}
+    except (ValueError, QueryError) as exc:
+        raise TroveError(f"{name}: {exc}") from None
+    catalog.upsert_source(name, kind, kind, store.url, descriptor)
+    return next(src for src in catalog.sources() if src["name"] == name)
+
+
+def disconnect(catalog: Catalog, name: str) -> None:
+    """Forget the connection `name` (nothing on the server changes)."""
+    if not any(src["name"] == name and src["kind"] in server_kinds() for src in catalog.sources()):
+        raise TroveError(f"{name}: not a connected source (trove status lists them)")
+    catalog.delete_source(name)

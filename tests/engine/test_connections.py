@@ -1,0 +1,86 @@
+"""A source on a server (PostgreSQL from pgserver, a real server): connected by name, refused for a
+login that could write, listed, queried read-only, its values linked, and asked like a local table
+with the default model (the SQL runs on the server and is cited)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from engine.errors import TroveError
+from engine.pipeline import Trove
+from engine.settings import Settings
+from tests.postgres_server import PostgresServer, postgres  # noqa: F401 (the server fixture)
+
+ORDERS = [("Anna Berg", "Oslo", 120.5, "2025-03-02"), ("Bo Lund", "Bergen", 80.0, "2025-03-15"),
+          ("Cleo Dahl", "Oslo", 42.25, "2025-04-01"), ("Dag Vik", "Tromsø", 300.0, "2025-04-20")]
+
+
+@pytest.fixture(scope="module")
+def shop(postgres: PostgresServer) -> PostgresServer:  # noqa: F811
+    import psycopg
+
+    postgres.admin("CREATE DATABASE shop")
+    with psycopg.connect(postgres.url("postgres", "shop"), autocommit=True) as con:
+        con.execute("CREATE TABLE orders (customer TEXT, city TEXT, amount NUMERIC(8, 2), ordered DATE)")
+        con.cursor().executemany("INSERT INTO orders VALUES (%s, %s, %s, %s)", ORDERS)
+    return postgres
+
+
+@pytest.fixture
+def connected(trove: Trove, shop: PostgresServer) -> Iterator[Trove]:
+    trove.connect("shop", shop.url("reader", "shop"))
+    yield trove
+
+
+def test_a_login_that_could_write_is_refused_and_nothing_is_recorded(trove: Trove, shop: PostgresServer):
+    with pytest.raises(TroveError, match="shop: refused: this login could change the data .*it is a superuser"):
+        trove.connect("shop", shop.url("postgres", "shop"))
+    assert trove.status()["connections"] == []
+    row = trove.connect("shop", shop.url("postgres", "shop"), allow_writable=True)
+    assert row["kind"] == "postgres"
+
+
+def test_bad_connections_say_what_is_wrong(trove: Trove, shop: PostgresServer):
+    with pytest.raises(TroveError, match="shop: the URL holds a password"):
+        trove.connect("shop", "postgresql://reader:secret@db.example/shop")
+    with pytest.raises(TroveError, match="shop: PostgreSQL at"):
+        trove.connect("shop", "postgresql://reader@/shop?host=/nonexistent-socket-dir")
+    with pytest.raises(TroveError, match="not a kind of server"):
+        trove.connect("shop", shop.url("reader", "shop"), kind="table")
+    with pytest.raises(TroveError, match="a source name is"):
+        trove.connect("my shop!", shop.url("reader", "shop"))
+    with pytest.raises(TroveError, match="not a connected source"):
+        trove.disconnect("shop")
+
+
+def test_a_connected_source_is_listed_queried_read_only_and_its_values_known(connected: Trove):
+    status = connected.status()["connections"]
+    assert status == [{"name": "shop", "kind": "postgres", "url": status[0]["url"], "tables": {"orders": 4}}]
+    assert "secret" not in status[0]["url"] and status[0]["url"].startswith("postgresql://reader@")
+    result = connected.query("shop", "SELECT city, sum(amount) AS total FROM orders GROUP BY city ORDER BY city")
+    assert result.rows == [("Bergen", "80.00"), ("Oslo", "162.75"), ("Tromsø", "300.00")]  # decimals as text
+    with pytest.raises(Exception, match="read-only"):
+        connected.query("shop", "DELETE FROM orders")
+    from engine.native import values
+
+    assert "shop" in values.source_evidence("orders from Tromsø", connected.native.value_index())
+    connected.disconnect("shop")
+    assert connected.status()["connections"] == []
+
+
+@pytest.mark.slow
+def test_a_question_is_answered_by_sql_on_the_server_and_cites_it(settings: Settings, embedder,  # noqa: ANN001
+                                                                  shop: PostgresServer):
+    trove = Trove(settings.with_(llm="default"))
+    trove.models.embedder = embedder
+    try:
+        trove.connect("shop", shop.url("reader", "shop"))
+        result = trove.ask("What is the total amount of the orders from Oslo in the shop database?")
+    finally:
+        trove.close()
+    assert "162.75" in result.answer, result.to_dict()
+    cited = [c for c in result.citations if "query" in c.locator]
+    assert cited and cited[0].kind == "table" and "orders" in cited[0].locator["query"].lower()
+    assert [q.source for q in result.queries if q.ok] and all(q.language == "sql" for q in result.queries)

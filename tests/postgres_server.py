@@ -1,0 +1,49 @@
+"""A real PostgreSQL server for tests: `pgserver` (PyPI) runs PostgreSQL 16 from its wheel on a
+private Unix socket in a temporary folder (no TCP port at all), stopped at the end of the session.
+Tests connect as `reader`, a role that may only read; `admin` (the superuser) loads the data."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+
+@dataclass
+class PostgresServer:
+    socket_dir: Path
+
+    def url(self, user: str = "reader", database: str = "postgres") -> str:
+        return f"postgresql://{user}@/{database}?host={self.socket_dir}"
+
+    def admin(self, *statements: str, params: list | None = None) -> None:
+        """Run `statements` as the superuser, committed."""
+        import psycopg
+
+        with psycopg.connect(self.url("postgres"), autocommit=True) as con:
+            for statement in statements:
+                con.execute(statement, params)  # type: ignore[arg-type]
+
+
+def start(folder: Path) -> Iterator[PostgresServer]:
+    """A server on `folder` with a read-only role `reader`; skipped, saying why, where none can start."""
+    try:
+        import pgserver
+    except ImportError:
+        pytest.skip("pgserver is not installed: the PostgreSQL tests need it (make test installs it)")
+    try:
+        server = pgserver.get_server(str(folder), cleanup_mode="stop")
+    except Exception as exc:  # initdb or postgres could not run on this machine
+        pytest.skip(f"a PostgreSQL server could not start here: {exc}")
+    running = PostgresServer(folder)
+    running.admin("CREATE ROLE reader LOGIN", "GRANT pg_read_all_data TO reader",
+                  "REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+    yield running
+    server.cleanup()
+
+
+@pytest.fixture(scope="session")
+def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
+    yield from start(tmp_path_factory.mktemp("postgres"))
