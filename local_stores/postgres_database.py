@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from local_stores.quoting import postgres_sql as pg
-from local_stores.results import QueryFailed, QueryRefused, QueryResult, plain
+from local_stores.results import QueryFailed, QueryRefused, QueryResult, Unreachable, plain
 from local_stores.table_store import check_query, sample_values_sql
 
 if TYPE_CHECKING:
@@ -24,10 +24,6 @@ CONNECT_TIMEOUT_S = 5
 DESCRIBE_TIMEOUT_S = 5.0  # per statement while describing
 WRITE_PRIVILEGES = ("INSERT", "UPDATE", "DELETE", "TRUNCATE")
 FILE_ROLES = ("pg_write_server_files", "pg_read_server_files", "pg_execute_server_program")
-
-
-class Unreachable(QueryFailed):
-    """The server cannot be reached or refused the login; the message names the source's server."""
 
 
 def safe_url(url: str) -> str:
@@ -49,7 +45,8 @@ class PostgresDatabase:
 
     def __init__(self, url: str, schemas: Sequence[str] = ("public",), passfile: str | None = None) -> None:
         self.url, self.schemas, self.passfile = safe_url(url), tuple(schemas), passfile
-        self.where = urlsplit(self.url).hostname or urlsplit(self.url).query or "the local socket"
+        parts = urlsplit(self.url)
+        self.where = parts.hostname or (parse_qs(parts.query).get("host") or ["the local socket"])[0]
 
     # -- the NativeStore protocol --------------------------------------------------------------
     def describe(self) -> dict:

@@ -24,6 +24,10 @@ class QueryFailed(QueryError):
     """A query that ran into an error, a timeout or a limit; the message is fed back to the writer."""
 
 
+class Unreachable(QueryFailed):
+    """The source's server cannot be reached or refused the login: no rewrite of the query can help."""
+
+
 @dataclass
 class QueryResult:
     columns: list[str]

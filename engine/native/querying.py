@@ -18,7 +18,7 @@ from engine.native.writers import QueryWriter, writer_for
 from engine.native.writers.sparql_fixes import bind, binding_pattern
 from engine.result import LANGUAGES
 from local_stores.native_store import NativeStore
-from local_stores.results import QueryFailed, QueryRefused, QueryResult
+from local_stores.results import QueryFailed, QueryRefused, QueryResult, Unreachable
 from local_stores.value_index import ValueIndex
 
 if TYPE_CHECKING:
@@ -96,6 +96,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 raise QueryFailed(why.problem)
         except (QueryFailed, QueryRefused) as exc:
             attempts.append(QueryAttempt(query, False, str(exc)))
+            if isinstance(exc, Unreachable):
+                break  # the server is down or refuses the login: no rewrite helps
             convo += [{"role": "assistant", "content": query},
                       {"role": "user", "content": f"That query failed: {str(exc)[:400]}\nUse only these "
                                                   f"{writer.names_hint(source)}.\nWrite a corrected query for the "

@@ -70,6 +70,20 @@ def test_a_connected_source_is_listed_queried_read_only_and_its_values_known(con
     assert connected.status()["connections"] == []
 
 
+def test_a_server_that_is_down_ends_the_query_at_once_and_names_itself(connected: Trove):
+    from engine.native.querying import write_and_run
+    from engine.native.sources import Source
+    from tests.scripted import ScriptedLLM
+
+    row = next(src for src in connected.catalog.sources() if src["name"] == "shop")
+    down = Source("shop", "postgres", "postgres", "postgresql://reader@/shop?host=/nonexistent-socket-dir",
+                  row["descriptor"])
+    llm = ScriptedLLM(["SELECT sum(amount) FROM orders", "SELECT sum(amount) AS total FROM orders"])
+    outcome = write_and_run(llm, "What is the total amount of the orders?", down, connected.stores)
+    assert not outcome.ok and len(outcome.attempts) == 1 and len(llm.sent) == 1  # no repair was asked for
+    assert outcome.attempts[0].error.startswith("PostgreSQL at /nonexistent-socket-dir")
+
+
 @pytest.mark.slow
 def test_a_question_is_answered_by_sql_on_the_server_and_cites_it(settings: Settings, embedder,  # noqa: ANN001
                                                                   shop: PostgresServer):

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from local_stores.postgres_database import PostgresDatabase, Unreachable, safe_url
+from local_stores.postgres_database import PostgresDatabase, safe_url
 from local_stores.quoting.postgres_sql import bind
-from local_stores.results import QueryFailed, QueryRefused
+from local_stores.results import QueryFailed, QueryRefused, Unreachable
 from tests.postgres_server import PostgresServer, postgres  # noqa: F401 (the server fixture)
 
 
