@@ -51,7 +51,8 @@ def _sources(sources: list[dict]) -> dict[str, list[dict]]:
                    "entities": [e["name"] for e in src["descriptor"].get("entities", [])]}
                   for src in sources if src["kind"] == "pack"],
         "connections": [{"name": src["name"], "kind": src["kind"], "url": src["location"],
-                         "tables": {t["table"]: t["rows"] for t in src["descriptor"].get("tables", [])}}
+                         "tables": {t["table"]: t["rows"] for t in src["descriptor"].get("tables", [])},
+                         **({"triples": src["descriptor"]["triples"]} if "triples" in src["descriptor"] else {})}
                         for src in sources if src["kind"] in server_kinds()],
     }
 

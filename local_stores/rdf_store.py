@@ -21,7 +21,7 @@ import logging
 import re
 import shutil
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -186,33 +186,36 @@ def _with_prefixes(declared: dict[str, str], iris: list[str]) -> dict[str, str]:
     return prefixes
 
 
-def _counts(store: ox.Store, where: Quoted, limit: int) -> list[tuple[str, int]]:
+Solutions = Callable[[str], list[dict]]  # a SELECT's rows as {variable: ox term}
+
+
+def _counts(solutions: Solutions, where: Quoted, limit: int) -> list[tuple[str, int]]:
     """The most used predicates (not rdf:type) of the subjects `where` keeps, with counts; `where`
     follows the pattern `?s ?p ?o` (`. ?s a <C>`, `MINUS {...}`)."""
-    rows = _rows(store, f"SELECT ?p (COUNT(*) AS ?n) WHERE {{ ?s ?p ?o {where} }} GROUP BY ?p "
+    rows = solutions(f"SELECT ?p (COUNT(*) AS ?n) WHERE {{ ?s ?p ?o {where} }} GROUP BY ?p "
                         f"ORDER BY DESC(?n) ?p LIMIT {limit + 1}")
     return [(r["p"].value, int(r["n"].value)) for r in rows if r["p"].value != RDF_TYPE][:limit]
 
 
-def _predicate(store: ox.Store, where: Quoted, iri: str, count: int) -> dict:
+def _predicate(solutions: Solutions, where: Quoted, iri: str, count: int) -> dict:
     """One predicate as the descriptor shows it: count, kind (by its sample objects), samples, and
     the datatype of its literals or the class its IRIs point to."""
     predicate = sp.iri(iri)
-    values = [r["o"] for r in _rows(store, f"SELECT DISTINCT ?o WHERE {{ ?s {predicate} ?o {where} }} LIMIT 3")]
+    values = [r["o"] for r in solutions(f"SELECT DISTINCT ?o WHERE {{ ?s {predicate} ?o {where} }} LIMIT 3")]
     literals = [v for v in values if isinstance(v, ox.Literal)]
     out = {"iri": iri, "count": count, "kind": "literal" if 2 * len(literals) >= len(values) else "iri",
            "samples": values}
     if out["kind"] == "literal" and literals:
         out["datatype"] = "langString" if literals[0].language else local_name(literals[0].datatype.value)
     elif out["kind"] == "iri":
-        ranges = _rows(store, f"SELECT ?c (COUNT(*) AS ?k) WHERE {{ {{ SELECT ?o WHERE {{ ?s {predicate} ?o {where} "
-                              f"FILTER(isIRI(?o)) }} LIMIT 200 }} ?o a ?c }} GROUP BY ?c ORDER BY DESC(?k) LIMIT 1")
+        ranges = solutions(f"SELECT ?c (COUNT(*) AS ?k) WHERE {{ {{ SELECT ?o WHERE {{ ?s {predicate} ?o {where} "
+                           f"FILTER(isIRI(?o)) }} LIMIT 200 }} ?o a ?c }} GROUP BY ?c ORDER BY DESC(?k) LIMIT 1")
         if ranges:
             out["range"] = ranges[0]["c"].value
     return out
 
 
-def _labels(store: ox.Store, iris: set[str]) -> dict[str, str]:
+def _labels(solutions: Solutions, iris: set[str]) -> dict[str, str]:
     """rdfs:label or skos:prefLabel of each IRI that has one (English or untagged first)."""
     labels: dict[str, tuple[int, str]] = {}
     todo = sorted(iris)
@@ -220,8 +223,8 @@ def _labels(store: ox.Store, iris: set[str]) -> dict[str, str]:
         values = sp.iris(todo[start:start + 500])
         label = sp.iri(COMMON_PREFIXES["rdfs"] + "label")
         preferred = sp.iri(COMMON_PREFIXES["skos"] + "prefLabel")
-        for r in _rows(store, f"SELECT ?x ?l WHERE {{ VALUES ?x {{ {values} }} ?x {label}|{preferred} ?l "
-                              "FILTER(isLiteral(?l)) }"):
+        for r in solutions(f"SELECT ?x ?l WHERE {{ VALUES ?x {{ {values} }} ?x {label}|{preferred} ?l "
+                           "FILTER(isLiteral(?l)) }"):
             lang = r["l"].language or ""
             rank = 0 if lang in ("", "en") or lang.startswith("en-") else 1
             if r["x"].value not in labels or rank < labels[r["x"].value][0]:
@@ -237,27 +240,34 @@ def _sample_text(term: object, labels: dict[str, str]) -> str:
 
 
 def describe(store: ox.Store, path: Path, fmt: str) -> dict:
-    """What a model needs to write SPARQL: classes with instance counts and their predicates (kind,
-    count, samples), predicates of untyped subjects, named graphs and prefixes. Aggregates with
-    LIMITs, so it stays cheap and small even for large files."""
-    triples = len(store)
-    classes = []
-    for row in _rows(store, f"SELECT ?c (COUNT(DISTINCT ?s) AS ?n) WHERE {{ ?s a ?c FILTER(isIRI(?c)) }} "
-                            f"GROUP BY ?c ORDER BY DESC(?n) ?c LIMIT {MAX_CLASSES}"):
-        where = Quoted(f". ?s a {sp.iri(row['c'].value)}")
-        classes.append({"iri": row["c"].value, "instances": int(row["n"].value),
-                        "predicates": [_predicate(store, where, *p) for p in _counts(store, where, MAX_PREDICATES)]})
-    untyped = Quoted("MINUS { ?s a ?any }")  # much faster than FILTER NOT EXISTS in Oxigraph
-    loose = [_predicate(store, untyped, *p) for p in _counts(store, untyped, MAX_PREDICATES)]
+    """What a model needs to write SPARQL over a loaded file (see `describe_solutions`)."""
     graphs = [g.value for g in islice(store.named_graphs(), MAX_GRAPHS) if isinstance(g, ox.NamedNode)]
+    return describe_solutions(lambda query: _rows(store, query), len(store), graphs, _declared_prefixes(path, fmt),
+                              {"engine": "oxigraph", "file": str(path), "format": fmt})
+
+
+def describe_solutions(solutions: Solutions, triples: int, graphs: list[str], declared: dict[str, str],
+                       origin: dict) -> dict:
+    """What a model needs to write SPARQL: classes with instance counts and their predicates (kind,
+    count, samples), predicates of untyped subjects, named graphs and prefixes; `origin` says where
+    the data is (engine, file or URL). Aggregates with LIMITs, so it stays cheap and small even for
+    large datasets. `solutions` runs Trove's own describing queries (a store, or an endpoint)."""
+    classes = []
+    for row in solutions(f"SELECT ?c (COUNT(DISTINCT ?s) AS ?n) WHERE {{ ?s a ?c FILTER(isIRI(?c)) }} "
+                         f"GROUP BY ?c ORDER BY DESC(?n) ?c LIMIT {MAX_CLASSES}"):
+        where = Quoted(f". ?s a {sp.iri(row['c'].value)}")
+        classes.append({"iri": row["c"].value, "instances": int(row["n"].value), "predicates": [
+            _predicate(solutions, where, *p) for p in _counts(solutions, where, MAX_PREDICATES)]})
+    untyped = Quoted("MINUS { ?s a ?any }")  # much faster than FILTER NOT EXISTS in Oxigraph
+    loose = [_predicate(solutions, untyped, *p) for p in _counts(solutions, untyped, MAX_PREDICATES)]
 
     preds = [p for c in classes for p in c["predicates"]] + loose
     iris = {c["iri"] for c in classes} | {p["iri"] for p in preds} | {p["range"] for p in preds if "range" in p}
-    labels = _labels(store, iris | {s.value for p in preds for s in p["samples"] if isinstance(s, ox.NamedNode)})
+    labels = _labels(solutions, iris | {s.value for p in preds for s in p["samples"] if isinstance(s, ox.NamedNode)})
     for c in classes:
         c["predicates"] = [_labelled(p, labels) for p in c["predicates"]]
-    return {"language": "sparql", "dialect": "sparql", "engine": "oxigraph", "file": str(path), "format": fmt,
-            "triples": triples, "prefixes": _with_prefixes(_declared_prefixes(path, fmt), sorted(iris)),
+    return {"language": "sparql", "dialect": "sparql", **origin,
+            "triples": triples, "prefixes": _with_prefixes(declared, sorted(iris)),
             "classes": [{"iri": c["iri"], "label": labels.get(c["iri"]) or local_name(c["iri"]),
                          "instances": c["instances"], "predicates": c["predicates"]} for c in classes],
             "predicates": [_labelled(p, labels) for p in loose], "graphs": graphs}

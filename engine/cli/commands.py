@@ -120,8 +120,9 @@ def status(home: Path | None, as_json: bool) -> None:
     for r in info["rdf"]:
         click.echo(f"rdf {r['name']} [oxigraph]: {r['triples']} triples, {r['classes']} classes <- {r['file']}")
     for c in info.get("connections", []):
-        tables = ", ".join(f"{name} ({rows})" for name, rows in c["tables"].items())
-        click.echo(f"connection {c['name']} [{c['kind']}, queried on the server]: {tables} <- {c['url']}")
+        holds = f"{c['triples']} triples" if "triples" in c else ", ".join(
+            f"{name} ({rows})" for name, rows in c["tables"].items())
+        click.echo(f"connection {c['name']} [{c['kind']}, queried on the server]: {holds} <- {c['url']}")
     for p in info["packs"]:
         click.echo(f"knowledge pack {p['name']}: {', '.join(p['entities'])} <- {p['file']}")
     for role, effect in sorted(info["vision_missing"].items()):
@@ -135,8 +136,8 @@ def status(home: Path | None, as_json: bool) -> None:
 @cli.command()
 @click.argument("name")
 @click.argument("url")
-@click.option("--kind", type=click.Choice(["postgres"]), default="postgres", show_default=True,
-              help="The kind of server.")
+@click.option("--kind", default="postgres", show_default=True,
+              help="The kind of server: postgres (postgresql://USER@HOST:PORT/DB) or sparql (an endpoint's URL).")
 @click.option("--schema", "schemas", multiple=True,
               help="A schema to offer to questions (default: public); repeatable.")
 @click.option("--passfile", type=click.Path(exists=True, dir_okay=False), default=None,
@@ -146,8 +147,9 @@ def status(home: Path | None, as_json: bool) -> None:
 @HOME_OPTION
 def connect(name: str, url: str, kind: str, schemas: tuple[str, ...], passfile: str | None, allow_writable: bool,
             home: Path | None) -> None:
-    """Add a source on a server as NAME: URL is postgresql://USER@HOST:PORT/DATABASE (no password in it).
-    It is described now and then asked like your files, read-only."""
+    """Add a source on a server as NAME: a PostgreSQL database (URL postgresql://USER@HOST:PORT/DATABASE,
+    no password in it) or a SPARQL endpoint (--kind sparql). It is described now and then asked like
+    your files, read-only."""
     row = open_trove(home).connect(name, url, kind, {"schemas": list(schemas), "passfile": passfile}, allow_writable)
     tables = ", ".join(f"{t['table']} ({t['rows']})" for t in row["descriptor"].get("tables", []))
     click.echo(f"connected {name} [{kind}]: {tables or 'no tables'}")

@@ -17,6 +17,7 @@ from local_stores.graph_store import KuzuGraph
 from local_stores.native_store import NativeStore, ServerStore
 from local_stores.postgres_database import PostgresDatabase
 from local_stores.rdf_store import OxigraphDataset
+from local_stores.sparql_endpoint import SparqlEndpoint
 
 if TYPE_CHECKING:
     from engine.native.sources import Source, Stores
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SourceKind:
-    name: str  # as the catalog records it: table | database | postgres | graph | rdf
+    name: str  # as the catalog records it: table | database | postgres | graph | rdf | sparql
     language: str  # of its queries, the key of its writer: sql | cypher | sparql
     label: str  # in words, for people
     citation: str  # the citation kind of a query answer from it: table | graph | rdf
@@ -49,6 +50,14 @@ def _postgres_at(url: str, options: dict) -> ServerStore:
     return PostgresDatabase(url, options.get("schemas") or ("public",), options.get("passfile"))
 
 
+def _sparql(source: Source, stores: Stores) -> NativeStore:  # noqa: ARG001 (a server's, not a store of Trove's)
+    return SparqlEndpoint(source.location, source.descriptor)
+
+
+def _sparql_at(url: str, options: dict) -> ServerStore:  # noqa: ARG001 (an endpoint takes no options)
+    return SparqlEndpoint(url)
+
+
 def _graph(source: Source, stores: Stores) -> NativeStore:
     return stores.graphs.graph(source.name)
 
@@ -63,10 +72,11 @@ KINDS: dict[str, SourceKind] = {kind.name: kind for kind in (
     SourceKind("postgres", "sql", "PostgreSQL database", "table", _postgres, _postgres_at),
     SourceKind("graph", "cypher", "graph", "graph", _graph),
     SourceKind("rdf", "sparql", "RDF dataset", "rdf", _rdf),
+    SourceKind("sparql", "sparql", "SPARQL endpoint", "rdf", _sparql, _sparql_at),
 )}
 # engine -> the name a query writer gives it
 DIALECTS = {**database_files.DIALECTS, "kuzu": KuzuGraph.dialect, "oxigraph": OxigraphDataset.dialect,
-            "postgres": PostgresDatabase.dialect}
+            "postgres": PostgresDatabase.dialect, "sparql": SparqlEndpoint.dialect}
 
 
 def kind(name: str) -> SourceKind:

@@ -12,6 +12,7 @@ from engine.errors import TroveError
 from engine.pipeline import Trove
 from engine.settings import Settings
 from tests.postgres_server import PostgresServer, postgres  # noqa: F401 (the server fixture)
+from tests.sparql_server import serve
 
 ORDERS = [("Anna Berg", "Oslo", 120.5, "2025-03-02"), ("Bo Lund", "Bergen", 80.0, "2025-03-15"),
           ("Cleo Dahl", "Oslo", 42.25, "2025-04-01"), ("Dag Vik", "Tromsø", 300.0, "2025-04-20")]
@@ -82,6 +83,39 @@ def test_a_server_that_is_down_ends_the_query_at_once_and_names_itself(connected
     outcome = write_and_run(llm, "What is the total amount of the orders?", down, connected.stores)
     assert not outcome.ok and len(outcome.attempts) == 1 and len(llm.sent) == 1  # no repair was asked for
     assert outcome.attempts[0].error.startswith("PostgreSQL at /nonexistent-socket-dir")
+
+
+BOOKS = """@prefix ex: <http://example.org/books#> .
+ex:lathe a ex:Book ; ex:title "The Lathe of Heaven" ; ex:year 1971 ; ex:author ex:leguin .
+ex:dispossessed a ex:Book ; ex:title "The Dispossessed" ; ex:year 1974 ; ex:author ex:leguin .
+ex:leguin a ex:Author ; ex:name "Octavia Butler" .
+"""
+
+
+@pytest.fixture(scope="module")
+def books(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("books")
+    (folder / "books.ttl").write_text(BOOKS, encoding="utf-8")
+    yield from serve(folder / "books.ttl", folder / "store")
+
+
+def test_a_sparql_endpoint_is_connected_described_and_queried_read_only(trove: Trove, books: str):
+    row = trove.connect("books", books, kind="sparql")
+    assert row["kind"] == "sparql" and {c["label"] for c in row["descriptor"]["classes"]} == {"Book", "Author"}
+    assert trove.status()["connections"] == [{"name": "books", "kind": "sparql", "url": books, "tables": {},
+                                              "triples": 10}]
+    result = trove.query("books", "PREFIX ex: <http://example.org/books#> "
+                                  "SELECT ?t WHERE { ?b ex:year ?y ; ex:title ?t FILTER(?y < 1972) }")
+    assert result.rows == [("The Lathe of Heaven",)]
+    with pytest.raises(Exception, match="only SELECT or ASK"):
+        trove.query("books", "PREFIX ex: <http://example.org/books#> DELETE WHERE { ?s ?p ?o }")
+    from engine.native import values
+
+    assert "books" in values.source_evidence("books by Octavia Butler", trove.native.value_index())
+    with pytest.raises(TroveError, match="the URL holds credentials"):
+        trove.connect("other", books.replace("http://", "http://user:pw@"), kind="sparql")
+    with pytest.raises(TroveError, match="SPARQL endpoint at 127.0.0.1:9"):
+        trove.connect("other", "http://127.0.0.1:9/query", kind="sparql")
 
 
 @pytest.mark.slow

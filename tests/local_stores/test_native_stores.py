@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -12,9 +14,11 @@ from local_stores.graph_store import GraphStore, NodeTable, RelTable
 from local_stores.native_store import NativeStore
 from local_stores.postgres_database import PostgresDatabase
 from local_stores.rdf_store import RdfStore
+from local_stores.sparql_endpoint import SparqlEndpoint
 from local_stores.table_store import TableStore
 from tests.local_stores.native_store_contract import PEOPLE, Contract, NativeStoreContract
 from tests.postgres_server import PostgresServer, postgres  # noqa: F401 (the server fixture)
+from tests.sparql_server import serve
 
 SQL_WRITES = ("DELETE FROM people", "DROP TABLE people", "INSERT INTO people VALUES ('x', 1, 'y')",
               "CREATE TABLE other (a INTEGER)", "UPDATE people SET born = 0", "ATTACH 'elsewhere.db' AS other")
@@ -107,19 +111,17 @@ class TestKuzuGraph(NativeStoreContract):
 EX = "PREFIX ex: <http://example.org/people#>\n"
 
 
-class TestOxigraphDataset(NativeStoreContract):
-    @pytest.fixture(scope="class")
-    @classmethod
-    def contract(cls, tmp_path_factory: pytest.TempPathFactory) -> Contract:
-        folder = tmp_path_factory.mktemp("rdf")
-        turtle = "@prefix ex: <http://example.org/people#> .\n" + "".join(
-            f'ex:{p["name"]} a ex:Person ; ex:name "{p["name"]}" ; ex:born {p["born"]} ; ex:city "{p["city"]}" .\n'
-            for p in PEOPLE)
-        (folder / "people.ttl").write_text(turtle, encoding="utf-8")
-        rdf = RdfStore(folder / "store")
-        rdf.load("people", folder / "people.ttl")
-        return Contract(
-            store=rdf.dataset("people"),
+def _people_turtle(folder: Path) -> Path:
+    turtle = "@prefix ex: <http://example.org/people#> .\n" + "".join(
+        f'ex:{p["name"]} a ex:Person ; ex:name "{p["name"]}" ; ex:born {p["born"]} ; ex:city "{p["city"]}" .\n'
+        for p in PEOPLE)
+    (folder / "people.ttl").write_text(turtle, encoding="utf-8")
+    return folder / "people.ttl"
+
+
+def _sparql(store: NativeStore) -> Contract:
+    return Contract(
+            store=store,
             count=EX + "SELECT (COUNT(?p) AS ?people) WHERE { ?p a ex:Person }",
             names=EX + "SELECT ?name WHERE { ?p ex:name ?name ; ex:born ?born } ORDER BY ?born",
             unknown_field=EX + "SELECT ?n WHERE { ?p ex:nickname ?n ",
@@ -132,19 +134,42 @@ class TestOxigraphDataset(NativeStoreContract):
         )
 
 
-def test_every_store_module_has_a_contract_run():
-    """A new native store joins the contract: each class implementing the protocol is tested here."""
-    import local_stores.database_files
-    import local_stores.graph_store
-    import local_stores.rdf_store
-    import local_stores.table_store
+class TestOxigraphDataset(NativeStoreContract):
+    @pytest.fixture(scope="class")
+    @classmethod
+    def contract(cls, tmp_path_factory: pytest.TempPathFactory) -> Contract:
+        folder = tmp_path_factory.mktemp("rdf")
+        rdf = RdfStore(folder / "store")
+        rdf.load("people", _people_turtle(folder))
+        return _sparql(rdf.dataset("people"))
 
-    implemented = {name for module in (local_stores.database_files, local_stores.graph_store,
-                                       local_stores.rdf_store, local_stores.table_store)
-                   for name, value in vars(module).items()
+
+class TestSparqlEndpoint(NativeStoreContract):
+    @pytest.fixture(scope="class")
+    @classmethod
+    def contract(cls, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Contract]:
+        folder = tmp_path_factory.mktemp("endpoint")
+        for url in serve(_people_turtle(folder), folder / "store"):
+            endpoint = SparqlEndpoint(url)
+            endpoint.describe()
+            yield _sparql(endpoint)
+
+
+def test_every_store_module_has_a_contract_run():
+    """A new native store joins the contract: each class in local_stores implementing the protocol is
+    tested here."""
+    import importlib
+    import pkgutil
+
+    import local_stores
+
+    modules = [importlib.import_module(f"local_stores.{m.name}") for m in pkgutil.iter_modules(local_stores.__path__)
+               if not m.name.endswith("_worker")]
+    implemented = {name for module in modules for name, value in vars(module).items()
                    if isinstance(value, type) and value.__module__ == module.__name__
                    and {"describe", "explain", "execute", "language"} <= set(dir(value))}
     runs = {"IndexedTable": [TestIndexedTable], "DatabaseFile": [TestSqliteFile, TestDuckDBFile],
-            "KuzuGraph": [TestKuzuGraph], "OxigraphDataset": [TestOxigraphDataset]}
+            "KuzuGraph": [TestKuzuGraph], "OxigraphDataset": [TestOxigraphDataset],
+            "PostgresDatabase": [TestPostgresDatabase], "SparqlEndpoint": [TestSparqlEndpoint]}
     assert implemented == set(runs)
     assert all(issubclass(run, NativeStoreContract) for tested in runs.values() for run in tested)
