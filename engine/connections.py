@@ -53,6 +53,26 @@ def connect(catalog: Catalog, name: str, url: str, kind: str, options: dict | No
     return next(src for src in catalog.sources() if src["name"] == name)
 
 
+def refresh(catalog: Catalog) -> list[tuple[str, str, str]]:
+    """Describe every connected source again (`trove index`): its tables or classes may have changed
+    on the server. One that cannot be reached keeps its last description; returns each such as an
+    index report's problem ("connection NAME", "failed", why)."""
+    failed = []
+    for src in catalog.sources():
+        opener = KINDS[src["kind"]].connect if src["kind"] in KINDS else None
+        if opener is None:
+            continue
+        options = {k: v for k, v in src["descriptor"].items() if k in ("schemas", "passfile")}
+        try:
+            descriptor = {**opener(src["location"], options).describe(), **options}
+        except (ValueError, QueryError) as exc:
+            failed.append((f"connection {src['name']}", "failed", str(exc)))
+            continue
+        if descriptor != src["descriptor"]:
+            catalog.upsert_source(src["name"], src["kind"], src["engine"], src["location"], descriptor)
+    return failed
+
+
 def disconnect(catalog: Catalog, name: str) -> None:
     """Forget the connection `name` (nothing on the server changes)."""
     if not any(src["name"] == name and src["kind"] in server_kinds() for src in catalog.sources()):

@@ -94,6 +94,9 @@ class Trove:
         with self._writing("index"):
             report = self._indexer().run([Path(p) for p in paths], progress)
             t0 = time.perf_counter()
+            report.problems += connections.refresh(self.catalog)
+            report.timings_s["connections"] += time.perf_counter() - t0
+            t0 = time.perf_counter()
             self.native.value_index()  # the values of new and changed sources, read now rather than at a question
             report.timings_s["values"] += time.perf_counter() - t0
         return report

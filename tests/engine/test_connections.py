@@ -71,6 +71,26 @@ def test_a_connected_source_is_listed_queried_read_only_and_its_values_known(con
     assert connected.status()["connections"] == []
 
 
+def test_trove_index_describes_connections_again_and_keeps_one_that_is_down(connected: Trove,
+                                                                           shop: PostgresServer):
+    import psycopg
+
+    with psycopg.connect(shop.url("postgres", "shop"), autocommit=True) as con:
+        con.execute("CREATE TABLE IF NOT EXISTS shops (name TEXT)")
+    try:
+        report = connected.index()
+        assert "shops" in connected.status()["connections"][0]["tables"] and report.problems == []
+        connected.catalog.upsert_source("gone", "postgres", "postgres", "postgresql://reader@/shop?host=/nowhere",
+                                        {"tables": []})
+        report = connected.index()
+        assert [(p[0], p[1]) for p in report.problems] == [("connection gone", "failed")]
+        assert "PostgreSQL at /nowhere" in report.problems[0][2]
+        assert {c["name"] for c in connected.status()["connections"]} == {"shop", "gone"}  # kept
+    finally:
+        with psycopg.connect(shop.url("postgres", "shop"), autocommit=True) as con:
+            con.execute("DROP TABLE shops")
+
+
 def test_a_server_that_is_down_ends_the_query_at_once_and_names_itself(connected: Trove):
     from engine.native.querying import write_and_run
     from engine.native.sources import Source
