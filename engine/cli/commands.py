@@ -137,7 +137,8 @@ def status(home: Path | None, as_json: bool) -> None:
 @click.argument("name")
 @click.argument("url")
 @click.option("--kind", default="postgres", show_default=True,
-              help="The kind of server: postgres (postgresql://USER@HOST:PORT/DB) or sparql (an endpoint's URL).")
+              help="The kind of server: postgres (postgresql://USER@HOST:PORT/DB), sparql (an endpoint's URL) "
+                   "or cypher (falkordb://HOST:PORT/GRAPH).")
 @click.option("--schema", "schemas", multiple=True,
               help="A schema to offer to questions (default: public); repeatable.")
 @click.option("--passfile", type=click.Path(exists=True, dir_okay=False), default=None,
@@ -148,8 +149,8 @@ def status(home: Path | None, as_json: bool) -> None:
 def connect(name: str, url: str, kind: str, schemas: tuple[str, ...], passfile: str | None, allow_writable: bool,
             home: Path | None) -> None:
     """Add a source on a server as NAME: a PostgreSQL database (URL postgresql://USER@HOST:PORT/DATABASE,
-    no password in it) or a SPARQL endpoint (--kind sparql). It is described now and then asked like
-    your files, read-only."""
+    no password in it), a SPARQL endpoint (--kind sparql) or a FalkorDB graph (--kind cypher). It is
+    described now and then asked like your files, read-only."""
     row = open_trove(home).connect(name, url, kind, {"schemas": list(schemas), "passfile": passfile}, allow_writable)
     tables = ", ".join(f"{t['table']} ({t['rows']})" for t in row["descriptor"].get("tables", []))
     click.echo(f"connected {name} [{kind}]: {tables or 'no tables'}")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from local_stores import database_files
+from local_stores.falkordb_graph import FalkorGraph
 from local_stores.graph_store import KuzuGraph
 from local_stores.native_store import NativeStore, ServerStore
 from local_stores.postgres_database import PostgresDatabase
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SourceKind:
-    name: str  # as the catalog records it: table | database | postgres | graph | rdf | sparql
+    name: str  # as the catalog records it: table | database | postgres | graph | cypher | rdf | sparql
     language: str  # of its queries, the key of its writer: sql | cypher | sparql
     label: str  # in words, for people
     citation: str  # the citation kind of a query answer from it: table | graph | rdf
@@ -58,6 +59,14 @@ def _sparql_at(url: str, options: dict) -> ServerStore:  # noqa: ARG001 (an endp
     return SparqlEndpoint(url)
 
 
+def _falkordb(source: Source, stores: Stores) -> NativeStore:  # noqa: ARG001 (a server's, not a store of Trove's)
+    return FalkorGraph(source.location)
+
+
+def _falkordb_at(url: str, options: dict) -> ServerStore:  # noqa: ARG001 (a graph server takes no options)
+    return FalkorGraph(url)
+
+
 def _graph(source: Source, stores: Stores) -> NativeStore:
     return stores.graphs.graph(source.name)
 
@@ -71,12 +80,13 @@ KINDS: dict[str, SourceKind] = {kind.name: kind for kind in (
     SourceKind("database", "sql", "database", "table", _database),
     SourceKind("postgres", "sql", "PostgreSQL database", "table", _postgres, _postgres_at),
     SourceKind("graph", "cypher", "graph", "graph", _graph),
+    SourceKind("cypher", "cypher", "graph server", "graph", _falkordb, _falkordb_at),
     SourceKind("rdf", "sparql", "RDF dataset", "rdf", _rdf),
     SourceKind("sparql", "sparql", "SPARQL endpoint", "rdf", _sparql, _sparql_at),
 )}
 # engine -> the name a query writer gives it
 DIALECTS = {**database_files.DIALECTS, "kuzu": KuzuGraph.dialect, "oxigraph": OxigraphDataset.dialect,
-            "postgres": PostgresDatabase.dialect, "sparql": SparqlEndpoint.dialect}
+            "postgres": PostgresDatabase.dialect, "sparql": SparqlEndpoint.dialect, "cypher": FalkorGraph.dialect}
 
 
 def kind(name: str) -> SourceKind:

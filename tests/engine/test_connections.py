@@ -11,6 +11,8 @@ import pytest
 from engine.errors import TroveError
 from engine.pipeline import Trove
 from engine.settings import Settings
+from tests.falkordb_server import load
+from tests.falkordb_server import serve as falkordb_server
 from tests.postgres_server import PostgresServer, postgres  # noqa: F401 (the server fixture)
 from tests.sparql_server import serve
 
@@ -136,6 +138,39 @@ def test_a_sparql_endpoint_is_connected_described_and_queried_read_only(trove: T
         trove.connect("other", books.replace("http://", "http://user:pw@"), kind="sparql")
     with pytest.raises(TroveError, match="SPARQL endpoint at 127.0.0.1:9"):
         trove.connect("other", "http://127.0.0.1:9/query", kind="sparql")
+
+
+@pytest.fixture(scope="module")
+def family(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    for socket in falkordb_server(tmp_path_factory.mktemp("family")):
+        load(socket, "family", "CREATE (a:Person {name: 'Astrid Lindqvist', born: 1941})-[:PARENT_OF]->"
+                               "(m:Person {name: 'Maya Lindqvist', born: 1968})-[:PARENT_OF]->"
+                               "(:Person {name: 'Sofia Lindqvist', born: 1995})")
+        yield f"falkordb:///family?socket={socket}"
+
+
+def test_a_graph_server_is_connected_and_its_queries_checked_against_its_graph(trove: Trove, family: str):
+    from engine.native.querying import write_and_run
+    from engine.native.sources import Source
+    from tests.scripted import ScriptedLLM
+
+    row = trove.connect("family", family, kind="cypher")
+    assert set(row["descriptor"]["nodes"]) == {"Person"} and row["descriptor"]["relationships"]["PARENT_OF"][
+        "pairs"] == [["Person", "Person"]]
+    grandchildren = ("MATCH (a:Person)-[:PARENT_OF]->(:Person)-[:PARENT_OF]->(g:Person) "
+                     "WHERE a.name = 'Astrid Lindqvist' RETURN g.name")
+    assert trove.query("family", grandchildren).rows == [("Sofia Lindqvist",)]
+    with pytest.raises(Exception, match="only reading queries"):
+        trove.query("family", "MATCH (p:Person) DETACH DELETE p")
+    source = Source("family", "cypher", "cypher", row["location"], row["descriptor"])
+    llm = ScriptedLLM(["MATCH (p:Person) WHERE p.birthyear < 1950 RETURN p.name",
+                       "MATCH (p:Person) WHERE p.born < 1950 RETURN p.name"])
+    outcome = write_and_run(llm, "Who was born before 1950?", source, trove.stores)
+    assert outcome.ok and outcome.result.rows == [("Astrid Lindqvist",)]
+    assert "no property birthyear in this graph" in outcome.attempts[0].error  # FalkorDB itself says NULL
+    from engine.native import values
+
+    assert "family" in values.source_evidence("children of Maya Lindqvist", trove.native.value_index())
 
 
 @pytest.mark.slow

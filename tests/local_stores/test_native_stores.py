@@ -10,12 +10,15 @@ import duckdb
 import pytest
 
 from local_stores.database_files import DatabaseFile
+from local_stores.falkordb_graph import FalkorGraph
 from local_stores.graph_store import GraphStore, NodeTable, RelTable
 from local_stores.native_store import NativeStore
 from local_stores.postgres_database import PostgresDatabase
 from local_stores.rdf_store import RdfStore
 from local_stores.sparql_endpoint import SparqlEndpoint
 from local_stores.table_store import TableStore
+from tests.falkordb_server import load
+from tests.falkordb_server import serve as falkordb_server
 from tests.local_stores.native_store_contract import PEOPLE, Contract, NativeStoreContract
 from tests.postgres_server import PostgresServer, postgres  # noqa: F401 (the server fixture)
 from tests.sparql_server import serve
@@ -108,6 +111,27 @@ class TestKuzuGraph(NativeStoreContract):
         )
 
 
+class TestFalkorGraph(NativeStoreContract):
+    @pytest.fixture(scope="class")
+    @classmethod
+    def contract(cls, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Contract]:
+        for socket in falkordb_server(tmp_path_factory.mktemp("falkordb")):
+            people = ", ".join(f"(p{i}:Person {{name: '{p['name']}', born: {p['born']}, city: '{p['city']}'}})"
+                               for i, p in enumerate(PEOPLE))
+            load(socket, "people", f"CREATE {people}")
+            yield Contract(
+                store=FalkorGraph(f"falkordb:///people?socket={socket}"),
+                count="MATCH (p:Person) RETURN count(*) AS people",
+                names="MATCH (p:Person) RETURN p.name ORDER BY p.born",
+                unknown_field="MATCH (p:Person) RETURN nickname",  # FalkorDB gives NULL for a missing property
+                runaway="MATCH (a:Person), (b:Person), (c:Person), (d:Person), (e:Person) "
+                        "WHERE a.born + b.born > c.born + d.born + e.born RETURN count(*)",
+                writes=("MATCH (p:Person) DELETE p", "CREATE (:Person {name: 'x', born: 1, city: 'y'})",
+                        "MATCH (p:Person) SET p.born = 0", "MATCH (p:Person) DETACH DELETE p"),
+                two_statements="MATCH (p:Person) RETURN count(*); MATCH (p:Person) DELETE p",
+            )
+
+
 EX = "PREFIX ex: <http://example.org/people#>\n"
 
 
@@ -170,6 +194,7 @@ def test_every_store_module_has_a_contract_run():
                    and {"describe", "explain", "execute", "language"} <= set(dir(value))}
     runs = {"IndexedTable": [TestIndexedTable], "DatabaseFile": [TestSqliteFile, TestDuckDBFile],
             "KuzuGraph": [TestKuzuGraph], "OxigraphDataset": [TestOxigraphDataset],
-            "PostgresDatabase": [TestPostgresDatabase], "SparqlEndpoint": [TestSparqlEndpoint]}
+            "PostgresDatabase": [TestPostgresDatabase], "SparqlEndpoint": [TestSparqlEndpoint],
+            "FalkorGraph": [TestFalkorGraph]}
     assert implemented == set(runs)
     assert all(issubclass(run, NativeStoreContract) for tested in runs.values() for run in tested)

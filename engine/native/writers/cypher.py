@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 LANGUAGE = "cypher"
-SYSTEM = """You write one Cypher query (Kùzu dialect) that answers the user's question from the graph below.
+SYSTEM = """You write one Cypher query ({dialect} dialect) that answers the user's question from the graph below.
 Rules:
 - Use only the node labels, relationship types and properties shown, with the arrow directions shown.
 - Always give node labels in MATCH, e.g. (p:Person).
@@ -145,7 +145,7 @@ def messages(question: str, source: Source, examples: list[Example] | None = Non
     question = budget.question(question)
     shots = [f"Example {i}:\n{e.schema}\nQuestion: {e.question}\nCypher: {e.query}"
              for i, e in enumerate(examples if examples is not None else default_examples(source), start=1)]
-    system = SYSTEM + "\n\n" + "\n\n".join(shots)
+    system = SYSTEM.format(dialect=source.dialect) + "\n\n" + "\n\n".join(shots)
     head, tail = "The user's graph:\n", f"\n\nQuestion: {question}\nCypher:"
     room = schema_room(budget, question, names_hint(source), system, head + tail)
     return [{"role": "system", "content": system},
@@ -163,7 +163,9 @@ def names_hint(source: Source) -> str:
 
 
 def fix(query: str, source: Source) -> str:
-    """Neo4j spellings of functions Kùzu names differently."""
+    """Neo4j spellings of functions Kùzu names differently (other engines speak Neo4j's)."""
+    if source.engine != "kuzu":
+        return query
     for pattern, replacement in _RENAMES:
         query = re.sub(pattern, replacement, query, flags=re.IGNORECASE)
     return query
@@ -178,8 +180,26 @@ def extract(reply: str) -> str:
     return text.strip().split(";")[0].strip()
 
 
-def check(statement: str, source: Source) -> str | None:  # noqa: ARG001
-    """Nothing to add: Kùzu's EXPLAIN already names unknown labels and properties."""
+_LABEL = re.compile(r"\(\s*\w*\s*:\s*`?(\w+)`?")
+_TYPE = re.compile(r"\[\s*\w*\s*:\s*`?(\w+)`?")
+_PROPERTY = re.compile(r"\b[A-Za-z_]\w*\.`?([A-Za-z_]\w*)`?")
+
+
+def check(statement: str, source: Source) -> str | None:
+    """Labels, relationship types and properties the graph does not have. Kùzu's EXPLAIN names them
+    itself; other engines (FalkorDB) give NULL for them, so they are named here."""
+    if source.engine == "kuzu":
+        return None
+    d = source.descriptor
+    nodes, rels = d.get("nodes", {}), d.get("relationships", {})
+    props = {p["name"] for part in (*nodes.values(), *rels.values()) for p in part.get("properties", [])}
+    bare = re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "''", statement)
+    if unknown := [label for label in _LABEL.findall(bare) if label not in nodes]:
+        return f"no node label {unknown[0]} in this graph (labels: {', '.join(nodes)})"
+    if unknown := [rel for rel in _TYPE.findall(bare) if rel not in rels]:
+        return f"no relationship type {unknown[0]} in this graph (types: {', '.join(rels)})"
+    if unknown := [p for p in _PROPERTY.findall(bare) if p not in props]:
+        return f"no property {unknown[0]} in this graph (properties: {', '.join(sorted(props)[:30])})"
     return None
 
 
