@@ -1,4 +1,5 @@
-"""The Sources screen: add and remove folders (and single database or graph files); per source its
+"""The Sources screen: add and remove folders (and single database or graph files) and connect
+servers (a team's database, SPARQL endpoint or graph server); per source its
 kinds and counts, when it was last indexed and what failed and why; indexing in the background
 with progress (files done/total, stage, rate, time left), pause and cancel; a watcher that
 re-indexes what changes while the app runs."""
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.connect_dialog import KINDS, ConnectDialog
 from desktop.watcher import FolderWatcher, WatchPlan, paths_to_watch
 from desktop.workers import IndexJob, IndexProgress
 
@@ -33,7 +35,8 @@ if TYPE_CHECKING:
     from desktop.workers import Engine, TaskSignals
     from engine import IndexReport, RootSummary, Trove
 
-Roots: TypeAlias = "tuple[list[RootSummary], WatchPlan]"  # the sources, and what to watch
+Roots: TypeAlias = "tuple[list[RootSummary], WatchPlan, list[dict]]"  # the folders, what to watch, the servers
+CONNECTION = "connection:"  # the item data of a connected server's row: CONNECTION + its name
 
 STAGES = {"scan": "Looking for files", "index": "Indexing", "unchanged": "Checking (unchanged)",
           "remove": "Removing deleted files", "done": "Finishing", "paused": "Paused", "resumed": "Indexing"}
@@ -88,6 +91,7 @@ class SourcesView(QWidget):
         self.job: IndexJob | None = None
         self.pending: list[Path] | None = None  # asked for while a run was going: run again after it
         self.summaries: list[RootSummary] = []
+        self.connections: list[dict] = []
         self.last_report: IndexReport | None = None
         self.last_error = ""
         self._refreshed_at = 0.0
@@ -107,12 +111,17 @@ class SourcesView(QWidget):
         self.add_file_button = QPushButton("Add file…")
         self.add_file_button.setToolTip("Follow one database or graph file")
         self.add_file_button.clicked.connect(self.pick_file)
+        self.connect_button = QPushButton("Connect a server…")
+        self.connect_button.setToolTip("A team's PostgreSQL database, SPARQL endpoint or FalkorDB graph, asked "
+                                       "like your files and queried read-only on the server")
+        self.connect_button.clicked.connect(self.pick_server)
         self.remove_button = QPushButton("Remove")
         self.remove_button.setToolTip("Stop following the selected source (your files are not touched)")
         self.remove_button.clicked.connect(self.remove_selected)
         self.reindex_button = QPushButton("Re-index now")
         self.reindex_button.clicked.connect(lambda: self.index([]))
-        for b in (self.add_folder_button, self.add_file_button, self.remove_button, self.reindex_button):
+        for b in (self.add_folder_button, self.add_file_button, self.connect_button, self.remove_button,
+                  self.reindex_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         self.watch_label = QLabel()
@@ -168,6 +177,26 @@ class SourcesView(QWidget):
         if path:
             self.index([Path(path)])
 
+    def pick_server(self, dialog: ConnectDialog | None = None) -> None:
+        """Ask for a server (`dialog`: one already filled in) and connect it in a worker."""
+        dialog = dialog or ConnectDialog(self)
+        if not dialog.exec():
+            return
+        c = dialog.connection()
+        self.connect_button.setEnabled(False)
+        self.summary.setText(f"Connecting {c.name}…")
+
+        def done(_: object) -> None:
+            self.connect_button.setEnabled(True)
+            self.refresh()
+
+        def failed(message: str) -> None:
+            self.connect_button.setEnabled(True)
+            self._error(message)
+
+        self.engine.call(lambda trove: trove.connect(c.name, c.url, c.kind, c.options, c.allow_writable),
+                         on_done=done, on_error=failed)
+
     def selected_root(self) -> str | None:
         item = self.tree.currentItem()
         while item is not None and item.parent() is not None:
@@ -181,7 +210,13 @@ class SourcesView(QWidget):
         self.remove(root)
 
     def remove(self, root: str) -> None:
+        """Stop following a folder or file, or forget a connected server (CONNECTION + its name)."""
         self.remove_button.setEnabled(False)
+        if root.startswith(CONNECTION):
+            name = root.removeprefix(CONNECTION)
+            self.engine.call(lambda trove: trove.disconnect(name), on_done=lambda _: self.refresh(),
+                             on_error=self._error)
+            return
         self.engine.call(lambda trove: trove.remove(root), on_done=lambda n: self.refresh(),
                          on_error=self._error)
 
@@ -283,24 +318,27 @@ class SourcesView(QWidget):
 
         def read(trove: Trove) -> Roots:
             summaries = trove.roots()
-            return summaries, paths_to_watch([s.path for s in summaries], exclude=home)
+            return summaries, paths_to_watch([s.path for s in summaries], exclude=home), trove.connections()
 
         self.engine.call(read, on_done=self._show, on_error=self._error)
 
     def _show(self, found: Roots) -> None:
         self._refreshing = False
-        summaries, watch = found
-        self.summaries = summaries
+        summaries, watch, connections = found
+        self.summaries, self.connections = summaries, connections
         self.tree.clear()
         for s in summaries:
             item = self._root_item(s)
             self.tree.addTopLevelItem(item)
             item.setExpanded(len(s.problems) <= 12)
+        for c in connections:
+            self.tree.addTopLevelItem(self._connection_item(c))
         for column, widest in ((0, 420), (1, 260), (2, 420), (3, 160)):
             self.tree.resizeColumnToContents(column)
             self.tree.setColumnWidth(column, min(self.tree.columnWidth(column) + 12, widest))
         files = sum(s.files for s in summaries)
-        self.summary.setText(f"{len(summaries)} sources, {files} files." if summaries else
+        servers = f" {len(connections)} connected server(s)." if connections else ""
+        self.summary.setText(f"{len(summaries)} sources, {files} files.{servers}" if summaries or connections else
                              "No sources yet: add a folder of notes, documents, spreadsheets, photos or videos, "
                              "or a database or graph file.")
         self.watcher.watch(watch if self.watcher.enabled else WatchPlan())
@@ -327,6 +365,18 @@ class SourcesView(QWidget):
             child = QTreeWidgetItem([str(rel), state, "", "", reason])
             child.setToolTip(4, reason)
             item.addChild(child)
+        return item
+
+    @staticmethod
+    def _connection_item(c: dict) -> QTreeWidgetItem:
+        """A connected server's row: its name and URL, what it holds, queried on the server."""
+        parts = c.get("nodes") or c["tables"]
+        holds = f"{c['triples']} triples" if "triples" in c else ", ".join(f"{k} ({n})" for k, n in parts.items())
+        kind = KINDS[c["kind"]][0] if c["kind"] in KINDS else c["kind"]
+        item = QTreeWidgetItem([f"{c['name']} — {c['url']}", kind, holds, "queried on the server", ""])
+        item.setData(0, Qt.ItemDataRole.UserRole, CONNECTION + c["name"])
+        item.setToolTip(0, c["url"])
+        item.setToolTip(2, holds)
         return item
 
     def _error(self, message: str) -> None:

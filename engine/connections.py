@@ -53,6 +53,16 @@ def connect(catalog: Catalog, name: str, url: str, kind: str, options: dict | No
     return next(src for src in catalog.sources() if src["name"] == name)
 
 
+def listed(catalog: Catalog) -> list[dict]:
+    """Every connected source: its name, kind, URL (no secret), and its tables' rows or its triples."""
+    return [{"name": src["name"], "kind": src["kind"], "url": src["location"],
+             "tables": {t["table"]: t["rows"] for t in src["descriptor"].get("tables", [])},
+             **({"triples": src["descriptor"]["triples"]} if "triples" in src["descriptor"] else {}),
+             **({"nodes": {k: v["count"] for k, v in src["descriptor"]["nodes"].items()}}
+                if "nodes" in src["descriptor"] else {})}
+            for src in catalog.sources() if src["kind"] in server_kinds()]
+
+
 def refresh(catalog: Catalog) -> list[tuple[str, str, str]]:
     """Describe every connected source again (`trove index`): its tables or classes may have changed
     on the server. One that cannot be reached keeps its last description; returns each such as an

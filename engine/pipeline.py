@@ -144,6 +144,10 @@ class Trove:
             self.native.value_index()
         return row
 
+    def connections(self) -> list[dict]:
+        """The sources on servers (`trove connect`), each with what it holds."""
+        return connections.listed(self.catalog)
+
     def disconnect(self, name: str) -> None:
         with self._writing("disconnect"):
             connections.disconnect(self.catalog, name)

@@ -3,7 +3,7 @@ structured source with its shape, knowledge packs, problems, installed models, m
 
 from __future__ import annotations
 
-from engine.connections import server_kinds
+from engine.connections import listed
 from engine.ingest.photos.analyse import ROLE_EFFECT
 from engine.models.manager import ModelManager
 from engine.settings import Settings
@@ -21,6 +21,7 @@ def status(settings: Settings, catalog: Catalog, store: VectorStore, manager: Mo
         "by_kind": catalog.counts(),
         "corpora": store.corpora(),
         **_sources(sources),
+        "connections": listed(catalog),
         "vision_missing": vision_missing(settings, manager),
         "problems": [{"path": f.path, "state": f.state, "reason": f.reason}
                      for f in files if f.state != "indexed" or f.reason],  # indexed with a warning
@@ -50,10 +51,6 @@ def _sources(sources: list[dict]) -> dict[str, list[dict]]:
         "packs": [{"name": src["descriptor"].get("name"), "file": src["location"],
                    "entities": [e["name"] for e in src["descriptor"].get("entities", [])]}
                   for src in sources if src["kind"] == "pack"],
-        "connections": [{"name": src["name"], "kind": src["kind"], "url": src["location"],
-                         "tables": {t["table"]: t["rows"] for t in src["descriptor"].get("tables", [])},
-                         **({"triples": src["descriptor"]["triples"]} if "triples" in src["descriptor"] else {})}
-                        for src in sources if src["kind"] in server_kinds()],
     }
 
 

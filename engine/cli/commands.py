@@ -120,8 +120,8 @@ def status(home: Path | None, as_json: bool) -> None:
     for r in info["rdf"]:
         click.echo(f"rdf {r['name']} [oxigraph]: {r['triples']} triples, {r['classes']} classes <- {r['file']}")
     for c in info.get("connections", []):
-        holds = f"{c['triples']} triples" if "triples" in c else ", ".join(
-            f"{name} ({rows})" for name, rows in c["tables"].items())
+        parts = c.get("nodes") or c["tables"]
+        holds = f"{c['triples']} triples" if "triples" in c else ", ".join(f"{k} ({n})" for k, n in parts.items())
         click.echo(f"connection {c['name']} [{c['kind']}, queried on the server]: {holds} <- {c['url']}")
     for p in info["packs"]:
         click.echo(f"knowledge pack {p['name']}: {', '.join(p['entities'])} <- {p['file']}")
