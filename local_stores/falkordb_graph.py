@@ -64,13 +64,13 @@ class FalkorGraph:
             for (label,) in rows("CALL db.labels()"):
                 match = Quoted(f"MATCH (n:{cy.ident(label)})")
                 out["nodes"][label] = {"count": rows(f"{match} RETURN count(n)")[0][0], "key": None,
-                                       "properties": self._properties(rows, match, "n")}
+                                       "properties": self._properties(rows, match, Quoted("n"))}
             for (rel,) in rows("CALL db.relationshipTypes()"):
                 match = Quoted(f"MATCH (a)-[n:{cy.ident(rel)}]->(b)")
                 pairs = rows(f"{match} RETURN DISTINCT labels(a)[0], labels(b)[0] LIMIT 20")
                 out["relationships"][rel] = {"count": rows(f"{match} RETURN count(n)")[0][0],
                                              "pairs": [list(p) for p in pairs],
-                                             "properties": self._properties(rows, match, "n")}
+                                             "properties": self._properties(rows, match, Quoted("n"))}
         return out
 
     def explain(self, query: str) -> str:
@@ -120,8 +120,10 @@ class FalkorGraph:
         return graph.ro_query(statement, timeout=max(1, int(timeout_s * 1000)))
 
     @staticmethod
-    def _properties(rows: Any, match: Quoted, var: str) -> list[dict]:
-        names = [k for (k,) in rows(f"{match} UNWIND keys({var}) AS k RETURN DISTINCT k LIMIT {MAX_PROPERTIES}")]
+    def _properties(rows: Any, match: Quoted, var: Quoted) -> list[dict]:
+        """Each property the label's (or type's) elements have: its type, read from its most common values."""
+        most = cy.number(MAX_PROPERTIES)
+        names = [k for (k,) in rows(f"{match} UNWIND keys({var}) AS k RETURN DISTINCT k LIMIT {most}")]
         out = []
         for name in sorted(names):
             prop = Quoted(f"{var}.{cy.ident(name)}")
