@@ -193,3 +193,14 @@ def test_a_client_gone_mid_stream_leaves_the_real_model_ready_for_the_next(serve
     connection.close()
     after = served.request("POST", "/ask", {"question": "When was the boiler serviced?"})
     assert after.status == 200 and valid(after.json(), "Answer")["answer"]
+
+
+def test_no_cors_by_default_and_no_question_or_document_text_in_the_log(served: Served):
+    reply = served.request("GET", "/status", headers={"Origin": "http://pages.example"})
+    assert reply.status == 200 and "access-control-allow-origin" not in reply.headers
+    question = "Who is the technician named in my notes about the furnace?"
+    answer = served.request("POST", "/ask", {"question": question}).json()
+    logged = served.log.read_text()
+    assert '"POST /ask HTTP/1.1" 200' in logged
+    assert question not in logged and "furnace" not in logged and "Ola Berg" not in logged
+    assert not answer["answer"].strip() or answer["answer"] not in logged
