@@ -10,10 +10,14 @@ import pytest
 from engine.gate import Busy, Gate
 
 
-def _waiter(gate: Gate, name: str, order: list[str], places: list[int] | None = None) -> threading.Thread:
+def _waiter(gate: Gate, name: str, order: list[str], places: list[int] | None = None,
+            hold: threading.Event | None = None) -> threading.Thread:
+    """A call that waits for the gate, notes its turn, holds the gate until `hold` is set, and leaves."""
     def run() -> None:
         gate.acquire(on_place=None if places is None else places.append)
         order.append(name)
+        if hold is not None:
+            hold.wait(5)
         gate.release()
 
     thread = threading.Thread(target=run)
@@ -28,17 +32,19 @@ def _until(check: object, seconds: float = 5.0) -> None:
 
 
 def test_calls_run_in_the_order_they_came_and_hear_their_place():
-    gate, order, places = Gate(), [], []
+    gate, order, places, hold = Gate(), [], [], threading.Event()
     gate.acquire()
-    first = _waiter(gate, "first", order)
+    first = _waiter(gate, "first", order, hold=hold)
     _until(lambda: gate.waiting == 1)
     second = _waiter(gate, "second", order, places)
     _until(lambda: gate.waiting == 2)
     assert places == [2]  # the holder and the first waiter are ahead
     gate.release()
+    _until(lambda: order == ["first"] and places[-1] == 1)
+    assert places == [2, 1]  # the first holds the gate now: one call ahead
+    hold.set()
     first.join(5), second.join(5)
     assert order == ["first", "second"]
-    assert places[-1] == 1  # then only the first was ahead
 
 
 def test_a_call_that_waits_too_long_is_busy_and_leaves_the_queue():
