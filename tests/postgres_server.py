@@ -18,13 +18,25 @@ class PostgresServer:
     def url(self, user: str = "reader", database: str = "postgres") -> str:
         return f"postgresql://{user}@/{database}?host={self.socket_dir}"
 
-    def admin(self, *statements: str, params: list | None = None) -> None:
-        """Run `statements` as the superuser, committed."""
+    def admin(self, *statements: str, params: list | None = None, database: str = "postgres") -> None:
+        """Run `statements` as the superuser in `database`, committed."""
         import psycopg
 
-        with psycopg.connect(self.url("postgres"), autocommit=True) as con:
+        with psycopg.connect(self.url("postgres", database), autocommit=True) as con:
             for statement in statements:
                 con.execute(statement, params)  # type: ignore[arg-type]
+
+    def database(self, name: str, *statements: str, rows: tuple[str, list] | None = None) -> PostgresServer:
+        """A new database `name` holding what `statements` create, and `rows` (an INSERT with %s
+        placeholders, and its rows) added; the server, for chaining in fixtures."""
+        import psycopg
+
+        self.admin(f"CREATE DATABASE {name}")
+        self.admin(*statements, database=name)
+        if rows is not None:
+            with psycopg.connect(self.url("postgres", name), autocommit=True) as con:
+                con.cursor().executemany(rows[0], rows[1])  # type: ignore[arg-type]
+        return self
 
 
 def start(folder: Path) -> Iterator[PostgresServer]:

@@ -16,13 +16,8 @@ from tests.postgres_server import PostgresServer, postgres  # noqa: F401 (the se
 
 @pytest.fixture(scope="module")
 def records(postgres: PostgresServer) -> PostgresServer:  # noqa: F811
-    import psycopg
-
-    postgres.admin("CREATE DATABASE records")
-    with psycopg.connect(postgres.url("postgres", "records"), autocommit=True) as con:
-        con.execute("CREATE TABLE visits (person TEXT, city TEXT)")
-        con.execute("INSERT INTO visits VALUES ('Ada', 'Oslo'), ('Bo', 'Lund')")
-    return postgres
+    return postgres.database("records", "CREATE TABLE visits (person TEXT, city TEXT)",
+                             "INSERT INTO visits VALUES ('Ada', 'Oslo'), ('Bo', 'Lund')")
 
 
 def _filled(url: str, name: str = "records") -> ConnectDialog:

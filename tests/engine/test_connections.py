@@ -22,13 +22,8 @@ ORDERS = [("Anna Berg", "Oslo", 120.5, "2025-03-02"), ("Bo Lund", "Bergen", 80.0
 
 @pytest.fixture(scope="module")
 def shop(postgres: PostgresServer) -> PostgresServer:  # noqa: F811
-    import psycopg
-
-    postgres.admin("CREATE DATABASE shop")
-    with psycopg.connect(postgres.url("postgres", "shop"), autocommit=True) as con:
-        con.execute("CREATE TABLE orders (customer TEXT, city TEXT, amount NUMERIC(8, 2), ordered DATE)")
-        con.cursor().executemany("INSERT INTO orders VALUES (%s, %s, %s, %s)", ORDERS)
-    return postgres
+    return postgres.database("shop", "CREATE TABLE orders (customer TEXT, city TEXT, amount NUMERIC(8, 2), "
+                                     "ordered DATE)", rows=("INSERT INTO orders VALUES (%s, %s, %s, %s)", ORDERS))
 
 
 @pytest.fixture
@@ -75,10 +70,7 @@ def test_a_connected_source_is_listed_queried_read_only_and_its_values_known(con
 
 def test_trove_index_describes_connections_again_and_keeps_one_that_is_down(connected: Trove,
                                                                            shop: PostgresServer):
-    import psycopg
-
-    with psycopg.connect(shop.url("postgres", "shop"), autocommit=True) as con:
-        con.execute("CREATE TABLE IF NOT EXISTS shops (name TEXT)")
+    shop.admin("CREATE TABLE IF NOT EXISTS shops (name TEXT)", database="shop")
     try:
         report = connected.index()
         assert "shops" in connected.status()["connections"][0]["tables"] and report.problems == []
@@ -89,8 +81,7 @@ def test_trove_index_describes_connections_again_and_keeps_one_that_is_down(conn
         assert "PostgreSQL at /nowhere" in report.problems[0][2]
         assert {c["name"] for c in connected.status()["connections"]} == {"shop", "gone"}  # kept
     finally:
-        with psycopg.connect(shop.url("postgres", "shop"), autocommit=True) as con:
-            con.execute("DROP TABLE shops")
+        shop.admin("DROP TABLE shops", database="shop")
 
 
 def test_a_server_that_is_down_ends_the_query_at_once_and_names_itself(connected: Trove):

@@ -78,13 +78,8 @@ class TestPostgresDatabase(NativeStoreContract):
     @pytest.fixture(scope="class")
     @classmethod
     def contract(cls, postgres: PostgresServer) -> Contract:  # noqa: F811 (the fixture)
-        postgres.admin("CREATE DATABASE people")
-        admin = PostgresServer(postgres.socket_dir)
-        import psycopg
-
-        with psycopg.connect(admin.url("postgres", "people"), autocommit=True) as con:
-            con.execute("CREATE TABLE people (name TEXT PRIMARY KEY, born INTEGER, city TEXT)")
-            con.cursor().executemany("INSERT INTO people VALUES (%(name)s, %(born)s, %(city)s)", PEOPLE)
+        postgres.database("people", "CREATE TABLE people (name TEXT PRIMARY KEY, born INTEGER, city TEXT)",
+                          rows=("INSERT INTO people VALUES (%(name)s, %(born)s, %(city)s)", PEOPLE))
         return _sql(PostgresDatabase(postgres.url("reader", "people")), "postgres")
 
 

@@ -14,14 +14,8 @@ from tests.postgres_server import PostgresServer, postgres  # noqa: F401 (the se
 
 @pytest.fixture(scope="module")
 def counters(postgres: PostgresServer) -> PostgresServer:  # noqa: F811
-    postgres.admin("CREATE DATABASE counters")
-    import psycopg
-
-    with psycopg.connect(postgres.url("postgres", "counters"), autocommit=True) as con:
-        con.execute("CREATE SEQUENCE tickets")
-        con.execute("CREATE TABLE shops (name TEXT, share TEXT)")
-        con.execute("INSERT INTO shops VALUES ('Kiwi', '10%'), ('Rema?', '5%')")
-    return postgres
+    return postgres.database("counters", "CREATE SEQUENCE tickets", "CREATE TABLE shops (name TEXT, share TEXT)",
+                             "INSERT INTO shops VALUES ('Kiwi', '10%'), ('Rema?', '5%')")
 
 
 def test_a_select_that_would_write_is_refused_by_the_server(counters: PostgresServer):
