@@ -12,13 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from local_stores import database_files
-from local_stores.falkordb_graph import FalkorGraph
-from local_stores.graph_store import KuzuGraph
 from local_stores.native_store import NativeStore, ServerStore
-from local_stores.postgres_database import PostgresDatabase
-from local_stores.rdf_store import OxigraphDataset
-from local_stores.sparql_endpoint import SparqlEndpoint
 
 if TYPE_CHECKING:
     from engine.native.sources import Source, Stores
@@ -35,36 +29,16 @@ class SourceKind:
     connect: Callable[[str, dict], ServerStore] | None = None
 
 
+# Each opener imports its store when first called, so that reading the registry (route labels,
+# `trove --help`, the app starting) loads no database engine.
 def _table(source: Source, stores: Stores) -> NativeStore:
     return stores.tables.table(source.name)
 
 
 def _database(source: Source, stores: Stores) -> NativeStore:  # noqa: ARG001 (the user's file, not a store of Trove's)
+    from local_stores import database_files
+
     return database_files.DatabaseFile(Path(source.location), source.engine)
-
-
-def _postgres(source: Source, stores: Stores) -> NativeStore:  # noqa: ARG001 (a server's, not a store of Trove's)
-    return _postgres_at(source.location, source.descriptor)
-
-
-def _postgres_at(url: str, options: dict) -> ServerStore:
-    return PostgresDatabase(url, options.get("schemas") or ("public",), options.get("passfile"))
-
-
-def _sparql(source: Source, stores: Stores) -> NativeStore:  # noqa: ARG001 (a server's, not a store of Trove's)
-    return SparqlEndpoint(source.location, source.descriptor)
-
-
-def _sparql_at(url: str, options: dict) -> ServerStore:  # noqa: ARG001 (an endpoint takes no options)
-    return SparqlEndpoint(url)
-
-
-def _falkordb(source: Source, stores: Stores) -> NativeStore:  # noqa: ARG001 (a server's, not a store of Trove's)
-    return FalkorGraph(source.location)
-
-
-def _falkordb_at(url: str, options: dict) -> ServerStore:  # noqa: ARG001 (a graph server takes no options)
-    return FalkorGraph(url)
 
 
 def _graph(source: Source, stores: Stores) -> NativeStore:
@@ -75,18 +49,41 @@ def _rdf(source: Source, stores: Stores) -> NativeStore:
     return stores.rdf.dataset(source.name)
 
 
+def _postgres_at(url: str, options: dict) -> ServerStore:
+    from local_stores.postgres_database import PostgresDatabase
+
+    return PostgresDatabase(url, options.get("schemas") or ("public",), options.get("passfile"))
+
+
+def _sparql_at(url: str, options: dict) -> ServerStore:
+    """`options` may be the endpoint's descriptor: its prefixes and graphs check the queries."""
+    from local_stores.sparql_endpoint import SparqlEndpoint
+
+    return SparqlEndpoint(url, options)
+
+
+def _falkordb_at(url: str, options: dict) -> ServerStore:  # noqa: ARG001 (a graph server takes no options)
+    from local_stores.falkordb_graph import FalkorGraph
+
+    return FalkorGraph(url)
+
+
+def _server_kind(name: str, language: str, label: str, citation: str,
+                 connect: Callable[[str, dict], ServerStore]) -> SourceKind:
+    """A kind of source on a server: once connected, opened from its URL with its descriptor as options."""
+    return SourceKind(name, language, label, citation, lambda source, _: connect(source.location, source.descriptor),
+                      connect)
+
+
 KINDS: dict[str, SourceKind] = {kind.name: kind for kind in (
     SourceKind("table", "sql", "table", "table", _table),
     SourceKind("database", "sql", "database", "table", _database),
-    SourceKind("postgres", "sql", "PostgreSQL database", "table", _postgres, _postgres_at),
+    _server_kind("postgres", "sql", "PostgreSQL database", "table", _postgres_at),
     SourceKind("graph", "cypher", "graph", "graph", _graph),
-    SourceKind("cypher", "cypher", "graph server", "graph", _falkordb, _falkordb_at),
+    _server_kind("cypher", "cypher", "graph server", "graph", _falkordb_at),
     SourceKind("rdf", "sparql", "RDF dataset", "rdf", _rdf),
-    SourceKind("sparql", "sparql", "SPARQL endpoint", "rdf", _sparql, _sparql_at),
+    _server_kind("sparql", "sparql", "SPARQL endpoint", "rdf", _sparql_at),
 )}
-# engine -> the name a query writer gives it
-DIALECTS = {**database_files.DIALECTS, "kuzu": KuzuGraph.dialect, "oxigraph": OxigraphDataset.dialect,
-            "postgres": PostgresDatabase.dialect, "sparql": SparqlEndpoint.dialect, "cypher": FalkorGraph.dialect}
 
 
 def kind(name: str) -> SourceKind:

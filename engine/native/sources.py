@@ -6,12 +6,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.native.kinds import DIALECTS, KINDS, kind
+from engine.native.kinds import KINDS, kind
 from engine.native.writers import writer_for
 from engine.native.writers.summary import stem
-from local_stores.graph_store import GraphStore
-from local_stores.rdf_store import RdfStore
+from local_stores import database_files
+from local_stores.falkordb_graph import FalkorGraph
+from local_stores.graph_store import GraphStore, KuzuGraph
+from local_stores.postgres_database import PostgresDatabase
+from local_stores.rdf_store import OxigraphDataset, RdfStore
+from local_stores.sparql_endpoint import SparqlEndpoint
 from local_stores.table_store import TableStore
+
+# engine -> the name a query writer gives it
+DIALECTS = {**database_files.DIALECTS, "kuzu": KuzuGraph.dialect, "oxigraph": OxigraphDataset.dialect,
+            "postgres": PostgresDatabase.dialect, "sparql": SparqlEndpoint.dialect, "cypher": FalkorGraph.dialect}
 
 
 @dataclass(frozen=True)
