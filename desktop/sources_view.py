@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from desktop.connect_dialog import KINDS, ConnectDialog
 from desktop.watcher import FolderWatcher, WatchPlan, paths_to_watch
 from desktop.workers import IndexJob, IndexProgress
+from engine import holdings
 
 if TYPE_CHECKING:
     from desktop.workers import Engine, TaskSignals
@@ -370,8 +371,7 @@ class SourcesView(QWidget):
     @staticmethod
     def _connection_item(c: dict) -> QTreeWidgetItem:
         """A connected server's row: its name and URL, what it holds, queried on the server."""
-        parts = c.get("nodes") or c["tables"]
-        holds = f"{c['triples']} triples" if "triples" in c else ", ".join(f"{k} ({n})" for k, n in parts.items())
+        holds = holdings(c)
         kind = KINDS[c["kind"]][0] if c["kind"] in KINDS else c["kind"]
         item = QTreeWidgetItem([f"{c['name']} — {c['url']}", kind, holds, "queried on the server", ""])
         item.setData(0, Qt.ItemDataRole.UserRole, CONNECTION + c["name"])

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from engine.browsing import ClipThumb, IndexedFile, PageText, RootSummary, photo_pixels
+    from engine.connections import holdings
     from engine.conversations.export import write_markdown
     from engine.conversations.store import Summary
     from engine.conversations.turns import Conversation, Turn
@@ -34,13 +35,13 @@ _PUBLIC = {
     "Conversation": "engine.conversations.turns", "Turn": "engine.conversations.turns",
     "Summary": "engine.conversations.store", "write_markdown": "engine.conversations.export",
     "Scope": "engine.scope", "TroveError": "engine.errors", "Gate": "engine.gate", "Busy": "engine.gate",
-    "PHOTO_SUFFIXES": "engine.ingest.extensions",
+    "PHOTO_SUFFIXES": "engine.ingest.extensions", "holdings": "engine.connections",
 }
 _RENAMED = {"PHOTO_SUFFIXES": "PHOTO"}  # public name -> its name in its module
 __all__ = ["AskResult", "Busy", "Citation", "ClipThumb", "Conversation", "Decision", "Gate", "IndexReport",
            "IndexedFile", "PHOTO_SUFFIXES", "PageText", "Progress",
            "QueryRun", "RootSummary", "Route", "Scope", "Settings", "Summary", "Trove", "TroveError", "Turn",
-           "citation_place", "clock", "load_settings", "photo_pixels", "write_markdown"]
+           "citation_place", "clock", "holdings", "load_settings", "photo_pixels", "write_markdown"]
 
 
 def __getattr__(name: str) -> object:

@@ -7,6 +7,7 @@ Read-only on the server's side too: a login that could write is refused unless t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engine.errors import TroveError
@@ -15,8 +16,10 @@ from local_stores.results import QueryError
 
 if TYPE_CHECKING:
     from local_stores.catalog import Catalog
+    from local_stores.native_store import ServerStore
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,62}")
+OPTIONS = ("schemas", "passfile")  # what a connection keeps beside what its server describes
 
 
 def server_kinds() -> list[str]:
@@ -24,12 +27,21 @@ def server_kinds() -> list[str]:
     return [k.name for k in KINDS.values() if k.connect is not None]
 
 
+def _opener(kind: str) -> Callable[[str, dict], ServerStore] | None:
+    return KINDS[kind].connect if kind in KINDS else None
+
+
+def _kept(options: dict) -> dict:
+    """The connection's options that are set, as its descriptor keeps them."""
+    return {k: options[k] for k in OPTIONS if options.get(k)}
+
+
 def connect(catalog: Catalog, name: str, url: str, kind: str, options: dict | None = None,
             allow_writable: bool = False) -> dict:
     """Describe the server's source and record it in the catalog as `name`; returns its catalog row.
     A TroveError names the source and the reason when the URL, the name, the server or the login's
     rights are wrong; nothing is recorded then."""
-    opener = KINDS[kind].connect if kind in KINDS else None
+    opener = _opener(kind)
     if opener is None:
         raise TroveError(f"{name}: not a kind of server Trove connects to: {kind!r} (known: "
                          f"{', '.join(server_kinds())})")
@@ -38,7 +50,7 @@ def connect(catalog: Catalog, name: str, url: str, kind: str, options: dict | No
     taken = {src["name"]: src["kind"] for src in catalog.sources()}
     if name in taken and taken[name] not in server_kinds():
         raise TroveError(f"{name}: a source of your files has this name already (trove status); choose another")
-    options = {k: v for k, v in (options or {}).items() if v}
+    options = _kept(options or {})
     try:
         store = opener(url, options)
         why = store.can_write()
@@ -55,12 +67,21 @@ def connect(catalog: Catalog, name: str, url: str, kind: str, options: dict | No
 
 def listed(catalog: Catalog) -> list[dict]:
     """Every connected source: its name, kind, URL (no secret), and its tables' rows or its triples."""
+    servers = server_kinds()
     return [{"name": src["name"], "kind": src["kind"], "url": src["location"],
              "tables": {t["table"]: t["rows"] for t in src["descriptor"].get("tables", [])},
              **({"triples": src["descriptor"]["triples"]} if "triples" in src["descriptor"] else {}),
              **({"nodes": {k: v["count"] for k, v in src["descriptor"]["nodes"].items()}}
                 if "nodes" in src["descriptor"] else {})}
-            for src in catalog.sources() if src["kind"] in server_kinds()]
+            for src in catalog.sources() if src["kind"] in servers]
+
+
+def holdings(connection: dict) -> str:
+    """What a `listed` connection holds, in words: its triples, its node labels or its tables, counted."""
+    if "triples" in connection:
+        return f"{connection['triples']} triples"
+    parts = connection.get("nodes") or connection["tables"]
+    return ", ".join(f"{name} ({n})" for name, n in parts.items())
 
 
 def refresh(catalog: Catalog) -> list[tuple[str, str, str]]:
@@ -69,10 +90,10 @@ def refresh(catalog: Catalog) -> list[tuple[str, str, str]]:
     index report's problem ("connection NAME", "failed", why)."""
     failed = []
     for src in catalog.sources():
-        opener = KINDS[src["kind"]].connect if src["kind"] in KINDS else None
+        opener = _opener(src["kind"])
         if opener is None:
             continue
-        options = {k: v for k, v in src["descriptor"].items() if k in ("schemas", "passfile")}
+        options = _kept(src["descriptor"])
         try:
             descriptor = {**opener(src["location"], options).describe(), **options}
         except (ValueError, QueryError) as exc:
@@ -85,6 +106,7 @@ def refresh(catalog: Catalog) -> list[tuple[str, str, str]]:
 
 def disconnect(catalog: Catalog, name: str) -> None:
     """Forget the connection `name` (nothing on the server changes)."""
-    if not any(src["name"] == name and src["kind"] in server_kinds() for src in catalog.sources()):
+    servers = server_kinds()
+    if not any(src["name"] == name and src["kind"] in servers for src in catalog.sources()):
         raise TroveError(f"{name}: not a connected source (trove status lists them)")
     catalog.delete_source(name)

@@ -25,6 +25,7 @@ from engine.cli.base import (
     served,
     settings_for,
 )
+from engine.connections import holdings
 from engine.errors import TroveError
 from engine.result import citation_place
 
@@ -120,9 +121,7 @@ def status(home: Path | None, as_json: bool) -> None:
     for r in info["rdf"]:
         click.echo(f"rdf {r['name']} [oxigraph]: {r['triples']} triples, {r['classes']} classes <- {r['file']}")
     for c in info.get("connections", []):
-        parts = c.get("nodes") or c["tables"]
-        holds = f"{c['triples']} triples" if "triples" in c else ", ".join(f"{k} ({n})" for k, n in parts.items())
-        click.echo(f"connection {c['name']} [{c['kind']}, queried on the server]: {holds} <- {c['url']}")
+        click.echo(f"connection {c['name']} [{c['kind']}, queried on the server]: {holdings(c)} <- {c['url']}")
     for p in info["packs"]:
         click.echo(f"knowledge pack {p['name']}: {', '.join(p['entities'])} <- {p['file']}")
     for role, effect in sorted(info["vision_missing"].items()):
