@@ -150,9 +150,10 @@ def connect(name: str, url: str, kind: str, schemas: tuple[str, ...], passfile: 
     """Add a source on a server as NAME: a PostgreSQL database (URL postgresql://USER@HOST:PORT/DATABASE,
     no password in it), a SPARQL endpoint (--kind sparql) or a FalkorDB graph (--kind cypher). It is
     described now and then asked like your files, read-only."""
-    row = open_trove(home).connect(name, url, kind, {"schemas": list(schemas), "passfile": passfile}, allow_writable)
-    tables = ", ".join(f"{t['table']} ({t['rows']})" for t in row["descriptor"].get("tables", []))
-    click.echo(f"connected {name} [{kind}]: {tables or 'no tables'}")
+    trove = open_trove(home)
+    trove.connect(name, url, kind, {"schemas": list(schemas), "passfile": passfile}, allow_writable)
+    connected = next(c for c in trove.connections() if c["name"] == name)
+    click.echo(f"connected {name} [{kind}]: {holdings(connected) or 'nothing described yet'}")
 
 
 @cli.command()
