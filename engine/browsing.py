@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.corpora import CLIP, PARAGRAPH
-from engine.errors import TroveError
+from engine.errors import NoSuch
 
 if TYPE_CHECKING:
     from local_stores.catalog import Catalog
@@ -118,9 +118,9 @@ def indexed_file(catalog: Catalog, store: VectorStore, path: str) -> IndexedFile
     failed, or one gone from the disk since, is a TroveError: nothing outside the index is read."""
     record = catalog.file(path)
     if record is None or record.state != "indexed":
-        raise TroveError(f"{path}: not an indexed file (only files Trove indexed can be read)")
+        raise NoSuch(f"{path}: not an indexed file (only files Trove indexed can be read)")
     if not Path(record.path).is_file():
-        raise TroveError(f"{path}: indexed, but no longer on the disk")
+        raise NoSuch(f"{path}: indexed, but no longer on the disk")
     return IndexedFile(record.path, record.kind, record.size, store.file_text(record.id))
 
 

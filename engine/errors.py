@@ -16,6 +16,10 @@ class ModelError(TroveError):
         super().__init__(message)
 
 
+class NoSuch(TroveError, LookupError):
+    """A thing asked for by name or id is not there: a conversation, an indexed file."""
+
+
 class ParseError(TroveError):
     """A file could not be read into text; the reason is shown in `trove status`."""
 

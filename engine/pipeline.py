@@ -20,7 +20,7 @@ from engine.conversations.rewriting import standalone
 from engine.conversations.store import ConversationStore, title_of
 from engine.conversations.turns import Conversation, Turn
 from engine.corpora import DOCUMENT, PARAGRAPH, PHOTO
-from engine.errors import TroveError
+from engine.errors import NoSuch, TroveError
 from engine.generation.answerer import Answerer
 from engine.generation.untrusted import cut_question
 from engine.ingest.indexer import Indexer, IndexReport, Progress, index_lock
@@ -265,12 +265,18 @@ class Trove:
 
     # -- conversations -------------------------------------------------------------------------
     def conversation(self, conversation_id: int | None = None, title: str = "",
-                     scope: Scope | None = None) -> Conversation:
-        """A stored conversation (`conversation_id`), or a new one titled `title` whose questions stay
-        inside `scope`: stored when the settings keep conversations and the home can be written, else
-        held in memory only. A scope that holds nothing indexed is a TroveError."""
+                     scope: Scope | None = None, follow_up: bool = False) -> Conversation:
+        """A stored conversation (`conversation_id`), the latest one (`follow_up`), or a new one titled
+        `title` whose questions stay inside `scope`: stored when the settings keep conversations and
+        the home can be written, else held in memory only. NoSuch when the one asked for is not there;
+        a scope that holds nothing indexed is a TroveError."""
         if conversation_id is not None:
             return self.conversations.get(conversation_id)
+        if follow_up:
+            latest = self.conversations.latest()
+            if latest is None:
+                raise NoSuch("there is no conversation to follow up yet: ask a question first")
+            return latest
         self.within(scope)
         if self.settings.keep_conversations and not self.conversations.read_only:
             return self.conversations.start(title, scope)

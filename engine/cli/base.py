@@ -161,20 +161,6 @@ def ask_served(client: Client, body: dict, as_json: bool) -> bool:
     return True
 
 
-def continued(trove: Trove, conversation_id: int | None, follow_up: bool, title: str,
-              scope: Scope | None = None) -> Conversation:
-    """The conversation a question goes into: `conversation_id`'s, the last one (`follow_up`), or a
-    new one titled `title` kept to `scope`."""
-    if conversation_id is not None:
-        return trove.conversation(conversation_id)
-    if follow_up:
-        latest = trove.conversations.latest()
-        if latest is None:
-            raise TroveError("there is no conversation to follow up yet: ask a question first")
-        return latest
-    return trove.conversation(title=title, scope=scope)
-
-
 def main() -> None:
     try:
         cli(standalone_mode=True)

@@ -16,7 +16,6 @@ from engine.cli.base import (
     ask_live,
     ask_served,
     cli,
-    continued,
     echo_json,
     open_trove,
     said,
@@ -306,7 +305,7 @@ def ask(question: str, image: Path | None, llm: str | None, follow_up: bool, con
         if ask_served(client, body, as_json):
             return
     trove = open_trove(home, llm=llm)
-    conversation = continued(trove, conversation_id, follow_up, question, scope)
+    conversation = trove.conversation(conversation_id, question, scope, follow_up=follow_up)
     if as_json:
         echo_json(shapes.answer(trove.ask(question, image=image, conversation=conversation, scope=scope),
                                 conversation.id))

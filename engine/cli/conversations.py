@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from engine import shapes
-from engine.cli.base import HOME_OPTION, ask_live, cli, continued, echo_json, open_trove, scope_of, scope_options
+from engine.cli.base import HOME_OPTION, ask_live, cli, echo_json, open_trove, scope_of, scope_options
 from engine.errors import TroveError
 
 CHAT_HELP = "Type a question; follow-ups refer to the answers before. /new starts over, /quit (or Ctrl+D) ends."
@@ -43,7 +43,7 @@ def chat(conversation_id: int | None, llm: str | None, in_paths: tuple[Path, ...
         if not question:
             continue
         try:
-            conversation = conversation or continued(trove, None, False, question, scope)
+            conversation = conversation or trove.conversation(title=question, scope=scope)
             ask_live(trove, question, conversation=conversation)
         except (TroveError, ValueError) as exc:
             click.echo(f"error: {exc}", err=True)

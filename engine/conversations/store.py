@@ -11,7 +11,7 @@ from pathlib import Path
 import sqlean
 
 from engine.conversations.turns import Conversation, Turn
-from engine.errors import TroveError
+from engine.errors import NoSuch, TroveError
 from engine.result import AskResult
 from engine.scope import Scope
 from local_stores.sqlite_db import Database, writable
@@ -94,7 +94,7 @@ class ConversationStore:
         rows = self._query("SELECT id, title, created, updated, scope FROM conversations WHERE id = ?",
                            (conversation_id,))
         if not rows:
-            raise TroveError(f"no conversation {conversation_id} (see trove conversations list)")
+            raise NoSuch(f"no conversation {conversation_id} (see trove conversations list)")
         cid, title, created, updated, scope = rows[0]
         turns = [_turn(result, files, at) for result, files, at in self._query(
             "SELECT result, files, at FROM turns WHERE conversation_id = ? ORDER BY n", (cid,))]
@@ -128,7 +128,7 @@ class ConversationStore:
     def _change(self, sql: str, params: tuple, conversation_id: int, what: str) -> None:
         db = self._writable(f"{what} a conversation")
         if db.execute(sql, params).rowcount == 0:
-            raise TroveError(f"no conversation {conversation_id} (see trove conversations list)")
+            raise NoSuch(f"no conversation {conversation_id} (see trove conversations list)")
 
     def _writable(self, what: str) -> Database:
         if self.db is None or self.db.read_only:

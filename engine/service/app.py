@@ -91,10 +91,7 @@ class Service:
         path = request.query_params.get("path", "")
         if not path:
             raise BadRequest("give the file as ?path=… (a citation's source)")
-        try:
-            found = await self.engine.call(lambda trove: trove.file(path))
-        except TroveError as exc:
-            raise LookupError(str(exc)) from None
+        found = await self.engine.call(lambda trove: trove.file(path))
         if request.query_params.get("raw") in ("1", "true"):
             return FileResponse(found.path)
         return JSONResponse({"path": found.path, "kind": found.kind, "size": found.size, "text": found.text})
@@ -113,20 +110,9 @@ class Service:
 
     @staticmethod
     def _conversation(trove: Trove, body: Body, asking: Asking) -> Conversation:
-        """The conversation a question goes into: `conversation`'s, the last one (`follow_up`), or
-        a new one (as `trove ask` does)."""
-        cid = body.integer("conversation", None)
-        if cid is not None:
-            try:
-                return trove.conversation(cid)
-            except TroveError as exc:
-                raise LookupError(str(exc)) from None
-        if body.flag("follow_up"):
-            latest = trove.conversations.latest()
-            if latest is None:
-                raise LookupError("there is no conversation to follow up yet: ask a question first")
-            return latest
-        return trove.conversation(title=asking.question, scope=asking.scope)
+        """The conversation a question goes into, as `trove ask` picks it (an unknown one is a 404)."""
+        return trove.conversation(body.integer("conversation", None), asking.question, asking.scope,
+                                  follow_up=body.flag("follow_up"))
 
     async def chat_completions(self, request: Request) -> Response:
         body = await self._body(request)
@@ -148,10 +134,7 @@ class Service:
         cid = request.path_params["cid"]
 
         def shown(trove: Trove) -> dict:
-            try:
-                kept = trove.conversation(cid)
-            except TroveError as exc:
-                raise LookupError(str(exc)) from None
+            kept = trove.conversation(cid)
             if request.method == "DELETE":
                 trove.conversations.delete(cid)
                 return {"deleted": cid}

@@ -111,7 +111,7 @@ def build(trove: Trove, gate: Gate) -> MCPServer:
             raise ToolError("the question is empty")
 
         def asked(t: Trove) -> tuple[AskResult, int | None]:
-            kept = t.conversation(conversation) if conversation is not None else t.conversation(title=question)
+            kept = t.conversation(conversation, question)
             return t.ask(question, conversation=kept), kept.id
 
         result, kept_id = await held(asked)
