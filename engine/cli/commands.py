@@ -168,6 +168,7 @@ def disconnect(name: str, home: Path | None) -> None:
 @cli.command()
 @click.argument("query")
 @click.option("--k", type=click.IntRange(min=1), default=10, show_default=True, help="How many results.")
+# engine.routing.labels.GRANULARITIES, written out: importing the routing package here would slow every command
 @click.option("--granularity", type=click.Choice(["paragraph", "document", "image", "region", "clip", "video"]),
               default="paragraph", show_default=True)
 @scope_options(files_only=True)

@@ -16,6 +16,7 @@ LABELS: dict[str, str | None] = {
     "video": VIDEO,  # whole videos
 }
 ORDER = tuple(LABELS)  # the trained router's output order
+GRANULARITIES = tuple(label for label, corpus in LABELS.items() if corpus is not None)  # what search can rank
 # labels answered by native queries, and the catalog source kinds each one reads (engine.native.kinds)
 NATIVE: dict[str, tuple[str, ...]] = {label: tuple(k.name for k in KINDS.values() if k.citation == label)
                                       for label in ("table", "graph", "rdf")}

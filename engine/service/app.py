@@ -24,7 +24,7 @@ from starlette.routing import Route
 from engine import shapes
 from engine.errors import TroveError
 from engine.gate import Busy
-from engine.routing.labels import LABELS
+from engine.routing.labels import GRANULARITIES, LABELS
 from engine.service import openai_chat, openapi
 from engine.service.calls import Asking, Engine, Stopped, answer, answer_events
 from engine.service.jobs import Jobs
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     from engine.pipeline import Trove
 
 log = logging.getLogger("trove.serve")
-GRANULARITIES = ("paragraph", "document", "image", "region", "clip", "video")
 Handler = Callable[[Request], Awaitable[Response]]
 
 

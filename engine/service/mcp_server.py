@@ -19,8 +19,7 @@ from mcp.types import CallToolResult, TextContent
 from engine import shapes
 from engine.errors import TroveError
 from engine.result import LANGUAGES, AskResult, Citation, citation_place
-from engine.routing.labels import LABELS
-from engine.service.app import GRANULARITIES
+from engine.routing.labels import GRANULARITIES, LABELS
 
 if TYPE_CHECKING:
     from engine.gate import Gate

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+from engine.routing.labels import GRANULARITIES
+
 VERSION = "1"
 _STR, _INT, _NUM, _BOOL = {"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}
 _OBJ = {"type": "object"}
@@ -60,8 +62,8 @@ SCHEMAS: dict[str, dict] = {
         "stream": {**_BOOL, "description": "server-sent events: queued, routes, token… then answer (or error)"},
         "conversation": {**_INT, "description": "continue this conversation"},
         "follow_up": {**_BOOL, "description": "continue the latest conversation"}, "scope": _ref("Scope")}),
-    "SearchRequest": _object({"query": _STR}, {"k": _INT, "granularity": {"enum": [
-        "paragraph", "document", "image", "region", "clip", "video"]}, "scope": _ref("Scope")}),
+    "SearchRequest": _object({"query": _STR}, {"k": _INT, "granularity": {"enum": list(GRANULARITIES)},
+                                               "scope": _ref("Scope")}),
     "RouteRequest": _object({"question": _STR}),
     "QueryRequest": _object({"source": _STR, "query": _STR}),
     "SqlRequest": _object({"query": _STR}, {"source": _STR}),

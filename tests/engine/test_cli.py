@@ -283,3 +283,11 @@ def test_a_scope_keeps_search_to_a_folder_and_a_bad_one_is_one_line(small_home: 
     scoped = json.loads(run("ask", "Who serviced the boiler?", "--kind", "paragraph", "--llm", "smoke", "--json",
                             home=small_home).stdout)
     assert scoped["scope"] == {"kinds": ["paragraph"]} and {r["label"] for r in scoped["routes"]} <= {"paragraph"}
+
+
+def test_search_offers_every_granularity_the_engine_ranks():
+    from engine.cli import cli
+    from engine.routing.labels import GRANULARITIES
+
+    option = next(p for p in cli.commands["search"].params if p.name == "granularity")
+    assert tuple(option.type.choices) == GRANULARITIES
