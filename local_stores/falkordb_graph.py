@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 from local_stores.graph_store import check_query
 from local_stores.quoting import Quoted
 from local_stores.quoting import kuzu_cypher as cy  # openCypher's backtick quoting, as Kùzu's
-from local_stores.results import QueryError, QueryFailed, QueryRefused, QueryResult, Unreachable, plain
+from local_stores.results import QueryError, QueryFailed, QueryRefused, QueryResult, Unreachable, first_line, plain
 
 if TYPE_CHECKING:
     from falkordb import Graph
@@ -146,7 +146,7 @@ def _plain(value: object) -> object:
 
 def _failure(exc: Exception, where: str) -> QueryError:
     """The server's message as the query writer should read it; a connection problem is Unreachable."""
-    text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    text = first_line(exc)
     if type(exc).__name__ in ("ConnectionError", "TimeoutError", "AuthenticationError") or isinstance(exc, OSError):
         return Unreachable(f"FalkorDB at {where}: {text}")
     if "timed out" in text.lower():

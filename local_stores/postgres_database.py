@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from local_stores.quoting import postgres_sql as pg
-from local_stores.results import QueryFailed, QueryRefused, QueryResult, Unreachable, plain
+from local_stores.results import QueryFailed, QueryRefused, QueryResult, Unreachable, first_line, plain
 from local_stores.table_store import check_query, sample_values_sql
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ class PostgresDatabase:
         try:
             con = psycopg.connect(self.url, **options)  # type: ignore[arg-type]  # libpq options
         except psycopg.OperationalError as exc:
-            raise Unreachable(f"PostgreSQL at {self.where}: {_first_line(exc)}") from None
+            raise Unreachable(f"PostgreSQL at {self.where}: {first_line(exc)}") from None
         try:
             con.read_only = True
             con.execute(f"SET statement_timeout = {pg.number(max(1, int(timeout_s * 1000)))}")
@@ -121,13 +121,13 @@ class PostgresDatabase:
         try:
             return con.execute(statement, params or None)
         except psycopg.errors.ReadOnlySqlTransaction as exc:
-            raise QueryRefused(f"only read-only queries may run: {_first_line(exc)}") from None
+            raise QueryRefused(f"only read-only queries may run: {first_line(exc)}") from None
         except psycopg.errors.QueryCanceled:
             raise QueryFailed("the query ran past its time limit and was stopped") from None
         except psycopg.OperationalError as exc:
-            raise Unreachable(f"PostgreSQL at {self.where}: {_first_line(exc)}") from None
+            raise Unreachable(f"PostgreSQL at {self.where}: {first_line(exc)}") from None
         except psycopg.Error as exc:
-            raise QueryFailed(_first_line(exc)) from None
+            raise QueryFailed(first_line(exc)) from None
 
     def _table(self, con: psycopg.Connection, schema: str, name: str) -> dict:
         """One table or view: columns with types and sample values, its row count (or a warning)."""
@@ -159,6 +159,4 @@ def _true(con: psycopg.Connection, statement: str, params: list) -> bool:
     return bool(row and row[0])
 
 
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 

@@ -28,6 +28,11 @@ class Unreachable(QueryFailed):
     """The source's server cannot be reached or refused the login: no rewrite of the query can help."""
 
 
+def first_line(exc: BaseException) -> str:
+    """An engine's or a server's error as one line: its first (the rest is context and hints)."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
 @dataclass
 class QueryResult:
     columns: list[str]
