@@ -57,7 +57,7 @@ class Settings:
     query_memory_mb: int = 2048  # memory a generated query may use in DuckDB, Kùzu or the SPARQL worker
     ingest_memory_mb: int = 2048  # memory a parser run in a worker process (isolated) may use
     parse_timeout_s: float = 120.0  # an isolated parser (JSON records, databases' schemas) is stopped after this
-    max_unpacked_mb: float = 200.0  # a zip-based file (docx, xlsx, epub, odt) whose parts unpack to more is refused
+    max_unpacked_mb: float = 200.0  # a zip-based file (docx, xlsx, ods, epub, odt) that unpacks to more is refused
     max_question_chars: int = 2000  # longer questions are cut, with a notice, before routing and prompting
     follow_links: bool = False  # follow symbolic links that lead out of a followed folder
     query_rows: int = 50  # rows a generated query may return into the evidence

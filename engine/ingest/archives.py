@@ -9,14 +9,17 @@ that lies is cut there and fails its CRC check)."""
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
-from engine.errors import SkipFile
+from engine.errors import ParseError, SkipFile
 from engine.settings import Settings
 
 MAX_UNPACKED_MB: float = Settings.max_unpacked_mb  # the setting's default
 MAX_RATIO = 200  # a large part packed tighter than this is a zip bomb: real XML packs 5-30 to 1
 RATIO_FROM_MB = 8  # ... parts smaller than this unpack to little whatever their ratio
+T = TypeVar("T")
 MAX_MEMBERS = 10_000  # documents have tens of parts, books and workbooks hundreds
 
 
@@ -50,3 +53,60 @@ def check_zip(path: Path, max_unpacked_mb: float = MAX_UNPACKED_MB) -> None:
             raise SkipFile(f"its part {m.filename} unpacks {m.file_size / max(m.compress_size, 1):.0f} times "
                            f"its packed size ({m.file_size / 2**20:.0f} MB from {m.compress_size / 2**20:.2f} MB): "
                            "a zip bomb")
+
+
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # a Compound File: a legacy .doc/.ppt/.xls, or an encrypted .docx/…
+ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")  # the Compound File stream an encrypted .docx/… is in
+PROTECTED = "password-protected {what}: open it in the app that made it, remove the password and save it to index it"
+
+
+def open_office(path: Path, max_unpacked_mb: float, opener: Callable[[str], T],
+                not_found: type[Exception], what: str) -> T:
+    """`opener(path)` of an Office Open XML file (python-docx, python-pptx) once it is checked: not
+    encrypted, not a zip bomb; ParseError saying how it is broken (`what` it should have been)."""
+    from lxml import etree
+
+    check_not_encrypted(path)
+    check_zip(path, max_unpacked_mb)
+    try:
+        return opener(str(path))
+    except (zipfile.BadZipFile, not_found, KeyError, ValueError) as exc:
+        raise ParseError(f"corrupt {path.suffix.lower()} (not a readable {what}): {exc}") from exc
+    except etree.XMLSyntaxError as exc:
+        raise ParseError(f"not valid XML inside the {path.suffix.lower()}: {exc}") from exc
+
+
+def check_not_encrypted(path: Path) -> None:
+    """ParseError for an Office file (.docx, .pptx) saved with a password, whose zip of XML parts is
+    then kept encrypted inside a Compound File, or for a legacy binary one (.doc, .ppt) renamed."""
+    if not is_ole(path):
+        return
+    if holds(path, ENCRYPTED_PACKAGE):
+        raise ParseError(PROTECTED.format(what=f"{path.suffix.lower()} file"))
+    raise ParseError(f"a legacy binary Office file (.doc/.ppt/.xls) named {path.suffix.lower()}: Trove does not "
+                     f"read those; save it as {path.suffix.lower()} to index it")
+
+
+def is_ole(path: Path) -> bool:
+    with path.open("rb") as file:
+        return file.read(len(OLE_MAGIC)) == OLE_MAGIC
+
+
+def holds(path: Path, needle: bytes, chunk_bytes: int = 1 << 20) -> bool:
+    """Whether the bytes `needle` occur in the file, read in chunks."""
+    carry = b""
+    with path.open("rb") as file:
+        while chunk := file.read(chunk_bytes):
+            if needle in carry + chunk:
+                return True
+            carry = chunk[-len(needle):]
+    return False
+
+
+def odf_encrypted(package: zipfile.ZipFile) -> bool:
+    """Whether an OpenDocument package was saved with a password (its manifest says how each part
+    is encrypted)."""
+    try:
+        return b"encryption-data" in package.read("META-INF/manifest.xml")
+    except KeyError:
+        return False

@@ -1,12 +1,14 @@
 """Tables -> DuckDB (OmniRetrieval: tables stay tables). CSV/TSV in any encoding, Parquet, JSON
-arrays of records and JSON lines. Each file becomes one table and one catalog source whose
-descriptor (columns, types, samples, row count) is what source selection and SQL writing read.
+arrays of records, JSON lines and workbooks (.xlsx/.xlsm, .xls, .ods). Each file becomes one table
+(a workbook one per sheet) and one catalog source per table whose descriptor (columns, types,
+samples, row count) is what source selection and SQL writing read.
 
 Every reader of the user's bytes (DuckDB's CSV, JSON and Parquet readers and database files,
-openpyxl for workbooks) runs in a worker process (engine.ingest.isolation) with a time and memory
-limit: a file that crashes a reader (200,000 nested `[` are a segfault in DuckDB's JSON reader) or
-makes it hang fails alone instead of ending this and every later index run. Tables come back from
-the worker as a fresh Parquet file that DuckDB itself wrote, and that is what the table store loads."""
+openpyxl and calamine for workbooks) runs in a worker process (engine.ingest.isolation) with a time
+and memory limit: a file that crashes a reader (200,000 nested `[` are a segfault in DuckDB's JSON
+reader) or makes it hang fails alone instead of ending this and every later index run. Tables come
+back from the worker as a fresh Parquet file that DuckDB itself wrote, and that is what the table
+store loads."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from engine.ingest.textio import decode_noting
 from local_stores.table_store import TableInfo, TableStore, csv_text_to_parquet, reading_connection, sniff_delimiter
 
 EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".jsonl": "json",
-              ".ndjson": "json", ".json": "json", ".xlsx": "xlsx", ".xlsm": "xlsx",
+              ".ndjson": "json", ".json": "json", **dict.fromkeys(spreadsheet.FORMATS, "workbook"),
               ".sqlite": "database", ".sqlite3": "database", ".db": "database", ".duckdb": "database"}
 
 
@@ -44,14 +46,14 @@ def load(store: TableStore, names: Callable[[str | None], str], path: Path, *,
          max_unpacked_mb: float = archives.MAX_UNPACKED_MB) -> list[TableInfo]:
     """Load `path` as tables (one, or one per sheet), replacing them; `names(sheet)` gives each
     table's name. ParseError/SkipFile with the reason. The limits are the settings
-    parse_timeout_s and ingest_memory_mb (the worker reading JSON/Parquet) and max_unpacked_mb (xlsx)."""
+    parse_timeout_s and ingest_memory_mb (the worker reading JSON/Parquet) and max_unpacked_mb (xlsx, ods)."""
     import duckdb
 
     kind = kind_of(path)
     try:
         if kind in ("csv", "tsv"):
             return [_load_csv(store, names(None), path, kind, timeout_s, memory_mb)]
-        if kind == "xlsx":
+        if kind == "workbook":
             return _load_workbook(store, names, path, max_unpacked_mb, timeout_s, memory_mb)
         if kind in ("json", "parquet"):
             if kind == "json":

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import re
-import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.errors import ParseError
-from engine.ingest.archives import MAX_UNPACKED_MB, check_zip
+from engine.ingest.archives import MAX_UNPACKED_MB, open_office
 from engine.ingest.parsed import DocBuilder, ParsedDoc
 
 if TYPE_CHECKING:
@@ -58,15 +56,8 @@ def _open(path: Path, max_unpacked_mb: float) -> Document:
     """The python-docx document, once its unpacked size is checked; ParseError when unreadable."""
     import docx
     from docx.opc.exceptions import PackageNotFoundError
-    from lxml import etree
 
-    check_zip(path, max_unpacked_mb)
-    try:
-        return docx.Document(str(path))
-    except (zipfile.BadZipFile, PackageNotFoundError, KeyError, ValueError) as exc:
-        raise ParseError(f"corrupt .docx (not a valid Word document): {exc}") from exc
-    except etree.XMLSyntaxError as exc:
-        raise ParseError(f"not valid XML inside the .docx: {exc}") from exc
+    return open_office(path, max_unpacked_mb, docx.Document, PackageNotFoundError, "Word document")
 
 
 def _style_names(document: Document) -> tuple[dict[str, str], str]:

@@ -1,0 +1,158 @@
+"""Real files of the newer document kinds, written as the programs that make them would: a
+PowerPoint deck (python-pptx), an OpenDocument presentation (its zip written part by part, as
+LibreOffice lays it out), an RTF letter and mailboxes (Python's mailbox module)."""
+
+from __future__ import annotations
+
+import email.message
+import mailbox
+import zipfile
+from pathlib import Path
+
+from PIL import Image
+
+ODF = {"office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
+       "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0",
+       "draw": "urn:oasis:names:tc:opendocument:xmlns:drawing:1.0",
+       "presentation": "urn:oasis:names:tc:opendocument:xmlns:presentation:1.0",
+       "table": "urn:oasis:names:tc:opendocument:xmlns:table:1.0",
+       "svg": "urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0",
+       "xlink": "http://www.w3.org/1999/xlink"}
+
+
+def pptx_deck(path: Path, picture_dir: Path) -> Path:
+    """Two slides: a title with bullets, a picture with alt text and speaker notes; a table."""
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation()
+    deck.core_properties.title = "Allotment plans 2026"
+    first = deck.slides.add_slide(deck.slide_layouts[1])
+    first.shapes.title.text = "Spring sowing"
+    first.placeholders[1].text = "Broad beans in March\nEarly potatoes after Easter"
+    picture = picture_dir / "shed.png"
+    Image.new("RGB", (40, 30), (120, 90, 60)).save(picture)
+    shape = first.shapes.add_picture(str(picture), Inches(6), Inches(5), Inches(1), Inches(1))
+    shape._element.nvPicPr.cNvPr.set("descr", "the green tool shed by the gate")
+    first.notes_slide.notes_text_frame.text = "Ask Joost for the seed potatoes."
+    second = deck.slides.add_slide(deck.slide_layouts[5])
+    second.shapes.title.text = "Plot costs"
+    table = second.shapes.add_table(3, 2, Inches(1), Inches(2), Inches(4), Inches(1.5)).table
+    for r, row in enumerate([("Item", "Cost"), ("Rent", "EUR 38 a year"), ("Water", "EUR 12 a year")]):
+        for c, value in enumerate(row):
+            table.cell(r, c).text = value
+    deck.save(str(path))
+    return path
+
+
+def legacy_xls(path: Path, text: str = "secret") -> Path:
+    """An Excel 97 workbook (a Compound File) as xlwt writes one, `text` in its first cell."""
+    import xlwt
+
+    book = xlwt.Workbook()
+    book.add_sheet("Notes").write(0, 0, text)
+    book.save(str(path))
+    return path
+
+
+def encrypted_office(path: Path) -> Path:
+    """How Office saves a .docx/.pptx/.xlsx with a password: a Compound File whose stream
+    EncryptedPackage holds the encrypted zip (here an .xls's Workbook stream renamed so)."""
+    data = bytearray(legacy_xls(path).read_bytes())
+    entry = data.index("Workbook".encode("utf-16-le"))
+    name = "EncryptedPackage\0".encode("utf-16-le")
+    data[entry:entry + 64] = name.ljust(64, b"\0")
+    data[entry + 64:entry + 66] = len(name).to_bytes(2, "little")
+    path.write_bytes(bytes(data))
+    return path
+
+
+def odp_deck(path: Path) -> Path:
+    """Two slides; on the first, the frame lower on the slide comes first in the file."""
+    ns = " ".join(f'xmlns:{k}="{v}"' for k, v in ODF.items())
+    content = f"""<?xml version="1.0" encoding="UTF-8"?>
+<office:document-content {ns} office:version="1.3"><office:body><office:presentation>
+<draw:page draw:name="page1">
+  <draw:frame presentation:class="outline" svg:x="2cm" svg:y="9cm"><draw:text-box>
+    <text:list><text:list-item><text:p>Second point, lower down</text:p></text:list-item></text:list>
+  </draw:text-box></draw:frame>
+  <draw:frame presentation:class="title" svg:x="2cm" svg:y="1cm"><draw:text-box>
+    <text:p>Quarterly review</text:p></draw:text-box></draw:frame>
+  <draw:frame presentation:class="outline" svg:x="2cm" svg:y="4cm"><draw:text-box>
+    <text:p>Sales rose <text:span>12 percent</text:span> in the third quarter</text:p></draw:text-box></draw:frame>
+  <draw:frame svg:x="14cm" svg:y="4cm"><draw:image xlink:href="Pictures/chart.png"/>
+    <svg:title>Sales chart</svg:title><svg:desc>bars per quarter</svg:desc></draw:frame>
+  <presentation:notes><draw:frame><draw:text-box><text:p>Mention the new shop in Delft.</text:p>
+  </draw:text-box></draw:frame></presentation:notes>
+</draw:page>
+<draw:page draw:name="page2">
+  <draw:frame svg:y="3cm"><table:table>
+    <table:table-row><table:table-cell><text:p>Region</text:p></table:table-cell>
+      <table:table-cell><text:p>Sales</text:p></table:table-cell></table:table-row>
+    <table:table-row><table:table-cell><text:p>North</text:p></table:table-cell>
+      <table:table-cell><text:p>410</text:p></table:table-cell></table:table-row>
+  </table:table></draw:frame>
+</draw:page>
+</office:presentation></office:body></office:document-content>"""
+    return odf_zip(path, "application/vnd.oasis.opendocument.presentation", content)
+
+
+def odf_zip(path: Path, mimetype: str, content: str, manifest_extra: str = "") -> Path:
+    """An OpenDocument package: the mimetype first and stored, a manifest, the content."""
+    manifest = ('<?xml version="1.0" encoding="UTF-8"?><manifest:manifest '
+                'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
+                f'<manifest:file-entry manifest:full-path="/" manifest:media-type="{mimetype}"/>'
+                f'<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml">{manifest_extra}'
+                '</manifest:file-entry></manifest:manifest>')
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("mimetype", mimetype, compress_type=zipfile.ZIP_STORED)
+        zf.writestr("META-INF/manifest.xml", manifest, compress_type=zipfile.ZIP_DEFLATED)
+        zf.writestr("content.xml", content, compress_type=zipfile.ZIP_DEFLATED)
+    return path
+
+
+RTF_LETTER = (r"{\rtf1\ansi\ansicpg1252\deff0{\fonttbl{\f0 Times New Roman;}}{\info{\title Letter to the "
+              r"caf\'e9}}\f0\fs24 Dear Mr Jansen,\par\par The caf\'e9 on the corner will open at "
+              r"{\b 7:30} from 1 May.\par Kind regards,\line Ana\par}")
+
+
+def message(subject: str, sender: str, date: str, body: str, html: bool = False,
+            attachments: tuple[tuple[str, bytes, str], ...] = ()) -> email.message.EmailMessage:
+    """One message; `attachments` as (file name, bytes, MIME type)."""
+    msg = email.message.EmailMessage()
+    msg["From"], msg["To"], msg["Subject"], msg["Date"] = sender, "me@example.org", subject, date
+    if html:
+        msg.set_content(f"<html><body><h1>{subject}</h1><p>{body}</p></body></html>", subtype="html")
+    else:
+        msg.set_content(body)
+    for name, data, mime in attachments:
+        maintype, subtype = mime.split("/")
+        msg.add_attachment(data, maintype=maintype, subtype=subtype, filename=name)
+    return msg
+
+
+def mbox(path: Path, messages: list[email.message.EmailMessage]) -> Path:
+    box = mailbox.mbox(path)
+    box.lock()
+    try:
+        for msg in messages:
+            box.add(msg)
+        box.flush()
+    finally:
+        box.unlock()
+        box.close()
+    return path
+
+
+def household_mail(path: Path) -> Path:
+    """Three messages: plain text, HTML, and one with a readable and an unreadable attachment."""
+    return mbox(path, [
+        message("Boiler service", "Henk Verhoeven <henk@example.nl>", "Tue, 04 Mar 2025 09:12:00 +0100",
+                "I can come on Thursday 13 March at 8:00 to service the boiler."),
+        message("Choir rehearsal moved", "Marta <marta@example.org>", "Fri, 07 Mar 2025 18:40:00 +0100",
+                "Rehearsal is in the Pieterskerk this week.", html=True),
+        message("Your quote", "Dakwerk Jansen <info@dakwerk.example>", "Mon, 10 Mar 2025 14:05:00 +0100",
+                "Please find the quote attached.",
+                attachments=(("quote.txt", b"Roof repair quote\n\nReplacing 14 tiles: EUR 640 incl. VAT.\n",
+                              "text/plain"), ("roof.jpg", b"\xff\xd8\xff\xe0 not really", "image/jpeg"))),
+    ])
