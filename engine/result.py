@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from engine.locators import mail_words, page_words
+
 LANGUAGES = {"sql": "SQL", "cypher": "Cypher", "sparql": "SPARQL"}
 
 
@@ -100,8 +102,7 @@ def citation_place(source: str, locator: dict, rows_shown: int = 12) -> str:
         return f"{where}, {clock(locator['start_s'])}–{clock(locator['end_s'])}"
     if "width" in locator:
         return f"{where}, whole photo"
-    if "page" in locator:
-        where += f", page {locator['page']}"
+    where += "".join(f", {words}" for words in (page_words(locator), mail_words(locator)) if words)
     if "start" in locator:
         where += f", chars {locator.get('start')}-{locator.get('end')}"
     return where

@@ -11,6 +11,7 @@ from PySide6.QtGui import QDesktopServices, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QPlainTextEdit, QPushButton, QTextEdit
 
 from desktop.viewers.common import Viewer, highlight_color
+from engine import mail_words, page_words
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -46,7 +47,7 @@ class DocumentViewer(Viewer):
         self.citation = citation
         loc = citation.locator
         self.header.set(citation.n, citation.kind, citation.source, _place(loc))
-        page = loc.get("page")
+        page = _pdf_page(loc)
         self.open_button.setText(f"Open file at page {page}" if page else "Open file")
         self.load(lambda trove: trove.page_text(citation.source, loc, citation.text), self._fill)
 
@@ -80,15 +81,18 @@ class DocumentViewer(Viewer):
 
     def open_file(self) -> None:
         if self.citation is not None:
-            QDesktopServices.openUrl(file_url(self.citation.source, self.citation.locator.get("page")))
+            QDesktopServices.openUrl(file_url(self.citation.source, _pdf_page(self.citation.locator)))
+
+
+def _pdf_page(loc: dict) -> int | None:
+    """The page a viewer can open the file at (a slide or message number is no page of the file)."""
+    return loc.get("page") if loc.get("page_kind", "page") == "page" else None
 
 
 
 def _place(loc: dict) -> str:
     where = []
-    if "page" in loc:
-        last = loc.get("last_page")
-        where.append(f"pages {loc['page']}–{last}" if last and last != loc["page"] else f"page {loc['page']}")
+    where += [words for words in (page_words(loc), mail_words(loc)) if words]
     if "start" in loc:
         where.append(f"characters {loc['start']}–{loc.get('end')}")
     return ", ".join(where) or "whole file"

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.generation.untrusted import inline
+from engine.locators import mail_words, page_words
 from engine.retrieval.hybrid import Hit
 
 TOKENS_PER_WORD = 1.35
@@ -40,8 +41,7 @@ class Evidence:
             return f"seen in photo {where}"
         if "start_s" in self.locator:
             return f"video {where}, {self.locator['start_s']:.1f}-{self.locator['end_s']:.1f} s"
-        if "page" in self.locator:
-            where += f", page {self.locator['page']}"
+        where += "".join(f", {words}" for words in (page_words(self.locator), mail_words(self.locator)) if words)
         section = f", section: {self.section}" if self.section and self.section != self.title else ""
         return f"{self.title} ({where}){section}"
 

@@ -14,6 +14,7 @@ from engine.generation.answer import Draft
 from engine.generation.evidence import Evidence
 from engine.generation.untrusted import inline
 from engine.grounding.counting import detector_label
+from engine.locators import page_words
 from engine.result import clock
 
 _NOUN = (r"(?:photo|picture|image|pic|snapshot|video|clip|recording|footage|file|document|doc|paper|note|"
@@ -116,5 +117,5 @@ def describe(e: Evidence) -> str:
         return f"{span}: {inline(lines[0], 120)}" if lines else span
     if e.kind in ("region", "image", "video"):
         return inline("; ".join(lines[:2]), 140)
-    where = f"page {e.locator['page']}: " if "page" in e.locator else ""
+    where = f"{page}: " if (page := page_words(e.locator)) else ""
     return where + inline(" ".join(lines), 140)

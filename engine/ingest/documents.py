@@ -73,11 +73,11 @@ def cut_document(path: Path, paragraph_words: int, document_tokens: int, *,
         raise SkipFile("no text found")
     documents = chunking.document_chunks(doc, paragraphs, document_tokens)
     source = str(path)
-    items = [Item(PARAGRAPH, source, c.text, _locator(c), title=doc.title, heading=" > ".join(c.heading), ord=i)
+    items = [Item(PARAGRAPH, source, c.text, _locator(c, doc), title=doc.title, heading=" > ".join(c.heading), ord=i)
              for i, c in enumerate(paragraphs)]
     # A document's own vector embeds its opening (the encoder reads 256 tokens); the rest of a long
     # document is reached through its paragraphs at search time (see retrieval.hybrid).
-    items += [Item(DOCUMENT, source, c.text, _locator(c), title=doc.title, heading=" > ".join(c.heading), ord=i)
+    items += [Item(DOCUMENT, source, c.text, _locator(c, doc), title=doc.title, heading=" > ".join(c.heading), ord=i)
               for i, c in enumerate(documents)]
     timings = {"parse": time.perf_counter() - t0 - scanned.seconds, "ocr": scanned.seconds}
     return Prepared(items, [embedding_text(it) for it in items], doc.text, timings=timings,
@@ -109,10 +109,13 @@ def embed_all(batch: list[Prepared], embedder: TextEmbedder,
     return time.perf_counter() - t0, sum(v is not None for kept in reused for v in kept)
 
 
-def _locator(chunk: chunking.Chunk) -> dict:
+def _locator(chunk: chunking.Chunk, doc: ParsedDoc) -> dict:
+    """Where the chunk is: its characters, its page (slide, message) and that page's fields."""
     loc: dict = {"start": chunk.start, "end": chunk.end}
     if chunk.page is not None:
         loc["page"] = chunk.page
         if chunk.last_page is not None and chunk.last_page != chunk.page:
             loc["last_page"] = chunk.last_page
-    return loc
+        if doc.page_kind != "page":
+            loc["page_kind"] = doc.page_kind
+    return loc | doc.page_fields.get(chunk.page, {})

@@ -23,6 +23,9 @@ class ParsedDoc:
     text: str
     blocks: list[Block]
     meta: dict = field(default_factory=dict)
+    page_kind: str = "page"  # what a block's `page` counts: "page", "slide" (a deck), "message" (a mailbox)
+    page_fields: dict[int | None, dict[str, str]] = field(default_factory=dict)  # added to the locators of a
+    # page's items (a message's from/to/date/subject); key None: those of blocks without a page (one e-mail)
 
 
 class DocBuilder:
@@ -66,5 +69,7 @@ class DocBuilder:
             self.blocks.append(Block(text, path, start, self.length, page, self._lead))
             self._lead = None
 
-    def build(self, fallback_title: str, meta: dict | None = None) -> ParsedDoc:
-        return ParsedDoc(self.title or fallback_title, "".join(self.parts), self.blocks, meta or {})
+    def build(self, fallback_title: str, meta: dict | None = None, page_kind: str = "page",
+              page_fields: dict[int | None, dict[str, str]] | None = None) -> ParsedDoc:
+        return ParsedDoc(self.title or fallback_title, "".join(self.parts), self.blocks, meta or {}, page_kind,
+                         page_fields or {})

@@ -1,6 +1,7 @@
 """Document parsers, one module per kind, each implementing `DocumentParser` (mypy checks every
 one against it): `KIND`, `EXTENSIONS`, `UNPACKS` and `parse(path) -> ParsedDoc`; a zip-based kind
 (`UNPACKS = True`) also takes `max_unpacked_mb`. A new kind is one module plus one entry in `PARSERS`.
+The mail kinds are objects built with `parser_for`, which reads their attachments.
 """
 
 from __future__ import annotations
@@ -11,40 +12,55 @@ from pathlib import Path
 from typing import Protocol
 
 from engine.ingest.parsed import ParsedDoc
-from engine.ingest.parsers import docx, eml, epub, html, markdown, odt, pdf, plain, rst
+from engine.ingest.parsers import docx, epub, html, markdown, odp, odt, pdf, plain, pptx, rst, rtf
+from engine.ingest.parsers.eml import Eml
+from engine.ingest.parsers.mbox import Mbox
 
 
 class DocumentParser(Protocol):
-    KIND: str
-    EXTENSIONS: tuple[str, ...]
-    UNPACKS: bool  # a zip of XML parts: `parse` takes `max_unpacked_mb` too
+    """Read-only members, so that a module's `EXTENSIONS = (".odp",)` is one."""
+
+    @property
+    def KIND(self) -> str: ...
+
+    @property
+    def EXTENSIONS(self) -> tuple[str, ...]: ...
+
+    @property
+    def UNPACKS(self) -> bool: ...  # a zip of XML parts: `parse` takes `max_unpacked_mb` too
 
     def parse(self, path: Path, /) -> ParsedDoc: ...
 
 
-PARSERS: dict[str, DocumentParser] = {parser.KIND: parser for parser in (plain, markdown, rst, html, pdf, docx, odt,
-                                                                         epub, eml)}
-_BY_EXTENSION = {ext: parser for parser in PARSERS.values() for ext in parser.EXTENSIONS}
-
-
 def kind_of(path: Path) -> str | None:
     """The document kind of a path by its extension, or None when no parser handles it."""
-    parser = _BY_EXTENSION.get(path.suffix.lower())
+    parser = _parser_of(path)
     return parser.KIND if parser else None
 
 
 def unpacks(path: Path) -> bool:
-    """Whether the path's kind is a zip of XML parts (docx, odt, epub)."""
-    parser = _BY_EXTENSION.get(path.suffix.lower())
+    """Whether the path's kind is a zip of XML parts (docx, odt, epub, pptx, odp)."""
+    parser = _parser_of(path)
     return parser is not None and parser.UNPACKS
 
 
 def parser_for(path: Path, max_unpacked_mb: float | None = None) -> Callable[[Path], ParsedDoc] | None:
     """`parse(path)` for the path's kind, None when no parser handles it; a zip-based kind's parser
     gets `max_unpacked_mb` when given (else its own default, the setting's)."""
-    parser = _BY_EXTENSION.get(path.suffix.lower())
+    parser = _parser_of(path)
     if parser is None:
         return None
     if max_unpacked_mb is not None and parser.UNPACKS:
         return functools.partial(parser.parse, max_unpacked_mb=max_unpacked_mb)  # type: ignore[call-arg]  # UNPACKS
     return parser.parse
+
+
+def _parser_of(path: Path) -> DocumentParser | None:
+    if path.name == "mbox" and path.parent.suffix.lower() == ".mbox":  # Apple Mail's export: NAME.mbox/mbox
+        return PARSERS[Mbox.KIND]
+    return _BY_EXTENSION.get(path.suffix.lower())
+
+
+PARSERS: dict[str, DocumentParser] = {parser.KIND: parser for parser in (
+    plain, markdown, rst, html, rtf, pdf, docx, odt, epub, pptx, odp, Eml(parser_for), Mbox(parser_for))}
+_BY_EXTENSION = {ext: parser for parser in PARSERS.values() for ext in parser.EXTENSIONS}

@@ -1,4 +1,5 @@
-"""E-mail (.eml): headers as the first block, then the plain-text body (or the HTML one)."""
+"""E-mail (.eml): the message under its subject: header line, body (plain, else HTML) and the
+attachments Trove reads (engine.ingest.mail)."""
 
 from __future__ import annotations
 
@@ -6,28 +7,27 @@ import email
 import email.policy
 from pathlib import Path
 
+from engine.errors import SkipFile
+from engine.ingest.mail import ParserFor, add_message
 from engine.ingest.parsed import DocBuilder, ParsedDoc
-from engine.ingest.parsers.html import add_html
-from engine.ingest.parsers.plain import paragraphs
-
-KIND = "email"
-EXTENSIONS = (".eml",)
-UNPACKS = False
 
 
-def parse(path: Path) -> ParsedDoc:
-    message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
-    subject = str(message.get("subject", "") or "").strip()
-    builder = DocBuilder()
-    builder.heading(1, subject or path.stem)
-    header = "; ".join(f"{h}: {message[h]}" for h in ("From", "To", "Date") if message.get(h))
-    builder.paragraph(header)
-    body = message.get_body(preferencelist=("plain", "html"))
-    if body is not None:
-        content = body.get_content()
-        if body.get_content_subtype() == "html":
-            add_html(builder, content)
-        else:
-            for para in paragraphs(content):
-                builder.paragraph(para)
-    return builder.build(subject or path.stem, {"from": str(message.get("from", ""))})
+class Eml:
+    """Built with the registry's `parser_for`, which reads its attachments."""
+
+    KIND = "email"
+    EXTENSIONS = (".eml",)
+    UNPACKS = False
+
+    def __init__(self, parser_for: ParserFor) -> None:
+        self.parser_for = parser_for
+
+    def parse(self, path: Path) -> ParsedDoc:
+        data = path.read_bytes()
+        if not data.strip():
+            raise SkipFile("empty file")
+        message = email.message_from_bytes(data, policy=email.policy.default)
+        builder = DocBuilder()
+        fields = add_message(builder, message, self.parser_for)
+        return builder.build(fields.get("subject") or path.stem, {"from": fields.get("from", "")},
+                             page_fields={None: fields})

@@ -29,8 +29,9 @@ def _text(el: HtmlElement) -> str:
     return " ".join(el.text_content().split())
 
 
-def add_html(builder: DocBuilder, markup: str | bytes, page: int | None = None) -> str:
-    """Append an HTML document's blocks to `builder`; returns its <title>."""
+def add_html(builder: DocBuilder, markup: str | bytes, page: int | None = None, below: int = 0) -> str:
+    """Append an HTML document's blocks to `builder`, its headings `below` levels under the current
+    one (an e-mail's body under its subject); returns its <title>."""
     import lxml.html
     from lxml import etree
 
@@ -54,7 +55,7 @@ def add_html(builder: DocBuilder, markup: str | bytes, page: int | None = None) 
     for el in walk_root.iter():
         tag = el.tag if isinstance(el.tag, str) else ""
         if tag in HEADINGS:
-            builder.heading(HEADINGS[tag], _text(el), page)
+            builder.heading(HEADINGS[tag] + below, _text(el), page)
         elif tag in BLOCKS and not any(a in seen_blocks for a in el.iterancestors()):
             seen_blocks.add(el)
             builder.paragraph(_text(el), page)

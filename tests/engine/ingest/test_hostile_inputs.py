@@ -16,7 +16,7 @@ from engine.errors import ParseError, SkipFile
 from engine.ingest import rdf, tables
 from engine.ingest.graphs import graphml
 from engine.ingest.isolation import run_isolated
-from engine.ingest.parsers import docx, epub, odt
+from engine.ingest.parsers import docx, epub, odt, pptx
 from engine.ingest.textio import decode
 from local_stores.rdf_store import RdfStore
 from local_stores.table_store import TableStore
@@ -196,7 +196,7 @@ def _zip(path: Path, parts: dict[str, str | bytes]) -> Path:
 
 def _parse_text(module: str, path: str) -> int:
     """(In a worker.) The length of a parsed document's text."""
-    parse = {"docx": docx.parse, "odt": odt.parse, "epub": epub.parse}[module]
+    parse = {"docx": docx.parse, "odt": odt.parse, "epub": epub.parse, "pptx": pptx.parse}[module]
     return len(parse(Path(path)).text)
 
 
@@ -231,6 +231,21 @@ def test_billion_laughs_in_a_docx_is_a_parse_error(tmp_path: Path):
             zout.writestr(item, data)
     with pytest.raises(ParseError, match="not valid XML inside the .docx: Maximum entity amplification"):
         _bounded(_parse_text, "docx", str(bomb))
+
+
+def test_billion_laughs_in_a_pptx_slide_is_a_parse_error(tmp_path: Path):
+    from tests.office_files import pptx_deck
+
+    normal = pptx_deck(tmp_path / "normal.pptx", tmp_path)
+    bomb = tmp_path / "bomb.pptx"
+    with zipfile.ZipFile(normal) as zin, zipfile.ZipFile(bomb, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item)
+            if item.filename == "ppt/slides/slide1.xml":
+                data = (_laughs("p:sld") + data.decode().split("?>", 1)[1].replace("Spring sowing", "&lol9;")).encode()
+            zout.writestr(item, data)
+    with pytest.raises(ParseError, match="Maximum entity amplification|not valid XML inside the .pptx"):
+        _bounded(_parse_text, "pptx", str(bomb))
 
 
 def test_billion_laughs_in_an_odt_is_a_parse_error(tmp_path: Path):

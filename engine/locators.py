@@ -1,0 +1,21 @@
+"""A locator's place in words, said one way by the CLI, the model's evidence and the app."""
+
+from __future__ import annotations
+
+
+def page_words(locator: dict) -> str | None:
+    """"page 3", "pages 3–4", "slide 2" or "message 5" (what the locator's page counts), "page 1
+    (read with OCR)" for a scanned page, None when it has no page."""
+    if "page" not in locator:
+        return None
+    kind = locator.get("page_kind", "page")
+    first, last = locator["page"], locator.get("last_page")
+    where = f"{kind}s {first}–{last}" if last and last != first else f"{kind} {first}"
+    return f"{where} (read with {locator['read_by']})" if locator.get("read_by") else where
+
+
+def mail_words(locator: dict) -> str | None:
+    """The cited e-mail, "from Ana <ana@…>, 2025-03-02, 'Flat viewing'", None when not one."""
+    parts = [f"from {locator['from']}" if locator.get("from") else "", locator.get("date", ""),
+             f"'{locator['subject']}'" if locator.get("subject") else ""]
+    return ", ".join(p for p in parts if p) or None

@@ -1,0 +1,54 @@
+"""E-mail: one .eml or a whole mailbox, each message under its subject with its fields in the
+locators, readable attachments as sections of their message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.ingest.parsers import kind_of
+from tests.engine.ingest.parsers import parsed
+from tests.office_files import household_mail, message, pptx_deck
+
+
+def test_a_mailbox_is_one_section_per_message_with_its_fields(tmp_path: Path):
+    doc = parsed(household_mail(tmp_path / "home.mbox"))
+    assert doc.title == "home" and doc.page_kind == "message" and doc.meta["messages"] == 3
+    assert doc.page_fields[1] == {"from": "Henk Verhoeven <henk@example.nl>", "to": "me@example.org",
+                                  "subject": "Boiler service", "date": "2025-03-04T09:12:00+01:00"}
+    by_page: dict[int, list[str]] = {}
+    for block in doc.blocks:
+        by_page.setdefault(block.page, []).append(block.text)
+    assert by_page[1][0] == ("From: Henk Verhoeven <henk@example.nl>; To: me@example.org; "
+                             "Date: Tue, 04 Mar 2025 09:12:00 +0100")
+    assert "I can come on Thursday 13 March at 8:00 to service the boiler." in by_page[1]
+    assert "Rehearsal is in the Pieterskerk this week." in by_page[2]  # the HTML body
+
+
+def test_a_readable_attachment_is_a_section_of_its_message_and_the_others_are_named(tmp_path: Path):
+    doc = parsed(household_mail(tmp_path / "home.mbox"))
+    quote = [b for b in doc.blocks if b.page == 3 and b.heading[:2] == ("Your quote", "Attachment: quote.txt")]
+    assert [b.text for b in quote] == ["Roof repair quote", "Replacing 14 tiles: EUR 640 incl. VAT."]
+    named = [b for b in doc.blocks if b.text == "Other attachments: roof.jpg (a .jpg file, not read)"]
+    assert [b.heading for b in named] == [("Your quote",)]  # under the message, not inside an attachment
+
+
+def test_an_attached_deck_is_read_and_a_broken_attachment_does_not_lose_the_message(tmp_path: Path):
+    deck = pptx_deck(tmp_path / "plans.pptx", tmp_path).read_bytes()
+    msg = message("Plans", "Joost <joost@example.nl>", "Sat, 01 Mar 2025 10:00:00 +0100", "Slides attached.",
+                  attachments=(("plans.pptx", deck, "application/octet-stream"),
+                               ("broken.docx", b"PK\x03\x04 cut", "application/octet-stream")))
+    path = tmp_path / "plans.eml"
+    path.write_bytes(bytes(msg))
+    doc = parsed(path)
+    assert kind_of(path) == "email" and doc.title == "Plans" and doc.page_fields[None]["subject"] == "Plans"
+    texts = {b.text: b.heading for b in doc.blocks}
+    assert texts["Broad beans in March"] == ("Plans", "Attachment: plans.pptx", "Spring sowing")
+    assert any(t.startswith("Other attachments: broken.docx (unreadable: corrupt .docx") for t in texts)
+
+
+def test_apple_mail_exports_are_read_by_their_folder_name(tmp_path: Path):
+    folder = tmp_path / "Receipts.mbox"
+    folder.mkdir()
+    path = household_mail(folder / "mbox")
+    assert kind_of(path) == "mailbox" and kind_of(tmp_path / "mbox") is None
+    assert parsed(path).title == "Receipts"
