@@ -1,8 +1,9 @@
 """Questions kept to part of the disk: folders or files (`--in`), structured sources (`--source`),
 kinds of item (`--kind`) and a time span (`--since/--until`: a file's modified time, a photo's
-taken-at). A `Scope` is what the user asked for; `Within` is it resolved against the index once per
-question: the files, sources and route labels in scope, which routing, retrieval (inside the
-FTS5 and vector queries) and source selection are limited to."""
+taken-at, an e-mail's date; a mailbox is in the span when one of its messages is). A `Scope` is
+what the user asked for; `Within` is it resolved against the index once per question: the files,
+sources and route labels in scope, which routing, retrieval (inside the FTS5 and vector queries)
+and source selection are limited to."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from engine.corpora import PARAGRAPH
 from engine.errors import TroveError
+from engine.ingest.parsers.eml import Eml
+from engine.ingest.parsers.mbox import Mbox
 from engine.routing.labels import LABELS, NATIVE
 
 if TYPE_CHECKING:
@@ -19,6 +23,7 @@ if TYPE_CHECKING:
     from local_stores.vector_store import VectorStore
 
 KINDS = tuple(label for label in LABELS if label != "none")
+MAIL_KINDS = (Eml.KIND, Mbox.KIND)  # files whose items carry the date each message was sent
 
 
 @dataclass(frozen=True)
@@ -98,7 +103,8 @@ def resolve(scope: Scope | None, catalog: Catalog, store: VectorStore) -> Within
             raise TroveError(f"{name}: no source of that name (see trove status)")
     records = [r for r in catalog.files() if r.state == "indexed"]
     _known_paths(scope, catalog, records)
-    files = _files(scope, records, catalog) if (scope.paths or scope.since or scope.until or scope.sources) else None
+    limited = scope.paths or scope.since or scope.until or scope.sources
+    files = _files(scope, records, catalog, store) if limited else None
     in_sources = frozenset(s["name"] for s in sources if _source_in(scope, s, files, catalog))
     labels = set(scope.kinds or KINDS)
     if files is not None:
@@ -120,10 +126,10 @@ def _known_paths(scope: Scope, catalog: Catalog, records: list[FileRecord]) -> N
             raise TroveError(f"{path}: not in a folder Trove follows (see trove status)")
 
 
-def _files(scope: Scope, records: list[FileRecord], catalog: Catalog) -> frozenset[int]:
+def _files(scope: Scope, records: list[FileRecord], catalog: Catalog, store: VectorStore) -> frozenset[int]:
     since = _moment(scope.since) if scope.since else None
     until = _moment(scope.until, end=True) if scope.until else None
-    taken = _taken_at(catalog) if since is not None or until is not None else {}  # by path
+    dated = _dated(catalog, store, records) if since is not None or until is not None else {}  # by path
     named = {s["location"] for s in catalog.sources() if s["name"] in scope.sources}
     out = set()
     for record in records:
@@ -131,23 +137,33 @@ def _files(scope: Scope, records: list[FileRecord], catalog: Catalog) -> frozens
             continue
         if scope.sources and not any(Path(record.path).is_relative_to(loc) for loc in named):
             continue
-        moment = taken.get(record.path, record.mtime_ns / 1e9)
-        if (since is not None and moment < since) or (until is not None and moment > until):
+        moments = dated.get(record.path) or [record.mtime_ns / 1e9]
+        if not any((since is None or m >= since) and (until is None or m <= until) for m in moments):
             continue
         out.add(record.id)
     return frozenset(out)
 
 
-def _taken_at(catalog: Catalog) -> dict[str, float]:
-    """When each photo was taken (as its camera wrote it), by its path."""
-    out = {}
+def _dated(catalog: Catalog, store: VectorStore, records: list[FileRecord]) -> dict[str, list[float]]:
+    """When each photo was taken (as its camera wrote it) and each e-mail sent (a mailbox: each of
+    its messages), by path; files with no such date are left out."""
+    out: dict[str, list[float]] = {}
     for row in catalog.media("photo"):
-        if row.get("taken_at"):
-            try:
-                out[row["file"]] = dt.datetime.fromisoformat(row["taken_at"]).timestamp()
-            except ValueError:
-                continue
+        if moment := _iso_moment(row.get("taken_at")):
+            out[row["file"]] = [moment]
+    for record in records:
+        if record.kind in MAIL_KINDS:
+            sent = {_iso_moment(item.locator.get("date")) for item in store.file_items(record.id, PARAGRAPH)}
+            out[record.path] = [moment for moment in sent if moment is not None]
     return out
+
+
+def _iso_moment(text: str | None) -> float | None:
+    """An ISO time as seconds since the epoch (a time without a zone is local), None when absent or unreadable."""
+    try:
+        return dt.datetime.fromisoformat(text).timestamp() if text else None
+    except ValueError:
+        return None
 
 
 def _source_in(scope: Scope, source: dict, files: frozenset[int] | None, catalog: Catalog) -> bool:

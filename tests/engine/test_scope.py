@@ -80,3 +80,22 @@ def test_a_scope_that_holds_nothing_is_said_before_anything_is_asked(trove: Trov
         Scope(kinds=("photo",))
     with pytest.raises(TroveError, match="not a date"):
         Scope(since="last week")
+
+
+def test_mail_is_in_a_time_span_by_the_date_it_was_sent_not_its_file_time(trove: Trove, tmp_path: Path):
+    from tests.office_files import household_mail, message
+
+    folder = tmp_path / "mail"
+    folder.mkdir()
+    household_mail(folder / "home.mbox")  # messages of 4, 7 and 10 March 2025
+    note = message("Boiler service booked", "Henk Verhoeven <henk@example.nl>", "Wed, 12 Feb 2025 08:00:00 +0100",
+                   "The boiler service is booked; Henk brings a new pressure valve.")
+    (folder / "henk.eml").write_bytes(bytes(note))  # both files were modified today
+    trove.index([folder])
+    query = "boiler service Henk Verhoeven"
+    february = trove.search(query, k=5, scope=Scope(since="2025-02-01", until="2025-02-28"))
+    assert february and {Path(h.item.source).name for h in february} == {"henk.eml"}
+    march = trove.search(query, k=5, scope=Scope(since="2025-03-05", until="2025-03-31"))
+    assert march and {Path(h.item.source).name for h in march} == {"home.mbox"}  # two of its messages are
+    with pytest.raises(TroveError, match="nothing indexed is in the scope"):
+        trove.search(query, k=5, scope=Scope(since="2025-04-01"))
