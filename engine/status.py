@@ -4,7 +4,9 @@ structured source with its shape, knowledge packs, problems, installed models, m
 from __future__ import annotations
 
 from engine.connections import listed
+from engine.corpora import PARAGRAPH
 from engine.ingest.photos.analyse import ROLE_EFFECT
+from engine.ingest.scans import READ_BY
 from engine.models.manager import ModelManager
 from engine.settings import Settings
 from local_stores.catalog import Catalog
@@ -20,6 +22,7 @@ def status(settings: Settings, catalog: Catalog, store: VectorStore, manager: Mo
         "files": {state: sum(1 for f in files if f.state == state) for state in ("indexed", "skipped", "failed")},
         "by_kind": catalog.counts(),
         "corpora": store.corpora(),
+        "ocr_pages": dict(zip(("pages", "files"), store.pages_read_by(PARAGRAPH, READ_BY), strict=True)),
         **_sources(sources),
         "connections": listed(catalog),
         "vision_missing": vision_missing(settings, manager),

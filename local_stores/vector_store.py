@@ -125,6 +125,13 @@ class VectorStore:
         """{corpus: number of items} for the corpora that hold anything."""
         return dict(self.db.query("SELECT corpus, count(*) FROM items GROUP BY corpus"))
 
+    def pages_read_by(self, corpus: str, reader: str) -> tuple[int, int]:
+        """(pages, files) whose items of `corpus` were read by `reader` (their locator's read_by: OCR)."""
+        row = self.db.query("SELECT count(DISTINCT file_id || ':' || json_extract(locator, '$.page')), "
+                            "count(DISTINCT file_id) FROM items WHERE corpus = ? "
+                            "AND json_extract(locator, '$.read_by') = ?", (corpus, reader))
+        return int(row[0][0]), int(row[0][1])
+
     # writing
     def add(self, items: Sequence[Item], vectors: np.ndarray) -> list[int]:
         ids = []

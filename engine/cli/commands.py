@@ -104,6 +104,8 @@ def status(home: Path | None, as_json: bool) -> None:
         click.echo(f"  {kind:10} " + ", ".join(f"{n} {s}" for s, n in sorted(states.items())))
     for corpus, n in sorted(info["corpora"].items()):
         click.echo(f"corpus {corpus}: {n} items")
+    if info["ocr_pages"]["pages"]:
+        click.echo(f"scanned pages read with OCR: {info['ocr_pages']['pages']} in {info['ocr_pages']['files']} files")
     for t in info["tables"]:
         click.echo(f"table {t['name']} ({t['rows']} rows: {', '.join(t['columns'])}) <- {t['file']}")
         for w in t["warnings"]:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 DPI = 150  # a printed page's body text is about 20-25 px high: what PP-OCR's recogniser reads well
 MAX_PAGES = 200  # OCR'd per file (a 2-core laptop reads a dense page in 5-30 s: bench.scans)
+READ_BY = "OCR"  # in the locators of the pages read with it: citations say so, and trove status counts them
 PARAGRAPH_GAP = 0.9  # a gap between lines taller than this many line heights starts a paragraph
 
 
@@ -57,6 +58,7 @@ def read(path: Path, doc: ParsedDoc, ocr: Callable[[], Ocr | None] | None, *,
     read_doc = pdf.parse(path, {n: t for n, t in texts.items() if t})
     if not read_doc.blocks:
         raise SkipFile(f"no text in its {len(pages)} page(s): they are images, and OCR found no text on them")
+    read_doc.page_fields.update({number: {"read_by": READ_BY} for number, text in texts.items() if text})
     return ScannedDoc(read_doc, len(wanted), time.perf_counter() - t0)
 
 

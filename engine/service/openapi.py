@@ -53,7 +53,7 @@ SCHEMAS: dict[str, dict] = {
     "Conversation": _object({"id": _INT, "title": _STR, "created": _NUM, "updated": _NUM,
                              "turns": _array(_OBJ)}),
     "Status": _object({"home": _STR, "roots": _array(_STR), "files": _OBJ, "by_kind": _OBJ, "corpora": _OBJ,
-                       "problems": _array(_OBJ), "models": _OBJ}),
+                       "ocr_pages": _OBJ, "problems": _array(_OBJ), "models": _OBJ}),
     "ChatCompletion": _object({"id": _STR, "object": {"const": "chat.completion"}, "created": _INT, "model": _STR,
                                "choices": _array(_OBJ), "usage": _OBJ, "citations": _array(_ref("Citation")),
                                "trove": _ref("Answer")}),

@@ -17,6 +17,7 @@ from engine.ingest.documents import cut_document
 from engine.ingest.parsers import pdf
 from engine.models import ModelManager
 from engine.pipeline import Trove
+from engine.result import citation_place
 from engine.runtimes.vision import ocr
 from engine.runtimes.vision.regions import TEXT, Region
 from tests.conftest import MODELS_DIR, shared_path
@@ -76,6 +77,8 @@ def test_a_folder_with_a_scan_is_indexed_searchable_and_counted(trove, tmp_path:
     assert (report.indexed, report.failed, report.ocr_pages) == (1, 0, 1) and report.timings_s["ocr"] > 0
     hits = trove.search("Knowles Mirzayance argued Tuesday January 13, 2009", k=3)
     assert hits and hits[0].item.source.endswith("scan.pdf") and hits[0].item.locator.get("page") == 1
+    assert citation_place(hits[0].item.source, hits[0].item.locator).startswith("scan.pdf, page 1 (read with OCR),")
+    assert trove.status()["ocr_pages"] == {"pages": 1, "files": 1}
 
 
 def test_with_pdf_ocr_off_a_scan_is_skipped_naming_the_setting(settings, embedder, tmp_path: Path):  # noqa: ANN001
