@@ -15,7 +15,8 @@ def page_words(locator: dict) -> str | None:
 
 
 def mail_words(locator: dict) -> str | None:
-    """The cited e-mail, "from Ana <ana@…>, 2025-03-02, 'Flat viewing'", None when not one."""
-    parts = [f"from {locator['from']}" if locator.get("from") else "", locator.get("date", ""),
+    """The cited e-mail, "from Ana <ana@…>, 2025-03-02 10:15, 'Flat viewing'", None when not one."""
+    sent = str(locator.get("date", "")).replace("T", " ")[:16]  # ISO: the minute it was sent, as written
+    parts = [f"from {locator['from']}" if locator.get("from") else "", sent,
              f"'{locator['subject']}'" if locator.get("subject") else ""]
     return ", ".join(p for p in parts if p) or None
