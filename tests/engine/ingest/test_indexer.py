@@ -42,13 +42,14 @@ def test_index_examples_then_rerun_touches_nothing(trove: Trove):
     first = trove.index([EXAMPLES])
     assert first.failed == 0 and first.indexed >= 8
     counts = _consistency(trove)
-    not_documents = {"csv", "xlsx", "database", "graph", "rdf", "photo", "video", "sidecar", "pack"}
+    not_documents = {"csv", "workbook", "database", "graph", "rdf", "photo", "video", "sidecar", "pack"}
     documents_indexed = sum(states.get("indexed", 0) for kind, states in trove.catalog.counts().items()
                             if kind not in not_documents)
     assert counts[PARAGRAPH] > counts[DOCUMENT] >= documents_indexed
     sources = {s["name"]: s for s in trove.catalog.sources()}
     assert set(sources) == {"documents", "expenses_2024", "household_budget_2025_budget",
-                            "household_budget_2025_subscriptions", "running_log", "family_tree", "my_books",
+                            "household_budget_2025_subscriptions", "kitchen_renovation_2025_kitchen",
+                            "running_log", "family_tree", "my_books",
                             "vault_notes_graph", "photos", "videos", "trove_pack"}
     assert trove.catalog.counts()["photo"] == {"indexed": 5, "skipped": 3}  # the pack's reference photos
     assert trove.store.corpora()["image/photo"] == 5 and trove.store.corpora()["video/clip"] == 4
