@@ -16,6 +16,7 @@ from engine.corpora import PARAGRAPH
 from engine.errors import TroveError
 from engine.ingest.parsers.eml import Eml
 from engine.ingest.parsers.mbox import Mbox
+from engine.ingest.parsers.msg import Msg
 from engine.routing.labels import LABELS, NATIVE
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from local_stores.vector_store import VectorStore
 
 KINDS = tuple(label for label in LABELS if label != "none")
-MAIL_KINDS = (Eml.KIND, Mbox.KIND)  # files whose items carry the date each message was sent
+MAIL_KINDS = (Eml.KIND, Mbox.KIND, Msg.KIND)  # files whose items carry the date each message was sent
 
 
 @dataclass(frozen=True)

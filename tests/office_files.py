@@ -4,8 +4,10 @@ LibreOffice lays it out), an RTF letter and mailboxes (Python's mailbox module).
 
 from __future__ import annotations
 
+import datetime as dt
 import email.message
 import mailbox
+import struct
 import zipfile
 from pathlib import Path
 
@@ -156,3 +158,32 @@ def household_mail(path: Path) -> Path:
                 attachments=(("quote.txt", b"Roof repair quote\n\nReplacing 14 tiles: EUR 640 incl. VAT.\n",
                               "text/plain"), ("roof.jpg", b"\xff\xd8\xff\xe0 not really", "image/jpeg"))),
     ])
+
+
+def outlook_msg(path: Path, subject: str, sender: tuple[str, str], to: str, sent: dt.datetime, body: str,
+                attachments: tuple[tuple[str, bytes], ...] = (), attached_mail: str = "") -> Path:
+    """An Outlook .msg as Outlook saves one (MS-OXMSG): Unicode string streams, the submit time in the
+    properties stream, each attachment a storage with its file name and data (or, for
+    `attached_mail`, an embedded message storage instead of data)."""
+    from tests import compound_file
+
+    def text(prop: int) -> str:
+        return f"__substg1.0_{prop:04X}001F"
+
+    def utf16(value: str) -> bytes:
+        return value.encode("utf-16-le")
+
+    filetime = int((sent - dt.datetime(1601, 1, 1, tzinfo=dt.UTC)).total_seconds() * 10_000_000)
+    properties = bytes(8) + struct.pack("<IIII", 0, len(attachments), 0, len(attachments)) + bytes(8)
+    properties += struct.pack("<IIQ", (0x0039 << 16) | 0x0040, 6, filetime)  # PR_CLIENT_SUBMIT_TIME
+    tree: compound_file.Tree = {"__properties_version1.0": properties, text(0x0037): utf16(subject),
+                                text(0x0C1A): utf16(sender[0]), text(0x5D01): utf16(sender[1]),
+                                text(0x0E04): utf16(to), text(0x1000): utf16(body)}
+    for number, (name, data) in enumerate(attachments):
+        tree[f"__attach_version1.0_#{number:08X}"] = {"__properties_version1.0": bytes(8),
+                                                      text(0x3707): utf16(name), "__substg1.0_37010102": data}
+    if attached_mail:
+        tree[f"__attach_version1.0_#{len(attachments):08X}"] = {
+            "__properties_version1.0": bytes(8), text(0x3707): utf16(attached_mail),
+            "__substg1.0_3701000D": {"__properties_version1.0": bytes(24), text(0x0037): utf16("Fwd")}}
+    return compound_file.write(path, tree)

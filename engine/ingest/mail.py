@@ -1,7 +1,7 @@
 """E-mail messages into a document: each message a section under its subject, with its header
 line, its body, and the text of the attachments Trove can read under headings of their own (an
-attachment is cited as part of its message: "… > Attachment: contract.pdf"). Used by the .eml and
-the mailbox parsers."""
+attachment is cited as part of its message: "… > Attachment: contract.pdf"). A message reaches
+here as a `Mail`, whatever it was read from (.eml, a mailbox, an Outlook .msg)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import datetime as dt
 import email.utils
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from email.message import EmailMessage, Message
 from pathlib import Path
 
@@ -18,55 +19,97 @@ from engine.ingest.parsers.plain import paragraphs
 
 ParserFor = Callable[[Path], Callable[[Path], ParsedDoc] | None]  # parsers.parser_for: a file's reader, or None
 ATTACHMENT_MAX_MB = 25  # larger attachments are named, not read
-MAIL_KINDS = (".eml", ".mbox", ".msg")  # attached mail is named, not read (no nesting without end)
+MAIL_SUFFIXES = (".eml", ".mbox", ".msg")  # attached mail is named, not read (no nesting without end)
 
 
-def add_message(builder: DocBuilder, message: Message, parser_for: ParserFor,
-                page: int | None = None) -> dict[str, str]:
-    """Append one message to `builder` (its subject a level-1 heading); returns its from/to/date/subject
-    for the locators of its items."""
-    fields = header_fields(message)
-    builder.heading(1, fields.get("subject") or "(no subject)", page)
-    said = {name: " ".join(_header(message, name).split()) for name in ("from", "to", "cc", "date")}  # as written
-    builder.paragraph("; ".join(f"{name.title()}: {value}" for name, value in said.items() if value), page)
-    _add_body(builder, message, page)
-    _add_attachments(builder, message, parser_for, page)
-    return fields
+@dataclass
+class Attachment:
+    name: str
+    data: bytes | None  # None: not kept as bytes (attached mail, a link), named only
 
 
-def header_fields(message: Message) -> dict[str, str]:
-    """From, to, subject as written and the date in ISO form; only those the message has."""
-    fields = {name: " ".join(_header(message, name).split()) for name in ("from", "to", "subject")}
-    if when := sent_at(message):
-        fields["date"] = when.isoformat()
-    return {name: value for name, value in fields.items() if value}
+@dataclass
+class Mail:
+    """One message: its headers as written and for locators, its body and its attachments."""
+
+    subject: str = ""
+    sender: str = ""
+    to: str = ""
+    cc: str = ""
+    sent: dt.datetime | None = None
+    sent_as_written: str = ""  # the Date header as the mail program wrote it
+    text: str = ""
+    html: str = ""
+    attachments: list[Attachment] = field(default_factory=list)
+
+    def fields(self) -> dict[str, str]:
+        """From, to, subject and the ISO date, for the locators of the message's items."""
+        found = {"from": self.sender, "to": self.to, "subject": self.subject,
+                 "date": self.sent.isoformat() if self.sent else ""}
+        return {name: " ".join(value.split()) for name, value in found.items() if value.strip()}
 
 
-def sent_at(message: Message) -> dt.datetime | None:
-    """The message's Date header as a time, None when it has none or it cannot be read."""
+class MailParser:
+    """What the mail kinds' parsers share: they are built with the registry's `parser_for`, which
+    reads their attachments."""
+
+    UNPACKS = False
+
+    def __init__(self, parser_for: ParserFor) -> None:
+        self.parser_for = parser_for
+
+    def document(self, mail: Mail, path: Path) -> ParsedDoc:
+        """A file holding one message, titled by its subject."""
+        builder = DocBuilder()
+        add_mail(builder, mail, self.parser_for)
+        return builder.build(mail.subject or path.stem, {"from": mail.sender}, page_fields={None: mail.fields()})
+
+
+def add_mail(builder: DocBuilder, mail: Mail, parser_for: ParserFor, page: int | None = None) -> None:
+    """Append one message to `builder`, its subject a level-1 heading."""
+    builder.heading(1, mail.subject or "(no subject)", page)
+    said = {"From": mail.sender, "To": mail.to, "Cc": mail.cc,
+            "Date": mail.sent_as_written or (mail.sent.isoformat() if mail.sent else "")}
+    builder.paragraph("; ".join(f"{name}: {' '.join(value.split())}" for name, value in said.items() if value.strip()),
+                      page)
+    if mail.text.strip() or not mail.html:
+        for para in paragraphs(mail.text):
+            builder.paragraph(para, page)
+    else:
+        add_html(builder, mail.html, page, below=1)
+    _add_attachments(builder, mail.attachments, parser_for, page)
+
+
+# -- from an internet message (.eml, mailboxes) ----------------------------------------------------------
+def from_message(message: Message) -> Mail:
+    """The parts of an internet message that Trove reads."""
+    date = _header(message, "date")
+    mail = Mail(_header(message, "subject"), _header(message, "from"), _header(message, "to"), _header(message, "cc"),
+                _sent_at(date), date)
+    if not isinstance(message, EmailMessage):
+        return mail
+    body = message.get_body(preferencelist=("plain", "html"))
+    if body is not None:
+        setattr(mail, "html" if body.get_content_subtype() == "html" else "text", _content(body))
+    for part in message.iter_attachments():
+        if name := Path(part.get_filename() or "").name:
+            data = part.get_payload(decode=True)
+            mail.attachments.append(Attachment(name, data if isinstance(data, bytes) else None))
+    return mail
+
+
+def _sent_at(date: str) -> dt.datetime | None:
     try:
-        return email.utils.parsedate_to_datetime(_header(message, "date"))
+        return email.utils.parsedate_to_datetime(date)
     except (TypeError, ValueError, IndexError):
         return None
 
 
 def _header(message: Message, name: str) -> str:
     try:
-        return str(message.get(name, "") or "")
+        return " ".join(str(message.get(name, "") or "").split())
     except (ValueError, LookupError):  # a malformed or undecodable header
         return ""
-
-
-def _add_body(builder: DocBuilder, message: Message, page: int | None) -> None:
-    body = message.get_body(preferencelist=("plain", "html")) if isinstance(message, EmailMessage) else None
-    if body is None:
-        return
-    content = _content(body)
-    if body.get_content_subtype() == "html":
-        add_html(builder, content, page, below=1)
-        return
-    for para in paragraphs(content):
-        builder.paragraph(para, page)
 
 
 def _content(part: Message) -> str:
@@ -78,21 +121,18 @@ def _content(part: Message) -> str:
         return data.decode("utf-8", "replace") if isinstance(data, bytes) else ""
 
 
-def _add_attachments(builder: DocBuilder, message: Message, parser_for: ParserFor, page: int | None) -> None:
+# -- attachments -----------------------------------------------------------------------------------------
+def _add_attachments(builder: DocBuilder, attachments: list[Attachment], parser_for: ParserFor,
+                     page: int | None) -> None:
     """The attachments that were not read named in one line, then the text of each one that was
     under "Attachment: NAME"."""
-    if not isinstance(message, EmailMessage):
-        return
     read, named = [], []
-    for part in message.iter_attachments():
-        name = Path(part.get_filename() or "").name
-        if not name:
-            continue
-        doc, why = _read_attachment(name, part, parser_for)
+    for attachment in attachments:
+        doc, why = _read_attachment(attachment, parser_for)
         if doc is not None:
-            read.append((name, doc))
+            read.append((attachment.name, doc))
         else:
-            named.append(f"{name} ({why})")
+            named.append(f"{attachment.name} ({why})")
     if named:
         builder.paragraph("Other attachments: " + "; ".join(named), page)
     for name, doc in read:
@@ -100,17 +140,17 @@ def _add_attachments(builder: DocBuilder, message: Message, parser_for: ParserFo
         _replay(builder, doc, page)
 
 
-def _read_attachment(name: str, part: Message, parser_for: ParserFor) -> tuple[ParsedDoc | None, str]:
+def _read_attachment(attachment: Attachment, parser_for: ParserFor) -> tuple[ParsedDoc | None, str]:
     """The attachment's text, or None and why it was not read."""
-    data = part.get_payload(decode=True)
-    parse = None if Path(name).suffix.lower() in MAIL_KINDS else parser_for(Path(name))
-    if parse is None or not isinstance(data, bytes):
-        return None, f"a {Path(name).suffix.lower() or 'file'} file, not read"
-    if len(data) > ATTACHMENT_MAX_MB * 2**20:
+    suffix = Path(attachment.name).suffix.lower()
+    parse = None if suffix in MAIL_SUFFIXES else parser_for(Path(attachment.name))
+    if parse is None or attachment.data is None:
+        return None, f"a {suffix or 'file'} file, not read"
+    if len(attachment.data) > ATTACHMENT_MAX_MB * 2**20:
         return None, f"over {ATTACHMENT_MAX_MB} MB, not read"
     with tempfile.TemporaryDirectory(prefix="trove-attachment-") as folder:
-        path = Path(folder) / f"attachment{Path(name).suffix.lower()}"
-        path.write_bytes(data)
+        path = Path(folder) / f"attachment{suffix}"
+        path.write_bytes(attachment.data)
         try:
             doc = parse(path)
         except Exception as exc:  # one bad attachment must not lose the mailbox

@@ -8,26 +8,16 @@ import email.policy
 from pathlib import Path
 
 from engine.errors import SkipFile
-from engine.ingest.mail import ParserFor, add_message
-from engine.ingest.parsed import DocBuilder, ParsedDoc
+from engine.ingest.mail import MailParser, from_message
+from engine.ingest.parsed import ParsedDoc
 
 
-class Eml:
-    """Built with the registry's `parser_for`, which reads its attachments."""
-
+class Eml(MailParser):
     KIND = "email"
     EXTENSIONS = (".eml",)
-    UNPACKS = False
-
-    def __init__(self, parser_for: ParserFor) -> None:
-        self.parser_for = parser_for
 
     def parse(self, path: Path) -> ParsedDoc:
         data = path.read_bytes()
         if not data.strip():
             raise SkipFile("empty file")
-        message = email.message_from_bytes(data, policy=email.policy.default)
-        builder = DocBuilder()
-        fields = add_message(builder, message, self.parser_for)
-        return builder.build(fields.get("subject") or path.stem, {"from": fields.get("from", "")},
-                             page_fields={None: fields})
+        return self.document(from_message(email.message_from_bytes(data, policy=email.policy.default)), path)

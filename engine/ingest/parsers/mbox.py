@@ -10,19 +10,13 @@ from pathlib import Path
 from typing import BinaryIO
 
 from engine.errors import ParseError, SkipFile
-from engine.ingest.mail import ParserFor, add_message
+from engine.ingest.mail import MailParser, add_mail, from_message
 from engine.ingest.parsed import DocBuilder, ParsedDoc
 
 
-class Mbox:
-    """Built with the registry's `parser_for`, which reads the messages' attachments."""
-
+class Mbox(MailParser):
     KIND = "mailbox"
     EXTENSIONS = (".mbox",)
-    UNPACKS = False
-
-    def __init__(self, parser_for: ParserFor) -> None:
-        self.parser_for = parser_for
 
     def parse(self, path: Path) -> ParsedDoc:
         _check_start(path)
@@ -31,7 +25,9 @@ class Mbox:
         box = mailbox.mbox(path, factory=_message, create=False)  # type: ignore[arg-type]  # any Message will do
         try:
             for number, message in enumerate(box, start=1):
-                fields[number] = add_message(builder, message, self.parser_for, page=number)
+                mail = from_message(message)
+                add_mail(builder, mail, self.parser_for, page=number)
+                fields[number] = mail.fields()
         finally:
             box.close()
         title = path.parent.stem if path.name == "mbox" else path.stem

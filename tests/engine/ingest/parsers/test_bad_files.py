@@ -15,6 +15,8 @@ CASES = [  # (file name, its bytes, the error, what its reason says)
     ("empty.mbox", b"", SkipFile, "empty mailbox"),
     ("renamed.mbox", b"Subject: no envelope line\n\nhello\n", ParseError, "not an mbox mailbox"),
     ("empty.eml", b"\n\n", SkipFile, "empty"),
+    ("empty.msg", b"", SkipFile, "empty"),
+    ("cut.msg", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(100), ParseError, r"corrupt \.msg"),
     ("cut.pptx", b"PK\x03\x04 this zip ends here", ParseError, r"corrupt \.pptx"),
     ("notes.pptx", b"Just some text someone renamed.\n", ParseError, r"corrupt \.pptx"),
     ("cut.odp", b"PK\x03\x04 this zip ends here", ParseError, r"corrupt \.odp"),

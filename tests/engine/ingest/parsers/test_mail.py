@@ -3,11 +3,15 @@ locators, readable attachments as sections of their message."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
+import pytest
+
+from engine.errors import ParseError
 from engine.ingest.parsers import kind_of
 from tests.engine.ingest.parsers import parsed
-from tests.office_files import household_mail, message, pptx_deck
+from tests.office_files import household_mail, message, outlook_msg, pptx_deck
 
 
 def test_a_mailbox_is_one_section_per_message_with_its_fields(tmp_path: Path):
@@ -52,3 +56,35 @@ def test_apple_mail_exports_are_read_by_their_folder_name(tmp_path: Path):
     path = household_mail(folder / "mbox")
     assert kind_of(path) == "mailbox" and kind_of(tmp_path / "mbox") is None
     assert parsed(path).title == "Receipts"
+
+
+def test_an_outlook_message_reads_like_an_eml_with_its_attachments(tmp_path: Path):
+    path = outlook_msg(tmp_path / "handover.msg", "Key handover", ("Ilse de Wit", "ilse@makelaar.example"),
+                       "Maya Lindqvist", dt.datetime(2025, 4, 2, 8, 30, tzinfo=dt.UTC),
+                       "The keys are at the office from Friday.\r\n\r\nBring your ID.",
+                       attachments=(("checklist.txt", b"Handover checklist\n\nMeter readings: 04512 kWh.\n"),
+                                    ("floorplan.png", b"\x89PNG not really")),
+                       attached_mail="Original offer.msg")
+    assert kind_of(path) == "outlook"
+    doc = parsed(path)
+    assert doc.title == "Key handover" and doc.page_fields[None] == {
+        "from": "Ilse de Wit <ilse@makelaar.example>", "to": "Maya Lindqvist", "subject": "Key handover",
+        "date": "2025-04-02T08:30:00+00:00"}
+    texts = [(b.heading, b.text) for b in doc.blocks]
+    assert texts[0] == (("Key handover",), "From: Ilse de Wit <ilse@makelaar.example>; To: Maya Lindqvist; "
+                                           "Date: Wed, 02 Apr 2025 08:30:00 +0000")
+    assert (("Key handover",), "Bring your ID.") in texts
+    assert (("Key handover", "Attachment: checklist.txt"), "Meter readings: 04512 kWh.") in texts
+    assert (("Key handover",), "Other attachments: floorplan.png (a .png file, not read); "
+                               "Original offer.msg (a .msg file, not read)") in texts
+
+
+def test_a_compound_file_that_is_no_message_is_refused(tmp_path: Path):
+    from tests.office_files import legacy_xls
+
+    with pytest.raises(ParseError, match="not an Outlook message"):
+        parsed(legacy_xls(tmp_path / "sheet.msg"))
+    renamed = tmp_path / "note.msg"
+    renamed.write_text("From: someone\n\nsaved as text")
+    with pytest.raises(ParseError, match="not an Outlook message: it is not a Compound File"):
+        parsed(renamed)
