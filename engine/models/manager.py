@@ -172,7 +172,8 @@ class ModelManager:
         """Import model files from a file or folder (a USB stick, a share).
 
         Files whose hash matches a catalog file are installed as that model's file. Other files
-        need `role`: they become a user model (recorded in user-models.toml) with their own hash.
+        need `role`: they become a user model (recorded in user-models.toml) with their own hash,
+        named `name`, else after the folder (or the one file) imported.
         Returns the names of the models that received files.
         """
         path = Path(path).expanduser()
@@ -202,7 +203,8 @@ class ModelManager:
             self._write_stamp(dest, f.sha256)
             imported.append(m.name)
         if unknown and role:
-            imported.append(self._import_user_model(unknown, role, name or unknown[0].stem, tags))
+            default = path.name if path.is_dir() else unknown[0].stem  # a folder names its model (a VLM's pair)
+            imported.append(self._import_user_model(unknown, role, name or default, tags))
         elif unknown and not imported:
             raise TroveError(f"{path}: no file matches a catalog model by sha256; "
                              "to import your own model give its role: trove models import PATH --role ROLE")

@@ -1,7 +1,8 @@
 """A vision-language model the user imports (a GGUF and its `mmproj` projector), run by
-llama-cpp-python's multimodal chat handlers. None is obtainable on this machine; Trove works
-without one, and with one it (a) confirms each grounded region with a yes/no look at its crop and
-(b) lets the answer see the photo with the cited boxes drawn and numbered (GranuRAG).
+llama-cpp-python's multimodal chat handlers. None is obtainable on this machine (the tests run a
+tiny real-format one made at test time: tests/vlm_model.py); Trove works without one, and with
+one it (a) confirms each grounded region with a yes/no look at its crop and (b) lets the answer see
+the photo with the cited boxes drawn and numbered (GranuRAG).
 
     trove models import ~/models/qwen2.5-vl-3b/ --role vlm   # the .gguf and the mmproj-*.gguf
 """
@@ -10,13 +11,17 @@ from __future__ import annotations
 
 import base64
 import threading
+import time
+import weakref
+from functools import cache, cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from engine.errors import ModelError
 from engine.models import ModelManager
+from engine.runtimes.calls import Call, CallLog, current_stage, family
 from engine.runtimes.special_tokens import as_text, control_texts
 
 if TYPE_CHECKING:
@@ -63,6 +68,36 @@ def data_uri(image: np.ndarray, max_side: int = 896) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(data.tobytes()).decode("ascii")
 
 
+def _quiet_mtmd() -> None:
+    """libmtmd logs each prompt, image and encoding to stderr by default (its handlers' verbose=False
+    does not reach it): its log goes through llama-cpp-python's, which prints errors only unless verbose."""
+    import ctypes
+
+    from llama_cpp import _logger, mtmd_cpp
+
+    mtmd_cpp.mtmd_helper_log_set(_logger.llama_log_callback, ctypes.c_void_p(0))  # sets libmtmd's log too
+
+
+@cache
+def _generic_handler() -> type:
+    """The generic MTMD handler, with each message's parts given to the model's own chat template as
+    one string (the image as mtmd's marker, then the text): the handler renders them as a list of
+    parts, which templates written for text only (SmolLM2's, many LLaVA-style ones) cannot join."""
+    from llama_cpp.llama_chat_format import MTMDChatHandler
+
+    class OneStringHandler(MTMDChatHandler):
+        @classmethod
+        def _convert_message_for_template(cls, message: ChatCompletionRequestMessage,
+                                          media_marker: str) -> dict[str, Any]:
+            out = super()._convert_message_for_template(message, media_marker)
+            parts = out.get("content")
+            if isinstance(parts, list) and all(isinstance(p, dict) and p.get("type") == "text" for p in parts):
+                out["content"] = "".join(p["text"] for p in parts)
+            return out
+
+    return OneStringHandler
+
+
 class VisionLanguageModel:
     """A multimodal GGUF: `look(image, prompt)` answers about one picture; calls are serialised."""
 
@@ -71,18 +106,31 @@ class VisionLanguageModel:
     def __init__(self, model: Path, projector: Path, n_ctx: int = 4096, threads: int = 2, name: str = "") -> None:
         from llama_cpp import Llama, llama_chat_format
 
-        handler_cls = getattr(llama_chat_format, handler_name(model), None) or getattr(
-            llama_chat_format, GENERIC_HANDLER)
+        _quiet_mtmd()
+        chosen = handler_name(model)
+        handler_cls = getattr(llama_chat_format, chosen, None) if chosen != GENERIC_HANDLER else None
+        handler_cls = handler_cls or _generic_handler()
         try:
             handler = handler_cls(clip_model_path=str(projector), verbose=False)
             self.llama = Llama(model_path=str(model), chat_handler=handler, n_ctx=n_ctx, n_threads=threads,
                                n_threads_batch=threads, verbose=False)
+            # the handlers load the projector on their first chat: loaded now, one that does not fit
+            # the model (its embedding size, an unknown projector type) is refused here, not mid-answer
+            handler._init_mtmd_context(self.llama)
         except (ValueError, RuntimeError) as exc:
             raise ModelError("vlm", model.name, f"llama.cpp cannot load it with {projector.name}: {exc}",
                              "import a model and its matching mmproj file") from exc
+        # closed at exit at the latest: llama-cpp-python's own finaliser, run as the interpreter tears
+        # down, frees the projector through a closed stream and prints a traceback
+        weakref.finalize(self, self.llama.close)
         self.name = name or model.stem
         self._controls = control_texts(self.llama)  # the handlers tokenize the prompt with special tokens parsed
         self._lock = threading.Lock()
+
+    @cached_property
+    def calls(self) -> CallLog:
+        """What each look cost (its stage, prompt tokens with the image's, time), as the LLM logs its calls."""
+        return CallLog()
 
     @classmethod
     def from_manager(cls, manager: ModelManager, choice: str = "vlm", n_ctx: int = 4096,
@@ -98,8 +146,13 @@ class VisionLanguageModel:
         messages.append({"role": "user", "content": [{"type": "image_url", "image_url": {"url": data_uri(image)}},
                                                      {"type": "text", "text": prompt}]})
         with self._lock:
+            start = time.perf_counter()
             out = cast("CreateChatCompletionResponse",  # not streamed: one response
                        self.llama.create_chat_completion(messages=messages, max_tokens=max_tokens, temperature=0.0))
+            total = time.perf_counter() - start
+        usage = out.get("usage") or {"prompt_tokens": 0, "completion_tokens": 0}
+        self.calls.add(Call(current_stage(), family([{"content": system or prompt}]),  # prompt tokens: the image's too
+                            usage["prompt_tokens"], 0, usage["completion_tokens"], total, total))
         return (out["choices"][0]["message"]["content"] or "").strip()
 
     def shows(self, crop: np.ndarray, element: Element) -> bool:
