@@ -20,3 +20,14 @@ def mail_words(locator: dict) -> str | None:
     parts = [f"from {locator['from']}" if locator.get("from") else "", sent,
              f"'{locator['subject']}'" if locator.get("subject") else ""]
     return ", ".join(p for p in parts if p) or None
+
+
+def image_file(source: str, locator: dict) -> str:
+    """The file a photo item's pixels are in: the photo itself, or the copy Trove kept of a picture
+    inside a document (so the pictures of one document are told apart, and shown without it)."""
+    return str(locator.get("picture_file") or source)
+
+
+def picture_words(locator: dict) -> str | None:
+    """"picture 2" for a picture inside a document, None for anything else."""
+    return f"picture {locator['picture']}" if "picture" in locator else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from engine.locators import mail_words, page_words
+from engine.locators import mail_words, page_words, picture_words
 
 LANGUAGES = {"sql": "SQL", "cypher": "Cypher", "sparql": "SPARQL"}
 
@@ -95,13 +95,15 @@ def citation_place(source: str, locator: dict, rows_shown: int = 12) -> str:
         if rows:
             where += f", rows {', '.join(map(str, rows[:rows_shown]))}{'…' if len(rows) > rows_shown else ''}"
         return where
+    if picture := picture_words(locator):  # a picture inside a document: where in it
+        where += "".join(f", {words}" for words in (page_words(locator), picture) if words)
     if "box" in locator:
         box = ", ".join(str(round(v)) for v in locator["box"])
         return f"{where}, box ({box}) of {locator.get('width')}x{locator.get('height')}"
     if "start_s" in locator:
         return f"{where}, {clock(locator['start_s'])}–{clock(locator['end_s'])}"
     if "width" in locator:
-        return f"{where}, whole photo"
+        return f"{where}, whole {'picture' if picture else 'photo'}"
     where += "".join(f", {words}" for words in (page_words(locator), mail_words(locator)) if words)
     if "start" in locator:
         where += f", chars {locator.get('start')}-{locator.get('end')}"

@@ -82,6 +82,7 @@ class Settings:
     detector: str = "default"  # the object detector: a catalog tag (default/fast/better) or a model name
     photo_ocr: bool = True  # read text in photos and video keyframes (the slowest vision step)
     pdf_ocr: bool = True  # read scanned PDF pages (no text layer) with the photos' OCR
+    document_pictures: bool = True  # the pictures inside PDF, Word, PowerPoint and EPUB files become photos
     region_overlap: float = 0.8  # GranuRAG: a box this much inside a larger one of its kind replaces it
     object_min_score: float = 0.35  # detector scores below these are not regions
     face_min_score: float = 0.7
@@ -119,6 +120,11 @@ class Settings:
     @property
     def rdf_path(self) -> Path:
         return self.home / "rdf"
+
+    @property
+    def region_min(self) -> dict[str, float]:
+        """The lowest score a region of each kind (object, face, text) is kept with."""
+        return {"object": self.object_min_score, "face": self.face_min_score, "text": self.text_min_score}
 
     @property
     def thumbs_path(self) -> Path:

@@ -33,7 +33,7 @@ def pptx_deck(path: Path, picture_dir: Path) -> Path:
     first.shapes.title.text = "Spring sowing"
     first.placeholders[1].text = "Broad beans in March\nEarly potatoes after Easter"
     picture = picture_dir / "shed.png"
-    Image.new("RGB", (40, 30), (120, 90, 60)).save(picture)
+    Image.new("RGB", (160, 120), (120, 90, 60)).save(picture)
     shape = first.shapes.add_picture(str(picture), Inches(6), Inches(5), Inches(1), Inches(1))
     shape._element.nvPicPr.cNvPr.set("descr", "the green tool shed by the gate")
     first.notes_slide.notes_text_frame.text = "Ask Joost for the seed potatoes."
@@ -187,3 +187,43 @@ def outlook_msg(path: Path, subject: str, sender: tuple[str, str], to: str, sent
             "__properties_version1.0": bytes(8), text(0x3707): utf16(attached_mail),
             "__substg1.0_3701000D": {"__properties_version1.0": bytes(24), text(0x0037): utf16("Fwd")}}
     return compound_file.write(path, tree)
+
+
+def word_with_pictures(path: Path, photo: Path, alt: str, icon_dir: Path) -> Path:
+    """A letter with a photo (twice: a second copy is the same picture) and a 16-pixel icon."""
+    import docx
+    from docx.shared import Inches
+
+    document = docx.Document()
+    document.add_heading("Our cat", level=1)
+    document.add_paragraph("Here is the photo I promised of Chelsea at the window.")
+    document.add_picture(str(photo), width=Inches(3))
+    document.inline_shapes[0]._inline.docPr.set("descr", alt)
+    icon = icon_dir / "icon.png"
+    Image.new("RGB", (16, 16), (200, 30, 30)).save(icon)
+    document.add_picture(str(icon))
+    document.add_paragraph("And again, smaller.")
+    document.add_picture(str(photo), width=Inches(1))
+    document.save(str(path))
+    return path
+
+
+def epub_with_picture(path: Path, photo: Path, alt: str) -> Path:
+    """A one-chapter e-book whose chapter shows a picture (in a folder beside the chapter's)."""
+    opf = ('<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0"><metadata '
+           'xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Cats I have known</dc:title></metadata>'
+           '<manifest><item id="c1" href="text/c1.xhtml" media-type="application/xhtml+xml"/>'
+           '<item id="p1" href="images/cat%20one.jpg" media-type="image/jpeg"/></manifest>'
+           '<spine><itemref idref="c1"/></spine></package>')
+    chapter = ('<html><body><h1>Chelsea</h1><p>She sat at the window all winter.</p>'
+               f'<img src="../images/cat%20one.jpg" alt="{alt}"/></body></html>')
+    container = ('<?xml version="1.0"?><container xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
+                 'version="1.0"><rootfiles><rootfile full-path="OEBPS/content.opf" '
+                 'media-type="application/oebps-package+xml"/></rootfiles></container>')
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        zf.writestr("META-INF/container.xml", container)
+        zf.writestr("OEBPS/content.opf", opf)
+        zf.writestr("OEBPS/text/c1.xhtml", chapter)
+        zf.writestr("OEBPS/images/cat one.jpg", photo.read_bytes())
+    return path

@@ -24,6 +24,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene, QGraphicsView, QHBoxLayout, QLabel, QToolButton
 
 from desktop.viewers.common import Viewer
+from engine import image_file
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -70,7 +71,7 @@ def boxes_for(citation: Citation, result: AskResult | None) -> list[DrawnBox]:
     """The regions of this photo cited anywhere in the answer, each with its citation number."""
     out = []
     for c in result.citations if result is not None else [citation]:
-        if c.source == citation.source and "box" in c.locator:
+        if image_file(c.source, c.locator) == image_file(citation.source, citation.locator) and "box" in c.locator:
             x1, y1, x2, y2 = (float(v) for v in c.locator["box"])
             out.append(DrawnBox(c.n, region_label(c.locator), (x1, y1, x2, y2)))
     return out
@@ -170,7 +171,7 @@ class PhotoViewer(Viewer):
         self.header.set(citation.n, citation.kind, citation.source, place)
         self.legend.setText("; ".join(f"[{b.n}] {b.label}" for b in self.drawn) or "No region of this photo is cited: "
                             "the answer is about the whole photo.")
-        self.load(lambda: read_image(citation.source), self._fill, gated=False)
+        self.load(lambda: read_image(image_file(citation.source, citation.locator)), self._fill, gated=False)
 
     def _fill(self, image: QImage) -> None:
         citation = self.citation

@@ -16,6 +16,7 @@ from engine.generation import answer as answering
 from engine.generation import finding
 from engine.generation.evidence import Evidence, pack
 from engine.grounding import counting
+from engine.locators import image_file
 from engine.native.hits import cell
 from engine.result import AskResult, Citation, clock
 from engine.retrieval.gathering import Gathered, timed
@@ -152,9 +153,9 @@ class Answerer:
 
         vlm = self.models.vlm
         assert vlm is not None  # _draft looks only when one is installed
-        photo = evidence[0].source
+        photo = image_file(evidence[0].source, evidence[0].locator)
         boxed = [(tuple(e.locator["box"]), e.locator.get("name") or e.locator.get("label", ""), e.n)
-                 for e in evidence if e.kind == "region" and e.source == photo]
+                 for e in evidence if e.kind == "region" and image_file(e.source, e.locator) == photo]
         image = annotate(load_photo(Path(photo)).image, [(b, label) for b, label, _ in boxed],
                          numbers=[n for _, _, n in boxed])
         messages = answering.build_messages(question, evidence)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.generation.untrusted import inline
-from engine.locators import mail_words, page_words
+from engine.locators import mail_words, page_words, picture_words
 from engine.retrieval.hybrid import Hit
 
 TOKENS_PER_WORD = 1.35
@@ -35,10 +35,15 @@ class Evidence:
         if "sql" in self.locator:
             return f"{self.title}, query: {self.locator['sql']}"
         where = Path(self.source).name
+        if picture := picture_words(self.locator):  # inside a document: "picture 2 on page 4 of report.pdf"
+            page = page_words(self.locator)
+            where = f"{picture}{f' on {page}' if page else ''} of {where}"
+        else:
+            where = f"photo {where}" if self.kind in ("image", "region") else where
         if self.kind == "image":
-            return f"photo {where}"
+            return where
         if self.kind == "region":
-            return f"seen in photo {where}"
+            return f"seen in {where}"
         if "start_s" in self.locator:
             return f"video {where}, {self.locator['start_s']:.1f}-{self.locator['end_s']:.1f} s"
         where += "".join(f", {words}" for words in (page_words(self.locator), mail_words(self.locator)) if words)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from engine.generation.answer import Draft
 from engine.generation.evidence import Evidence
+from engine.locators import image_file
 from engine.runtimes.vision.coco import COCO80
 
 _HOW_MANY = re.compile(r"\bhow many\s+((?:[a-z-]+\s+){0,3}?[a-z-]+?)(?=\s+(?:are|is|were|was|do|does|did|can|could|"
@@ -66,7 +67,8 @@ def count(question: str, evidence: list[Evidence]) -> Count | None:
     if label is None or not photos:
         return None
     best = next((e for e in evidence if e.kind in PHOTO_KINDS), photos[0])
-    photo = next((e for e in photos if e.source == best.source), photos[0])
+    photo = next((e for e in photos if image_file(e.source, e.locator) == image_file(best.source, best.locator)),
+                 photos[0])
     scores = sorted((d["region"]["score"] for d in photo.locator["grounding"]
                      if d["region"]["kind"] == "object" and d["region"]["label"] == label), reverse=True)
     return Count(label, photo, scores)
@@ -77,7 +79,8 @@ def answer(question: str, evidence: list[Evidence]) -> Draft | None:
     found = count(question, evidence)
     if found is None:
         return None
-    boxes = [e.n for e in evidence if e.kind == "region" and e.source == found.photo.source
+    counted_in = image_file(found.photo.source, found.photo.locator)
+    boxes = [e.n for e in evidence if e.kind == "region" and image_file(e.source, e.locator) == counted_in
              and e.locator.get("label") == found.label]
     refs = "".join(f"[{n}]" for n in (boxes or [found.photo.n]))
     name, n = Path(found.photo.source).name, len(found.scores)

@@ -14,7 +14,7 @@ from engine.corpora import DOCUMENT, PARAGRAPH
 from engine.errors import ParseError, SkipFile
 from engine.ingest import archives, chunking, scans
 from engine.ingest.isolation import MEMORY_MB, TIMEOUT_S, run_isolated
-from engine.ingest.parsed import ParsedDoc
+from engine.ingest.parsed import ParsedDoc, Picture
 from engine.ingest.parsers import parser_for, unpacks
 from local_stores.vector_store import Item, ItemKey, item_key
 
@@ -38,6 +38,8 @@ class Prepared:
     image_refs: list[tuple[str, str]] = field(default_factory=list)  # (photo path, alt text) a note embeds
     warnings: list[str] = field(default_factory=list)  # indexed, but not all of it (a partly broken video)
     ocr_pages: int = 0  # scanned pages read with OCR
+    pictures: list[Picture] = field(default_factory=list)  # inside the document, to be analysed as photos
+    page_kind: str = "page"  # what the document's pages are (engine.ingest.parsed.ParsedDoc.page_kind)
 
 
 def embedding_text(item: Item) -> str:
@@ -81,7 +83,7 @@ def cut_document(path: Path, paragraph_words: int, document_tokens: int, *,
               for i, c in enumerate(documents)]
     timings = {"parse": time.perf_counter() - t0 - scanned.seconds, "ocr": scanned.seconds}
     return Prepared(items, [embedding_text(it) for it in items], doc.text, timings=timings,
-                    ocr_pages=scanned.pages_read)
+                    ocr_pages=scanned.pages_read, pictures=doc.pictures, page_kind=doc.page_kind)
 
 
 def _parse(parse: Callable[[Path], ParsedDoc], path: Path, timeout_s: float, memory_mb: int) -> ParsedDoc:

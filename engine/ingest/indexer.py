@@ -28,6 +28,7 @@ from engine.ingest.graphs import vault
 from engine.ingest.isolation import Limits
 from engine.ingest.parsers import kind_of as document_kind
 from engine.ingest.photos import sidecars, thumbnails
+from engine.ingest.photos.pictures import add_pictures
 from engine.ingest.scanner import Found, scan
 from engine.ingest.scanner import readable as readable_name
 from engine.settings import Settings
@@ -259,8 +260,7 @@ class Indexer:
                 media_tables.refresh(kind, self.catalog, self.tables)
             report.timings_s["media tables"] += time.perf_counter() - t2
         self.drop_orphans()
-        thumbnails.drop_unused(self.settings.thumbs_path, {r.sha256 for r in self.catalog.files()
-                                                           if r.kind in media.KINDS and r.sha256})
+        thumbnails.drop_unused(self.settings.thumbs_path, {r.sha256 for r in self.catalog.files() if r.sha256})
         if progress:
             progress(Progress(len(plan), len(plan), "", "done"))
         return report
@@ -482,6 +482,8 @@ class Indexer:
                                                           **self._limits(), **self._page_ocr())
                 report.ocr_pages += outcome.prepared.ocr_pages
                 report.timings_s["ocr"] += outcome.prepared.timings.get("ocr", 0.0)
+                if outcome.prepared.pictures and self.settings.document_pictures:
+                    self._add_pictures(found.path, outcome.sha, outcome.prepared, report)
                 if found.kind == "markdown":
                     markdown = found.path.read_text("utf-8", "replace")  # the parsed text has no image links
                     outcome.prepared.image_refs = [(str(p), alt) for p, alt in sidecars.image_refs(markdown,
@@ -498,6 +500,15 @@ class Indexer:
         except Exception as exc:  # a parser bug must not stop the run; the reason is kept
             outcome.state, outcome.reason = "failed", f"{UNEXPECTED} while reading: {type(exc).__name__}: {exc}"
         return outcome
+
+    def _add_pictures(self, path: Path, sha256: str, prepared: documents.Prepared, report: IndexReport) -> None:
+        """The document's pictures analysed as photos, their items added to the document's."""
+        settings = self.settings
+        add_pictures(prepared, path, sha256, prepared.pictures, prepared.page_kind, self.vision,
+                     settings.thumbs_path, settings.region_overlap, settings.region_min)
+        prepared.pictures = []  # their bytes are not needed any more
+        for stage in [s for s in prepared.timings if s.startswith("vision") or s == "pictures"]:
+            report.timings_s[stage] += prepared.timings.pop(stage)
 
     def _page_ocr(self) -> dict:
         """How scanned PDF pages are read: the photos' OCR, loaded on the first such page."""

@@ -27,8 +27,7 @@ def kind_of(path: Path) -> str | None:
 
 def prepare(found: Found, sha256: str, vision: VisionModels, settings: Settings, alt_texts: list[str]) -> Prepared:
     """Items, thumbnails and the media-table row of one photo or video (nothing written to the index)."""
-    region_min = {"object": settings.object_min_score, "face": settings.face_min_score,
-                  "text": settings.text_min_score}
+    region_min = settings.region_min
     if found.kind == "photo":
         from engine.ingest.photos.items import prepare_photo
 

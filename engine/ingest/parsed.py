@@ -17,6 +17,15 @@ class Block:
     lead: int | None = None  # where the headings right before this block start (they are cut with it)
 
 
+@dataclass(frozen=True)
+class Picture:
+    """A picture inside a document (a photo in a PDF, a chart on a slide), as the file holds it."""
+
+    data: bytes  # the image file's bytes (JPEG, PNG, TIFF, ...)
+    page: int | None  # the page (slide) it is on, None where the format has no pages
+    alt: str = ""  # what the author wrote about it (alt text, description)
+
+
 @dataclass
 class ParsedDoc:
     title: str
@@ -26,6 +35,7 @@ class ParsedDoc:
     page_kind: str = "page"  # what a block's `page` counts: "page", "slide" (a deck), "message" (a mailbox)
     page_fields: dict[int | None, dict[str, str]] = field(default_factory=dict)  # added to the locators of a
     # page's items (a message's from/to/date/subject); key None: those of blocks without a page (one e-mail)
+    pictures: list[Picture] = field(default_factory=list)  # in reading order; engine.ingest.pictures keeps them
 
 
 class DocBuilder:

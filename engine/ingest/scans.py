@@ -55,7 +55,8 @@ def read(path: Path, doc: ParsedDoc, ocr: Callable[[], Ocr | None] | None, *,
     images = run_isolated(render, path, wanted, DPI, timeout_s=timeout_s * len(wanted), memory_mb=memory_mb,
                           what="the PDF page renderer")
     texts = {number: page_text(reader.read(image)) for number, image in zip(wanted, images, strict=True)}
-    read_doc = pdf.parse(path, {n: t for n, t in texts.items() if t})
+    read_doc = pdf.parse(path, {n: t for n, t in texts.items() if t}, pictures=False)
+    read_doc.pictures = doc.pictures
     if not read_doc.blocks:
         raise SkipFile(f"no text in its {len(pages)} page(s): they are images, and OCR found no text on them")
     read_doc.page_fields.update({number: {"read_by": READ_BY} for number, text in texts.items() if text})

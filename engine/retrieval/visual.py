@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.corpora import CLIP, LOOKS, PHOTO, REGION, VIDEO
+from engine.locators import image_file
 from engine.retrieval.hybrid import Hit, HybridRetriever
 from local_stores.vector_store import Item, VectorStore
 
@@ -153,7 +154,7 @@ def grounded(ctx: VisualContext, photo_hit: Hit, relevance: dict[tuple, float] |
     regions = [Region(r["kind"], r["label"], tuple(r["box"]), r["score"], r.get("text", ""))
                for r in item.locator.get("regions", [])]
     try:
-        image = load_photo(Path(item.source)).image
+        image = load_photo(Path(image_file(item.source, item.locator))).image
     except Exception as exc:  # the photo moved or broke since it was indexed: cite it, not its regions
         return [("image", _photo_evidence(photo_hit, note=f"regions not shown: {exc}"))]
     grounding = ground(image, regions, ctx.inventory or _empty_inventory(), ctx.text_embedder, ctx.image_embedder,

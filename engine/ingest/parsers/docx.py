@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.ingest.archives import MAX_UNPACKED_MB, open_office
-from engine.ingest.parsed import DocBuilder, ParsedDoc
+from engine.ingest.parsed import DocBuilder, ParsedDoc, Picture
+from engine.ingest.pictures import Pictures
 
 if TYPE_CHECKING:
     from docx.document import Document
@@ -47,9 +48,22 @@ def parse(path: Path, max_unpacked_mb: float = MAX_UNPACKED_MB) -> ParsedDoc:
                 cells = list(dict.fromkeys(c.text.strip() for c in row.cells if c.text.strip()))
                 builder.paragraph(" | ".join(cells))
     doc = builder.build(path.stem)
+    doc.pictures = _pictures(document)
     if title:
         doc.title = title
     return doc
+
+
+def _pictures(document: Document) -> list[Picture]:
+    """The pictures in the text (inline), in order, with their alt text."""
+    found = Pictures()
+    parts = document.part.related_parts
+    for shape in document.inline_shapes:
+        inline = shape._inline
+        blips = inline.xpath(".//a:blip/@r:embed")
+        if blips and blips[0] in parts:
+            found.add(parts[blips[0]].blob, None, inline.docPr.get("descr") or inline.docPr.get("title") or "")
+    return found.kept
 
 
 def _open(path: Path, max_unpacked_mb: float) -> Document:

@@ -7,9 +7,14 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.errors import ParseError, SkipFile
 from engine.ingest.parsed import DocBuilder, ParsedDoc
+from engine.ingest.pictures import Pictures
+
+if TYPE_CHECKING:
+    from pypdf import PageObject
 
 KIND = "pdf"
 EXTENSIONS = (".pdf",)
@@ -52,9 +57,9 @@ def add_page(builder: DocBuilder, text: str, page: int) -> None:
     flush()
 
 
-def parse(path: Path, page_texts: dict[int, str] | None = None) -> ParsedDoc:
-    """The PDF's pages as blocks; a page of `page_texts` (1-based, e.g. its OCR text) is read from
-    there instead of its text layer."""
+def parse(path: Path, page_texts: dict[int, str] | None = None, pictures: bool = True) -> ParsedDoc:
+    """The PDF's pages as blocks, and (with `pictures`) the pictures on its text pages; a page of
+    `page_texts` (1-based, e.g. its OCR text) is read from there instead of its text layer."""
     from pypdf import PdfReader
     from pypdf.errors import FileNotDecryptedError, PdfReadError
 
@@ -64,11 +69,13 @@ def parse(path: Path, page_texts: dict[int, str] | None = None) -> ParsedDoc:
         if reader.is_encrypted and not reader.decrypt(""):
             raise ParseError("encrypted PDF: a password is needed to read it")
         pages = reader.pages
-        builder, image_pages = DocBuilder(), []
+        builder, image_pages, found = DocBuilder(), [], Pictures()
         for number, page in enumerate(pages, start=1):
             text = page.extract_text() or ""
             if sum(c.isalnum() for c in text) < MIN_PAGE_CHARS:
-                image_pages.append(number)
+                image_pages.append(number)  # the page is a picture: its text is read with OCR, not as a photo
+            elif pictures:
+                _add_pictures(found, page, number)
             add_page(builder, (page_texts or {}).get(number, text), number)
         info_title = (reader.metadata.title if reader.metadata else None) or ""
     except (ParseError, SkipFile):
@@ -85,6 +92,21 @@ def parse(path: Path, page_texts: dict[int, str] | None = None) -> ParsedDoc:
     if not builder.blocks and not image_pages:
         raise SkipFile(f"no text in its {len(pages)} page(s)")
     doc = builder.build(path.stem, {"pages": len(pages), "image_pages": image_pages})
+    doc.pictures = found.kept
     if isinstance(info_title, str) and info_title.strip():
         doc.title = info_title.strip()
     return doc
+
+
+def _add_pictures(found: Pictures, page: PageObject, number: int) -> None:
+    """The page's raster images (pypdf decodes each into an image file); a broken image stream
+    loses that picture, never the page's text."""
+    if found.full:
+        return
+    try:
+        for image in page.images:
+            found.add(image.data, number)
+            if found.full:
+                return
+    except Exception:  # pypdf raises many kinds on broken image streams
+        return

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from engine.ingest.archives import MAX_UNPACKED_MB, open_office
 from engine.ingest.parsed import DocBuilder, ParsedDoc
+from engine.ingest.pictures import Pictures
 
 if TYPE_CHECKING:
     from pptx.presentation import Presentation
@@ -24,17 +25,18 @@ UNPACKS = True  # a zip: parse() takes the max_unpacked_mb limit
 def parse(path: Path, max_unpacked_mb: float = MAX_UNPACKED_MB) -> ParsedDoc:
     """Every slide's text; SkipFile when the parts unpack to more than `max_unpacked_mb`."""
     deck = _open(path, max_unpacked_mb)
-    builder = DocBuilder()
+    builder, pictures = DocBuilder(), Pictures()
     first_title = ""
     for number, slide in enumerate(deck.slides, start=1):
         title = _title(slide)
         first_title = first_title or title
         builder.heading(1, title or f"Slide {number}", number)
-        for text in _texts(slide):
+        for text in _texts(slide, pictures, number):
             builder.paragraph(text, number)
         if slide.has_notes_slide and (notes := slide.notes_slide.notes_text_frame):
             _add_lines(builder, "Speaker notes: ", notes.text, number)
     doc = builder.build(path.stem, page_kind="slide")
+    doc.pictures = pictures.kept
     doc.title = (deck.core_properties.title or "").strip() or first_title or path.stem
     return doc
 
@@ -51,13 +53,14 @@ def _title(slide: Slide) -> str:
     return " ".join(shape.text_frame.text.split()) if shape is not None and shape.has_text_frame else ""
 
 
-def _texts(slide: Slide) -> Iterator[str]:
-    """The slide's text after its title, shape by shape from top to bottom, left to right."""
+def _texts(slide: Slide, pictures: Pictures, number: int) -> Iterator[str]:
+    """The slide's text after its title, shape by shape from top to bottom, left to right; its
+    pictures go to `pictures`."""
     title = slide.shapes.title
     for shape in _in_reading_order(slide.shapes):
         if title is not None and shape.shape_id == title.shape_id:
             continue
-        yield from _shape_texts(shape)
+        yield from _shape_texts(shape, pictures, number)
 
 
 def _in_reading_order(shapes: object) -> list[BaseShape]:
@@ -65,12 +68,12 @@ def _in_reading_order(shapes: object) -> list[BaseShape]:
     return sorted(listed, key=lambda s: (s.top or 0, s.left or 0))
 
 
-def _shape_texts(shape: BaseShape) -> Iterator[str]:
+def _shape_texts(shape: BaseShape, pictures: Pictures, number: int) -> Iterator[str]:
     from pptx.enum.shapes import MSO_SHAPE_TYPE
 
     if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
         for inner in _in_reading_order(shape.shapes):  # type: ignore[attr-defined]
-            yield from _shape_texts(inner)
+            yield from _shape_texts(inner, pictures, number)
     elif getattr(shape, "has_table", False):
         for row in shape.table.rows:  # type: ignore[attr-defined]
             cells = list(dict.fromkeys(c.text.strip() for c in row.cells if c.text.strip()))
@@ -80,8 +83,21 @@ def _shape_texts(shape: BaseShape) -> Iterator[str]:
         for para in shape.text_frame.paragraphs:  # type: ignore[attr-defined]
             if text := " ".join(para.text.split()):
                 yield text
-    elif alt := _alt_text(shape):
-        yield f"Picture: {alt}"
+    else:
+        alt = _alt_text(shape)
+        if blob := _picture(shape):
+            pictures.add(blob, number, alt)
+        if alt:
+            yield f"Picture: {alt}"
+
+
+def _picture(shape: BaseShape) -> bytes | None:
+    """A picture shape's image file (a chart is drawn, not a picture); None for other shapes and
+    for a picture linked to a file outside the deck."""
+    try:
+        return shape.image.blob  # type: ignore[attr-defined]
+    except (AttributeError, KeyError, ValueError):
+        return None
 
 
 def _alt_text(shape: BaseShape) -> str:

@@ -9,7 +9,10 @@ import datetime as dt
 import re
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from engine.corpora import LOOKS, PHOTO, REGION, VISUAL
 from engine.ingest.documents import Prepared
@@ -33,30 +36,62 @@ def prepare_photo(path: Path, sha256: str, models: VisionModels, thumbs: Path, a
     caption = sidecars.caption(path)
     folder = thumbnails.folder(thumbs, sha256)
     thumb = thumbnails.save(photo.image, folder / "photo.jpg")
-    base = _base_locator(photo, thumb)
-    place = _context(path, photo.exif)
-    items = [Item(PHOTO, str(path), photo_text(path, photo, found, caption, alt_texts), dict(
-        base, regions=[dict(r.as_dict(), n=i) for i, r in enumerate(found.regions)],
-        labels=[[label, round(score, 3)] for label, score in found.labels]), title=path.name, heading=place)]
-    for i, region in enumerate(found.regions):
-        crop = thumbnails.save(photo.image, folder / f"region-{i}.jpg", thumbnails.CROP_SIDE, region.box)
-        items.append(Item(REGION, str(path), region_text(region, path, place), dict(
-            base, region=i, crop=str(crop), **region.as_dict()), title=path.name, heading=place, ord=i))
-    prepared = Prepared(items, [_embedding_text(it) for it in items], items[0].text)
-    if found.vector is not None:
-        prepared.fixed.append((Item(VISUAL, str(path), path.name, dict(base), title=path.name, heading=place,
-                                    extra={"embedder": getattr(models.embedder, "name", "image-embedder")}),
-                               found.vector))
-    if models.image_text is not None:
-        t3 = time.perf_counter()
-        looks = models.image_text.photo_vectors([photo.image], [items[0].text])[0]
-        found.timings["image_text"] = time.perf_counter() - t3
-        prepared.fixed.append((Item(LOOKS, str(path), path.name, dict(base), title=path.name, heading=place,
-                                    extra={"embedder": models.image_text.name}), looks))
+    seen = Seen(photo.image, found, str(path), path.name, _context(path, photo.exif), _base_locator(photo, thumb))
+    prepared = Prepared([], [], "")
+    add_seen(prepared, seen, photo_text(path, photo, found, caption, alt_texts), f"photo {path.name}", models,
+             folder)
+    prepared.file_text = prepared.items[0].text
     prepared.media = ("photo", photo_row(path, photo, found, caption, sha256))
     prepared.timings = {"parse": t1 - t0, "vision": t2 - t1, **{f"vision_{k}": v for k, v in found.timings.items()},
                         "thumbnails": time.perf_counter() - t2}
     return prepared
+
+
+@dataclass
+class Seen:
+    """A picture and what the vision models found in it, with where it is: a photo file, or a
+    picture inside a document (`source` the document, `locator` saying where in it)."""
+
+    image: np.ndarray
+    found: Analysis
+    source: str
+    title: str
+    heading: str  # what a person calls where it is: the folder and day, or the document's page
+    locator: dict  # width, height, thumbnail and where it is (page, picture, its saved file)
+    prefix: str = ""  # of its region crops' file names, unique within the file's thumbnail folder
+
+
+def add_seen(prepared: Prepared, seen: Seen, text: str, called: str, models: VisionModels, folder: Path) -> None:
+    """The items of one picture added to `prepared`: the photo item (`text`), one per region (each
+    crop saved to `folder`), and its image vectors; `called` names it in the regions' text."""
+    photos = sum(1 for item in prepared.items if item.corpus == PHOTO)  # the ords of this file's items so far
+    regions = sum(1 for item in prepared.items if item.corpus == REGION)
+    base, image, found = seen.locator, seen.image, seen.found
+    items = [Item(PHOTO, seen.source, text, dict(
+        base, regions=[dict(r.as_dict(), n=i) for i, r in enumerate(found.regions)],
+        labels=[[label, round(score, 3)] for label, score in found.labels]), title=seen.title, heading=seen.heading,
+        ord=photos)]
+    for i, region in enumerate(found.regions):
+        crop = thumbnails.save(image, folder / f"{seen.prefix}region-{i}.jpg", thumbnails.CROP_SIDE, region.box)
+        items.append(Item(REGION, seen.source, region_text(region, called, seen.heading), dict(
+            base, region=i, crop=str(crop), **region.as_dict()), title=seen.title, heading=seen.heading,
+            ord=regions + i))
+    prepared.items += items
+    prepared.texts += [_embedding_text(it) for it in items]
+    if found.vector is not None:
+        embedder = getattr(models.embedder, "name", "image-embedder")
+        prepared.fixed.append((_vector_item(VISUAL, seen, photos, embedder), found.vector))
+    if models.image_text is not None:
+        t0 = time.perf_counter()
+        looks = models.image_text.photo_vectors([image], [text])[0]
+        found.timings["image_text"] = time.perf_counter() - t0
+        prepared.fixed.append((_vector_item(LOOKS, seen, photos, models.image_text.name), looks))
+
+
+def _vector_item(corpus: str, seen: Seen, ord: int, embedder: str) -> Item:
+    """The item an image vector of the picture is kept with (its vector space: `embedder`'s)."""
+    return Item(corpus, seen.source, seen.title, dict(seen.locator), title=seen.title, heading=seen.heading, ord=ord,
+                extra={"embedder": embedder})
 
 
 def _base_locator(photo: LoadedPhoto, thumb: Path) -> dict:
@@ -107,14 +142,9 @@ def _plural(label: str) -> str:
     return label + "s"
 
 
-def photo_text(path: Path, photo: LoadedPhoto, found: Analysis, caption: str, alt_texts: list[str]) -> str:
-    lines = [f"Photo {path.name} in the folder {words_of(path.parent.name)} ({words_of(path.stem)})."]
-    exif = photo.exif
-    taken = when(exif.get("taken_at"))
-    camera = " ".join(dict.fromkeys(filter(None, (exif.get("camera_make"), exif.get("camera_model")))))
-    if taken or camera or "latitude" in exif:
-        parts = (f"Taken {taken}" if taken else "Taken", f"with a {camera}" if camera else "", _where(exif))
-        lines.append(" ".join(p for p in parts if p) + ".")
+def seen_lines(found: Analysis) -> list[str]:
+    """What the vision models found, in sentences: objects, faces, labels, text read."""
+    lines = []
     objects = counted(found.regions)
     if objects:
         lines.append(f"Shows {objects}.")
@@ -126,6 +156,18 @@ def photo_text(path: Path, photo: LoadedPhoto, found: Analysis, caption: str, al
     texts = [r.text for r in found.regions if r.kind == TEXT and r.text]
     if texts:
         lines.append("Text in the photo: " + " | ".join(texts) + ".")
+    return lines
+
+
+def photo_text(path: Path, photo: LoadedPhoto, found: Analysis, caption: str, alt_texts: list[str]) -> str:
+    lines = [f"Photo {path.name} in the folder {words_of(path.parent.name)} ({words_of(path.stem)})."]
+    exif = photo.exif
+    taken = when(exif.get("taken_at"))
+    camera = " ".join(dict.fromkeys(filter(None, (exif.get("camera_make"), exif.get("camera_model")))))
+    if taken or camera or "latitude" in exif:
+        parts = (f"Taken {taken}" if taken else "Taken", f"with a {camera}" if camera else "", _where(exif))
+        lines.append(" ".join(p for p in parts if p) + ".")
+    lines += seen_lines(found)
     if caption:
         lines.append(f"Caption: {caption}")
     for alt in alt_texts:
@@ -139,8 +181,9 @@ def _where(exif: dict) -> str:
     return f"at GPS {exif['latitude']:.4f}, {exif['longitude']:.4f}"
 
 
-def region_text(region: Region, path: Path, place: str) -> str:
-    where = f"in photo {path.name}" + (f" ({place})" if place else "")
+def region_text(region: Region, called: str, place: str) -> str:
+    """The region in words, with the picture it is in (`called`: "photo x.jpg") and where that is."""
+    where = f"in {called}" + (f" ({place})" if place else "")
     if region.kind == TEXT:
         return f'Text "{region.text}" {where}.'
     if region.kind == FACE:

@@ -1,0 +1,46 @@
+"""Which pictures inside a document are worth indexing as photos: big enough to be a photo, a chart
+or a diagram (not a bullet, a logo or a rule), a bounded number per document, each image read
+only as far as its header says how big it is."""
+
+from __future__ import annotations
+
+import io
+
+from engine.ingest.parsed import Picture
+
+MIN_SIDE = 100  # pixels: smaller pictures are icons, bullets and rules
+MAX_PICTURES = 24  # per document: each one costs a photo's analysis (about a second on 2 cores)
+MAX_MEGAPIXELS = 40
+
+
+class Pictures:
+    """Collects a document's pictures as its parser meets them, keeping those worth indexing."""
+
+    def __init__(self, limit: int = MAX_PICTURES) -> None:
+        self.kept: list[Picture] = []
+        self.limit = limit
+        self._seen: set[int] = set()  # the same picture shown twice (a logo on every slide) is kept once
+
+    @property
+    def full(self) -> bool:
+        return len(self.kept) >= self.limit
+
+    def add(self, data: bytes, page: int | None, alt: str = "") -> None:
+        if self.full or hash(data) in self._seen:
+            return
+        self._seen.add(hash(data))
+        if worth_indexing(data):
+            self.kept.append(Picture(data, page, " ".join(alt.split())))
+
+
+def worth_indexing(data: bytes) -> bool:
+    """Whether the image's header says it is at least MIN_SIDE on both sides and not absurdly large
+    (nothing is decoded); False for bytes no image reader knows (a vector drawing, a broken file)."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            width, height = image.size
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, Image.DecompressionBombError):
+        return False
+    return min(width, height) >= MIN_SIDE and width * height <= MAX_MEGAPIXELS * 1_000_000
