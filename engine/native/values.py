@@ -49,15 +49,17 @@ class ValueMatch:
 
 def phrases(question: str) -> list[str]:
     """What the question could name as a stored value, lower-cased: its quoted texts, then its word
-    runs of 1 to MAX_WORDS words that neither start nor end with a stopword (single words of at
-    least two characters; a possessive 's dropped)."""
+    runs of 1 to MAX_WORDS words that neither start nor end with a stopword, except a leading "the"
+    (titles: "The Dispossessed", "The Matrix"); single words of at least two characters; a
+    possessive 's dropped."""
     quoted = [(a or b).strip().lower() for a, b in _QUOTED.findall(question) if (a or b).strip()]
     words = [re.sub(r"['’]s$", "", w).strip(".'’-").lower() for w in _WORD.findall(question)]
     out: dict[str, None] = dict.fromkeys(quoted)
     for n in range(MAX_WORDS, 0, -1):
         for i in range(len(words) - n + 1):
             run_ = words[i:i + n]
-            if not all(run_) or run_[0] in STOPWORDS or run_[-1] in STOPWORDS:
+            leading = run_[1:] if n > 1 and run_[0] == "the" else run_
+            if not all(run_) or leading[0] in STOPWORDS or run_[-1] in STOPWORDS:
                 continue
             if n == 1 and len(run_[0]) < 2:
                 continue

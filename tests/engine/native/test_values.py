@@ -40,6 +40,9 @@ def test_phrases_keep_quoted_text_and_word_runs_not_stopwords():
     assert found[0] == "new york"
     assert "frank nobilo" in found and "flights" in found
     assert "which" not in found and "of frank" not in found
+    titles = values.phrases("Who wrote the dispossessed, and is the book on the shelf?")
+    assert "the dispossessed" in titles and "dispossessed" in titles  # a title as stored: "The Dispossessed"
+    assert "the book" in titles and "the shelf" in titles and "the" not in titles and "is the book" not in titles
 
 
 def test_question_values_are_found_in_the_column_that_holds_them(flights):  # noqa: ANN001
@@ -65,6 +68,15 @@ def test_a_value_held_among_others_in_a_table_cell_is_found_and_hinted_as_such(t
     assert [m.value for m in values.find("Which laureates are Russian?", source, Stores(store, None, None))] == \
         ["Russian; American"]
     assert values.find("Which laureates are Swiss?", source, Stores(store, None, None)) == []
+
+
+def test_a_title_that_starts_with_the_is_found_as_the_data_spells_it(tmp_path: Path):
+    csv = "title,author\nThe Dispossessed,Ursula K. Le Guin\nDispossessed Lands,A. Writer\nKindred,Octavia E. Butler\n"
+    store = TableStore(tmp_path / "t.duckdb")
+    info = store.load_csv("books", tmp_path / "books.csv", csv)
+    source = Source("books", "table", "duckdb", str(tmp_path / "books.csv"), info.descriptor())
+    found = values.find("Who wrote the dispossessed?", source, Stores(store, None, None))
+    assert [(m.value, m.place) for m in found][:1] == [("The Dispossessed", "books.title")]
 
 
 def test_literals_no_column_holds_are_named(flights):  # noqa: ANN001
