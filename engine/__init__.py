@@ -9,7 +9,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from engine.browsing import ClipThumb, IndexedFile, PageText, RootSummary, photo_pixels
+    from engine.browsing import ClipThumb, IndexedFile, PageText, RootSummary, page_picture, photo_pixels
     from engine.connections import holdings
     from engine.conversations.export import write_markdown
     from engine.conversations.store import Summary
@@ -32,7 +32,8 @@ _PUBLIC = {
     "IndexReport": "engine.ingest.indexer", "Progress": "engine.ingest.indexer",
     "RootSummary": "engine.browsing", "PageText": "engine.browsing", "ClipThumb": "engine.browsing",
     "IndexedFile": "engine.browsing",
-    "photo_pixels": "engine.browsing", "Decision": "engine.routing.base", "Route": "engine.routing.base",
+    "photo_pixels": "engine.browsing", "page_picture": "engine.browsing",
+    "Decision": "engine.routing.base", "Route": "engine.routing.base",
     "Conversation": "engine.conversations.turns", "Turn": "engine.conversations.turns",
     "Summary": "engine.conversations.store", "write_markdown": "engine.conversations.export",
     "Scope": "engine.scope", "TroveError": "engine.errors", "Gate": "engine.gate", "Busy": "engine.gate",
@@ -43,8 +44,8 @@ _RENAMED = {"PHOTO_SUFFIXES": "PHOTO"}  # public name -> its name in its module
 __all__ = ["AskResult", "Busy", "Citation", "ClipThumb", "Conversation", "Decision", "Gate", "IndexReport",
            "IndexedFile", "PHOTO_SUFFIXES", "PageText", "Progress",
            "QueryRun", "RootSummary", "Route", "Scope", "Settings", "Summary", "Trove", "TroveError", "Turn",
-           "citation_place", "clock", "holdings", "image_file", "load_settings", "mail_words", "page_words",
-           "photo_pixels",
+           "citation_place", "clock", "holdings", "image_file", "load_settings", "mail_words", "page_picture",
+           "page_words", "photo_pixels",
            "write_markdown"]
 
 

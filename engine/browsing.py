@@ -124,6 +124,16 @@ def indexed_file(catalog: Catalog, store: VectorStore, path: str) -> IndexedFile
     return IndexedFile(record.path, record.kind, record.size, store.file_text(record.id))
 
 
+def page_picture(path: Path, page: int, dpi: int = 110) -> np.ndarray:
+    """A PDF page as RGB pixels, rendered in the reader worker (a PDF is untrusted input to a C
+    library): what the app shows a scanned page's cited lines on (their locator's `lines`)."""
+    from engine.ingest import scans
+    from engine.ingest.isolation import run_isolated
+
+    [bgr] = run_isolated(scans.render, path, [page], dpi, what="the PDF page renderer")
+    return np.ascontiguousarray(bgr[:, :, ::-1])
+
+
 def photo_pixels(path: Path) -> np.ndarray:
     """The photo as RGB pixels, EXIF orientation applied (as the engine's boxes assume), in any
     format the engine reads (HEIC, TIFF...)."""

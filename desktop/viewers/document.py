@@ -11,9 +11,11 @@ from PySide6.QtGui import QDesktopServices, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QPlainTextEdit, QPushButton, QTextEdit
 
 from desktop.viewers.common import Viewer, highlight_color
-from engine import mail_words, page_words
+from desktop.viewers.photo import DrawnBox, PhotoView, qimage
+from engine import mail_words, page_picture, page_words
 
 if TYPE_CHECKING:
+    import numpy as np
     from PySide6.QtWidgets import QWidget
 
     from desktop.workers import Engine
@@ -31,6 +33,11 @@ def file_url(source: str, page: int | None) -> QUrl:
 class DocumentViewer(Viewer):
     def __init__(self, engine: Engine, parent: QWidget | None = None) -> None:
         super().__init__(engine, parent)
+        self.scan = PhotoView()  # a scanned page, its cited lines boxed (shown for OCR'd pages only)
+        self.scan.setAccessibleName("scanned page")
+        self.scan.hide()
+        self.layout_.addWidget(self.scan, 2)
+        self.waiting = 0  # loads still to arrive before the viewer is ready
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
         self.text.setAccessibleName("page text")
@@ -49,7 +56,26 @@ class DocumentViewer(Viewer):
         self.header.set(citation.n, citation.kind, citation.source, _place(loc))
         page = _pdf_page(loc)
         self.open_button.setText(f"Open file at page {page}" if page else "Open file")
+        scanned = bool(page and loc.get("lines"))
+        self.scan.setVisible(scanned)
+        self.waiting = 2 if scanned else 1
         self.load(lambda trove: trove.page_text(citation.source, loc, citation.text), self._fill)
+        if scanned:
+            self.load(lambda: page_picture(Path(citation.source), int(page or 1)), self._fill_scan, gated=False)
+
+    def _fill_scan(self, rgb: np.ndarray) -> None:
+        """The scanned page with the cited lines boxed (their boxes are shares of the page's size)."""
+        citation = self.citation
+        assert citation is not None  # set by show_citation, which started this load
+        image = qimage(rgb)
+        lines = [DrawnBox(citation.n, "", (x1, y1, x2, y2)) for x1, y1, x2, y2 in citation.locator["lines"]]
+        self.scan.show_photo(image, lines, (image.width(), image.height()), citation.n, tags=False)
+        self._arrived()
+
+    def _arrived(self) -> None:
+        self.waiting -= 1
+        if self.waiting <= 0:
+            self.mark_ready()
 
     def _fill(self, page: PageText) -> None:
         self.page = page
@@ -69,7 +95,7 @@ class DocumentViewer(Viewer):
         view.setPosition(page.start)
         self.text.setTextCursor(view)
         self.text.ensureCursorVisible()
-        self.mark_ready()
+        self._arrived()
 
     def highlighted_text(self) -> str:
         """The highlighted characters, as shown (paragraph breaks as newlines)."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import (
     QBrush,
@@ -45,7 +46,11 @@ def read_image(path: str) -> QImage:
         return image
     from engine import photo_pixels
 
-    rgb = photo_pixels(Path(path))
+    return qimage(photo_pixels(Path(path)))
+
+
+def qimage(rgb: np.ndarray) -> QImage:
+    """RGB pixels (the engine's photo_pixels, page_picture) as a Qt image of its own."""
     h, w = rgb.shape[:2]
     return QImage(rgb.data, w, h, 3 * w, QImage.Format.Format_RGB888).copy()
 
@@ -90,7 +95,10 @@ class PhotoView(QGraphicsView):
         self.rect_items: list[QGraphicsRectItem] = []
         self.fitted = True
 
-    def show_photo(self, image: QImage, boxes: list[DrawnBox], scale: tuple[float, float], focus: int) -> None:
+    def show_photo(self, image: QImage, boxes: list[DrawnBox], scale: tuple[float, float], focus: int,
+                   tags: bool = True) -> None:
+        """`image` with `boxes` (in the image's pixels times `scale`) drawn, each tagged with its
+        number and label unless not `tags`; the box of citation `focus` drawn thicker."""
         scene = self.scene()
         scene.clear()
         self.rect_items = []
@@ -104,6 +112,8 @@ class PhotoView(QGraphicsView):
             item = scene.addRect(rect, QPen(colour, width * (1.8 if b.n == focus else 1.0)))
             item.setData(0, b.n)
             self.rect_items.append(item)
+            if not tags:
+                continue
             tag = scene.addSimpleText(f"[{b.n}] {b.label}")
             font = tag.font()
             font.setPixelSize(max(12, int(image.width() / 45)))

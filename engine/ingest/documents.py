@@ -14,7 +14,7 @@ from engine.corpora import DOCUMENT, PARAGRAPH
 from engine.errors import ParseError, SkipFile
 from engine.ingest import archives, chunking, scans
 from engine.ingest.isolation import MEMORY_MB, TIMEOUT_S, run_isolated
-from engine.ingest.parsed import ParsedDoc, Picture
+from engine.ingest.parsed import Line, ParsedDoc, Picture
 from engine.ingest.parsers import parser_for, unpacks
 from local_stores.vector_store import Item, ItemKey, item_key
 
@@ -120,4 +120,18 @@ def _locator(chunk: chunking.Chunk, doc: ParsedDoc) -> dict:
             loc["last_page"] = chunk.last_page
         if doc.page_kind != "page":
             loc["page_kind"] = doc.page_kind
+        if chunk.page in doc.page_lines and chunk.last_page in (None, chunk.page):
+            loc["lines"] = _lines_in(chunk.text, doc.page_lines[chunk.page])
     return loc | doc.page_fields.get(chunk.page, {})
+
+
+def _lines_in(text: str, lines: list[Line]) -> list[list[float]]:
+    """The boxes of a scanned page's lines that the chunk's text holds (its lines were joined into
+    paragraphs, a hyphen at a line's end taken out)."""
+    held = " ".join(text.split())
+    boxes = []
+    for words, box in lines:
+        said = " ".join(words.split()).rstrip("-")
+        if len(said) >= 3 and said in held:
+            boxes.append(list(box))
+    return boxes

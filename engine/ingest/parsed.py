@@ -17,6 +17,9 @@ class Block:
     lead: int | None = None  # where the headings right before this block start (they are cut with it)
 
 
+Line = tuple[str, tuple[float, float, float, float]]  # a line's text and box, as shares of the page's width/height
+
+
 @dataclass(frozen=True)
 class Picture:
     """A picture inside a document (a photo in a PDF, a chart on a slide), as the file holds it."""
@@ -36,6 +39,7 @@ class ParsedDoc:
     page_fields: dict[int | None, dict[str, str]] = field(default_factory=dict)  # added to the locators of a
     # page's items (a message's from/to/date/subject); key None: those of blocks without a page (one e-mail)
     pictures: list[Picture] = field(default_factory=list)  # in reading order; engine.ingest.pictures keeps them
+    page_lines: dict[int, list[Line]] = field(default_factory=dict)  # a scanned page's lines as OCR read them
 
 
 class DocBuilder:

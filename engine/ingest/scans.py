@@ -54,12 +54,15 @@ def read(path: Path, doc: ParsedDoc, ocr: Callable[[], Ocr | None] | None, *,
     wanted = pages[:MAX_PAGES]
     images = run_isolated(render, path, wanted, DPI, timeout_s=timeout_s * len(wanted), memory_mb=memory_mb,
                           what="the PDF page renderer")
-    texts = {number: page_text(reader.read(image)) for number, image in zip(wanted, images, strict=True)}
+    lines = {number: reader.read(image) for number, image in zip(wanted, images, strict=True)}
+    texts = {number: page_text(found) for number, found in lines.items()}
     read_doc = pdf.parse(path, {n: t for n, t in texts.items() if t}, pictures=False)
     read_doc.pictures = doc.pictures
     if not read_doc.blocks:
         raise SkipFile(f"no text in its {len(pages)} page(s): they are images, and OCR found no text on them")
     read_doc.page_fields.update({number: {"read_by": READ_BY} for number, text in texts.items() if text})
+    read_doc.page_lines = {number: [(r.text, _share(r.box, image.shape)) for r in lines[number]]
+                           for number, image in zip(wanted, images, strict=True) if texts[number]}
     return ScannedDoc(read_doc, len(wanted), time.perf_counter() - t0)
 
 
@@ -98,6 +101,13 @@ def page_text(lines: list[Region]) -> str:
             out.append("")
         out.append(" ".join(r.text for r in sorted(row, key=lambda r: r.box[0])))
     return unicodedata.normalize("NFKC", "\n".join(out))  # the recogniser writes some commas full-width
+
+
+def _share(box: tuple[float, ...], shape: tuple[int, ...]) -> tuple[float, float, float, float]:
+    """A box in pixels as shares of the picture's width and height (any rendering of the page fits)."""
+    height, width = shape[:2]
+    x1, y1, x2, y2 = box
+    return round(x1 / width, 4), round(y1 / height, 4), round(x2 / width, 4), round(y2 / height, 4)
 
 
 def _middle(row: list[Region]) -> float:

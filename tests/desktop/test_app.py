@@ -160,6 +160,23 @@ def test_document_citation_shows_the_page_with_the_paragraph_highlighted(qtbot, 
     assert opened[0].toLocalFile() == item.source and opened[0].fragment() == "page=2"
 
 
+def test_a_scanned_page_is_shown_with_the_cited_lines_boxed(qtbot, window):  # noqa: ANN001
+    hits = in_engine(window, lambda t: t.search("residents parking permit valid until", k=3))
+    item = hits[0].item
+    assert item.source.endswith("parking-permit-letter-2025-03.pdf") and item.locator["read_by"] == "OCR"
+    lines = item.locator["lines"]
+    assert lines and all(0 <= x1 < x2 <= 1 and 0 <= y1 < y2 <= 1 for x1, y1, x2, y2 in lines)
+    deliver(window, "Until when is my parking permit valid?", [as_citation(1, "paragraph", item)])
+    viewer = click_citation(qtbot, window, 1)
+    assert type(viewer).__name__ == "DocumentViewer" and viewer.scan.isVisible()
+    assert len(viewer.scan.rect_items) == len(lines)
+    page = viewer.scan.scene().sceneRect()
+    assert abs(page.width() - 8.27 * 110) < 20 and abs(page.height() - 11.69 * 110) < 20  # A4 at 110 dpi
+    top = min(y1 for _, y1, _, _ in lines) * page.height()
+    assert abs(viewer.scan.rect_items[0].rect().top() - top) < page.height() * 0.3
+    assert " ".join(viewer.highlighted_text().split()) == " ".join(item.text.split())  # the text, marked too
+
+
 def _native(window, source: str, query: str, question: str) -> Citation:  # noqa: ANN001
     """A query run on the indexed source by the engine's native-query path, as its citation."""
     from engine.native import hits, sources

@@ -11,6 +11,7 @@ import pytest
 from PIL import Image
 
 from bench.scans import recall  # in any order: a transcript's line numbers lead its text layer
+from engine.browsing import page_picture
 from engine.errors import SkipFile
 from engine.ingest import scans
 from engine.ingest.documents import cut_document
@@ -79,6 +80,10 @@ def test_a_folder_with_a_scan_is_indexed_searchable_and_counted(trove, tmp_path:
     assert hits and hits[0].item.source.endswith("scan.pdf") and hits[0].item.locator.get("page") == 1
     assert citation_place(hits[0].item.source, hits[0].item.locator).startswith("scan.pdf, page 1 (read with OCR),")
     assert trove.status()["ocr_pages"] == {"pages": 1, "files": 1}
+    lines = hits[0].item.locator["lines"]  # the OCR'd lines the passage holds, as shares of the page
+    assert lines and all(0 <= x1 < x2 <= 1 and 0 <= y1 < y2 <= 1 for x1, y1, x2, y2 in lines)
+    picture = page_picture(folder / "scan.pdf", 1)  # what the app boxes them on
+    assert picture.ndim == 3 and picture.shape[2] == 3 and 900 < picture.shape[0] < 1400
 
 
 def test_with_pdf_ocr_off_a_scan_is_skipped_naming_the_setting(settings, embedder, tmp_path: Path):  # noqa: ANN001
