@@ -396,7 +396,8 @@ class Grower:
                         self._write_file(min(FILE_PARAGRAPHS, batch - start))
                 need -= batch
                 bar.update(batch)
-        self.trove._indexer()._describe_text_corpora()  # the `documents` source's counts, as after indexing
+        indexer = self.trove.writing.indexer(self.trove.settings)
+        indexer._describe_text_corpora()  # the `documents` source's counts, as after indexing
         return time.perf_counter() - t0
 
     def _write_file(self, n: int) -> None:

@@ -7,29 +7,29 @@ querier, router, gatherer, answerer); models load lazily, on first use.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import sqlean
 
 from engine import browsing, connections
 from engine.browsing import ClipThumb, IndexedFile, PageText, RootSummary
-from engine.conversations.follow_up import changed_files, file_states, follow_up
-from engine.conversations.rewriting import standalone
-from engine.conversations.store import ConversationStore, title_of
+from engine.conversations.follow_up import follow_up
+from engine.conversations.store import ConversationStore
+from engine.conversations.threads import Threads
 from engine.conversations.turns import Conversation, Turn
 from engine.corpora import DOCUMENT, PARAGRAPH, PHOTO
-from engine.errors import NoSuch, TroveError
+from engine.errors import TroveError
 from engine.generation.answerer import Answerer
 from engine.generation.untrusted import cut_question
-from engine.ingest.indexer import Indexer, IndexReport, Progress, index_lock
+from engine.ingest.indexer import IndexReport, Progress
+from engine.ingest.writing import IndexWriting
 from engine.models import ModelManager
 from engine.models.loaded import Models
 from engine.native.querier import NativeQuerier
 from engine.native.sources import Stores
 from engine.result import AskResult
-from engine.retrieval.gathering import Gathered, Gatherer, timed
+from engine.retrieval.gathering import Gathered, Gatherer
 from engine.retrieval.hybrid import Hit
 from engine.retrieval.visual import VisualContext
 from engine.routing import Route, make_router
@@ -86,71 +86,30 @@ class Trove:
         self.gatherer = Gatherer(self.store, self.catalog, self.routing, self.native, self.models, settings)
         self.answerer = Answerer(self.store, self.models, settings)
         self.conversations = ConversationStore(settings.conversations_path, read_only=True if self.read_only else None)
+        self.threads = Threads(self.conversations, self.catalog, self.models)
+        self.writing = IndexWriting(self.db, self.catalog, self.store, self.stores, self.models, self.native)
 
     # -- indexing ------------------------------------------------------------------------------
     def index(self, paths: Iterable[Path | str] = (), progress: Callable[[Progress], None] | None = None
               ) -> IndexReport:
         """Bring the index up to date (adding `paths` as roots); one run per home at a time."""
-        with self._writing("index"):
-            report = self._indexer().run([Path(p) for p in paths], progress)
-            t0 = time.perf_counter()
-            report.problems += connections.refresh(self.catalog)
-            report.timings_s["connections"] += time.perf_counter() - t0
-            t0 = time.perf_counter()
-            self.native.value_index()  # the values of new and changed sources, read now rather than at a question
-            report.timings_s["values"] += time.perf_counter() - t0
-        return report
-
-    @contextmanager
-    def _writing(self, what: str) -> Iterator[None]:
-        """Hold the home's index lock while the index is written; a read-only home refuses at once."""
-        if self.read_only:
-            raise TroveError(f"{self.settings.home} cannot be written (read-only): cannot {what}; "
-                             "status, search and ask still work")
-        with index_lock(self.settings.home):
-            yield
-
-    def _indexer(self) -> Indexer:
-        stores = self.stores
-        return Indexer(self.settings, self.db, self.catalog, self.store, lambda: self.models.embedder, stores.tables,
-                       stores.graphs, stores.rdf, lambda: self.models.vision, looks_model=self.models.looks_model)
+        return self.writing.index(self.settings, paths, progress)
 
     def remove(self, path: Path | str) -> int:
         """Stop following a folder (or file) added before: its files leave every corpus. Returns how many."""
-        target = str(Path(path).expanduser().resolve())
-        roots = [(rid, p) for rid, p in self.catalog.roots() if p == target]
-        if not roots:
-            raise TroveError(f"{path}: not a folder Trove follows (see trove status)")
-        with self._writing("remove"):
-            return self._remove_root(roots[0][0], target)
-
-    def _remove_root(self, root_id: int, target: str) -> int:
-        records = self.catalog.files(root_id)
-        indexer = self._indexer()
-        for record in records:
-            indexer.forget(record)
-        for src in self.catalog.sources():  # sources of a folder, not a file (a vault of notes)
-            if Path(src["location"]).is_relative_to(target):
-                self.catalog.delete_source(src["name"])
-        self.catalog.remove_root(root_id)
-        indexer.drop_orphans()
-        return len(records)
+        return self.writing.remove(self.settings, path)
 
     def connect(self, name: str, url: str, kind: str = "postgres", options: dict | None = None,
                 allow_writable: bool = False) -> dict:
         """Add a source on a server (`trove connect`): described now, then asked like the local ones."""
-        with self._writing("connect"):
-            row = connections.connect(self.catalog, name, url, kind, options, allow_writable)
-            self.native.value_index()
-        return row
+        return self.writing.connect(self.settings, name, url, kind, options, allow_writable)
 
     def connections(self) -> list[dict]:
         """The sources on servers (`trove connect`), each with what it holds."""
         return connections.listed(self.catalog)
 
     def disconnect(self, name: str) -> None:
-        with self._writing("disconnect"):
-            connections.disconnect(self.catalog, name)
+        self.writing.disconnect(self.settings, name)
 
     def status(self) -> dict:
         return status(self.settings, self.catalog, self.store, self.models.manager)
@@ -242,7 +201,7 @@ class Trove:
 
         turns = conversation.last(self.settings.follow_up_turns) if conversation is not None else []
         timings: dict[str, float] = {}
-        asked_as = self._standalone(question, turns, timings)
+        asked_as = self.threads.standalone(question, turns, timings)
         gathered = self.gatherer.gather(asked_as, image, labels, on_routes, follow_up(question, turns), within)
         gathered.timings = {**timings, **gathered.timings}
         from_files = bool(turns) and turns[-1].result.answered and bool(turns[-1].result.citations)
@@ -253,15 +212,8 @@ class Trove:
         if first:
             result.timings_ms["first_token"] = first[0]  # from the question to the answer's first words
         if conversation is not None:
-            self._keep(conversation, result)
+            self.threads.add(conversation, result)
         return result
-
-    def _standalone(self, question: str, turns: list[Turn], timings: dict[str, float]) -> str:
-        """The follow-up as the question it stands for (timed as "rewrite"); `question` without turns."""
-        if not turns:
-            return question
-        with timed(timings, "rewrite"):
-            return standalone(self.models.llm, question, turns)
 
     # -- conversations -------------------------------------------------------------------------
     def conversation(self, conversation_id: int | None = None, title: str = "",
@@ -270,32 +222,13 @@ class Trove:
         `title` whose questions stay inside `scope`: stored when the settings keep conversations and
         the home can be written, else held in memory only. NoSuch when the one asked for is not there;
         a scope that holds nothing indexed is a TroveError."""
-        if conversation_id is not None:
-            return self.conversations.get(conversation_id)
-        if follow_up:
-            latest = self.conversations.latest()
-            if latest is None:
-                raise NoSuch("there is no conversation to follow up yet: ask a question first")
-            return latest
-        self.within(scope)
-        if self.settings.keep_conversations and not self.conversations.read_only:
-            return self.conversations.start(title, scope)
-        return Conversation(title=title, scope=scope)
+        if conversation_id is None and not follow_up:
+            self.within(scope)
+        return self.threads.open(conversation_id, title, scope, follow_up, self.settings.keep_conversations)
 
     def changed_since(self, turn: Turn) -> dict[str, str]:
         """The turn's cited files removed or changed since it was answered (path -> "removed"/"changed")."""
-        return changed_files(turn, self.catalog)
-
-    def _keep(self, conversation: Conversation, result: AskResult) -> None:
-        turn = Turn(result, file_states(result, self.catalog), time.time())
-        if not conversation.title:
-            conversation.title = title_of(result.question)
-            if conversation.id is not None:
-                self.conversations.rename(conversation.id, conversation.title)
-        if conversation.id is None:
-            conversation.turns.append(turn)
-        else:
-            self.conversations.add(conversation, turn)
+        return self.threads.changed_since(turn)
 
     def close(self) -> None:
         self.conversations.close()
