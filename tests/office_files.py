@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import email.message
+import io
 import mailbox
 import struct
 import zipfile
@@ -96,11 +97,15 @@ def odp_deck(path: Path) -> Path:
   </table:table></draw:frame>
 </draw:page>
 </office:presentation></office:body></office:document-content>"""
-    return odf_zip(path, "application/vnd.oasis.opendocument.presentation", content)
+    chart = io.BytesIO()
+    Image.new("RGB", (200, 150), (40, 90, 160)).save(chart, "PNG")
+    return odf_zip(path, "application/vnd.oasis.opendocument.presentation", content,
+                   parts={"Pictures/chart.png": chart.getvalue()})
 
 
-def odf_zip(path: Path, mimetype: str, content: str, manifest_extra: str = "") -> Path:
-    """An OpenDocument package: the mimetype first and stored, a manifest, the content."""
+def odf_zip(path: Path, mimetype: str, content: str, manifest_extra: str = "",
+            parts: dict[str, bytes] | None = None) -> Path:
+    """An OpenDocument package: the mimetype first and stored, a manifest, the content and `parts`."""
     manifest = ('<?xml version="1.0" encoding="UTF-8"?><manifest:manifest '
                 'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
                 f'<manifest:file-entry manifest:full-path="/" manifest:media-type="{mimetype}"/>'
@@ -110,6 +115,8 @@ def odf_zip(path: Path, mimetype: str, content: str, manifest_extra: str = "") -
         zf.writestr("mimetype", mimetype, compress_type=zipfile.ZIP_STORED)
         zf.writestr("META-INF/manifest.xml", manifest, compress_type=zipfile.ZIP_DEFLATED)
         zf.writestr("content.xml", content, compress_type=zipfile.ZIP_DEFLATED)
+        for name, data in (parts or {}).items():
+            zf.writestr(name, data)
     return path
 
 

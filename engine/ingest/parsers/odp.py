@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from engine.ingest.archives import MAX_UNPACKED_MB
 from engine.ingest.parsed import DocBuilder, ParsedDoc
-from engine.ingest.parsers.odt import content, text_elements
+from engine.ingest.parsers.odt import DRAW, SVG, content, described, pictures, text_elements
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -20,19 +20,18 @@ KIND = "odp"
 EXTENSIONS = (".odp",)
 UNPACKS = True  # a zip: parse() takes the max_unpacked_mb limit
 
-DRAW = "urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"
 PRESENTATION = "urn:oasis:names:tc:opendocument:xmlns:presentation:1.0"
 TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
-SVG = "urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0"
 
 
 def parse(path: Path, max_unpacked_mb: float = MAX_UNPACKED_MB) -> ParsedDoc:
     """Every slide's text; SkipFile when the parts unpack to more than `max_unpacked_mb`."""
     root = content(path, max_unpacked_mb)
-    builder = DocBuilder()
+    builder, shown = DocBuilder(), []
     first_title = ""
     for number, slide in enumerate(root.iter(f"{{{DRAW}}}page"), start=1):
         frames = [f for f in slide if f.tag != f"{{{PRESENTATION}}}notes"]
+        shown += [(frame, number) for frame in frames]
         titles = [f for f in frames if f.get(f"{{{PRESENTATION}}}class") == "title"]
         title = " ".join(_words(t) for t in titles).strip()
         first_title = first_title or title
@@ -45,6 +44,7 @@ def parse(path: Path, max_unpacked_mb: float = MAX_UNPACKED_MB) -> ParsedDoc:
             builder.paragraph(f"Speaker notes: {notes}", number)
     doc = builder.build(path.stem, page_kind="slide")
     doc.title = first_title or path.stem
+    doc.pictures = pictures(path, shown)
     return doc
 
 
@@ -72,10 +72,5 @@ def _frame_texts(frame: etree._Element) -> Iterator[str]:
     for el in text_elements(frame):
         if text := " ".join("".join(el.itertext()).split()):
             yield text
-    if next(frame.iter(f"{{{DRAW}}}image"), None) is not None and (described := _description(frame)):
-        yield f"Picture: {described}"
-
-
-def _description(frame: etree._Element) -> str:
-    """A picture frame's title and description as its author wrote them (the alt text)."""
-    return " ".join(" ".join(el.itertext()).strip() for el in frame if el.tag in (f"{{{SVG}}}title", f"{{{SVG}}}desc"))
+    if next(frame.iter(f"{{{DRAW}}}image"), None) is not None and (alt := described(frame)):
+        yield f"Picture: {alt}"

@@ -4,13 +4,14 @@ OpenDocument kinds read it)."""
 from __future__ import annotations
 
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.errors import ParseError
 from engine.ingest.archives import MAX_UNPACKED_MB, PROTECTED, check_zip, odf_encrypted
-from engine.ingest.parsed import DocBuilder, ParsedDoc
+from engine.ingest.parsed import DocBuilder, ParsedDoc, Picture
+from engine.ingest.pictures import Pictures
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -20,6 +21,9 @@ EXTENSIONS = (".odt",)
 UNPACKS = True  # a zip: parse() takes the max_unpacked_mb limit
 
 TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+DRAW = "urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"
+SVG = "urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0"
+XLINK = "http://www.w3.org/1999/xlink"
 
 
 def parse(path: Path, max_unpacked_mb: float = MAX_UNPACKED_MB) -> ParsedDoc:
@@ -32,7 +36,29 @@ def parse(path: Path, max_unpacked_mb: float = MAX_UNPACKED_MB) -> ParsedDoc:
             builder.heading(int(el.get(f"{{{TEXT}}}outline-level", "1")), text)
         else:
             builder.paragraph(text)
-    return builder.build(path.stem)
+    doc = builder.build(path.stem)
+    doc.pictures = pictures(path, [(root, None)])
+    return doc
+
+
+def pictures(path: Path, places: Sequence[tuple[etree._Element, int | None]]) -> list[Picture]:
+    """The pictures shown under each element of `places` (on its page, or None), from the package's
+    own parts (a linked file outside it is passed over), with their frame's title and description."""
+    found = Pictures()
+    with zipfile.ZipFile(path) as zf:
+        names = set(zf.namelist())
+        for element, page in places:
+            for frame in element.iter(f"{{{DRAW}}}frame"):
+                image = frame.find(f"{{{DRAW}}}image")
+                href = image.get(f"{{{XLINK}}}href", "") if image is not None else ""
+                if href in names and not found.full:
+                    found.add(zf.read(href), page, described(frame))
+    return found.kept
+
+
+def described(frame: etree._Element) -> str:
+    """A frame's title and description as its author wrote them (a picture's alt text)."""
+    return " ".join(" ".join(el.itertext()).strip() for el in frame if el.tag in (f"{{{SVG}}}title", f"{{{SVG}}}desc"))
 
 
 def content(path: Path, max_unpacked_mb: float) -> etree._Element:

@@ -17,7 +17,7 @@ from engine.pipeline import Trove
 from engine.result import citation_place
 from tests.conftest import EXAMPLES, shared_path
 from tests.engine.ingest.parsers import parsed
-from tests.office_files import epub_with_picture, pptx_deck, word_with_pictures
+from tests.office_files import epub_with_picture, odp_deck, pptx_deck, word_with_pictures
 
 ALT = "Chelsea the tabby looking out of the kitchen window"
 
@@ -39,6 +39,8 @@ def test_a_word_file_keeps_each_photo_once_with_its_alt_text_and_drops_icons(tmp
 def test_a_deck_an_ebook_and_a_pdf_give_their_pictures_with_pages(tmp_path: Path, cat: Path):
     deck = parsed(pptx_deck(tmp_path / "plans.pptx", tmp_path))
     assert [(p.page, p.alt) for p in deck.pictures] == [(1, "the green tool shed by the gate")]
+    slides = parsed(odp_deck(tmp_path / "review.odp"))
+    assert [(p.page, p.alt) for p in slides.pictures] == [(1, "Sales chart bars per quarter")]
     book = parsed(epub_with_picture(tmp_path / "cats.epub", cat, ALT))
     assert [(p.page, p.alt) for p in book.pictures] == [(None, ALT)]
     pdf = parsed(shared_path("eval", "documents", "pdfs", "py-pdf-sample-files", "003-pdflatex-image",
