@@ -4,6 +4,7 @@ with a vision-language model, or the LLM's cited answer), its citations renumber
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +25,8 @@ from engine.retrieval.hybrid import Hit
 from engine.routing.base import Decision, Route
 from engine.routing.checking import FIRST_PERSON
 from engine.routing.labels import NATIVE
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from engine.models.loaded import Models
@@ -112,7 +115,10 @@ class Answerer:
             return self._stated(question, routes, evidence, computed, on_token), self.models.llm.name
         vlm = self.models.vlm
         if vlm is not None and evidence[0].kind in PHOTO_KINDS:
-            return self._look(question, evidence), vlm.name
+            try:
+                return self._look(question, evidence), vlm.name
+            except (ValueError, RuntimeError) as exc:  # the photo and prompt overflow its context: text answers
+                log.warning("the VLM could not look at the photo, answered from the text: %s", exc)
         llm = self.models.llm
         return answering.generate(llm, question, evidence, self.settings.answer_max_tokens, on_token), llm.name
 

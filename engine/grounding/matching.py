@@ -40,7 +40,8 @@ class ImageEmbedderLike(Protocol):
     def embed(self, image: np.ndarray) -> np.ndarray: ...
 
 
-VlmCheck = Callable[[np.ndarray, Element], bool]  # (region crop BGR, element) -> does the crop show it?
+VlmCheck = Callable[[np.ndarray, Element], bool | None]  # (region crop BGR, element) -> does the crop show it?
+# (None: the model could not look, e.g. the picture overflowed its context: the match stands unconfirmed)
 
 
 @dataclass
@@ -244,11 +245,15 @@ def _decide(image: np.ndarray, region: Region, elements: list[Element], text_sco
         decision = Decision(region, element, region.score,
                             f"{missed}; kept as {element.name} (detector {_short(region.score)})", GENERIC)
     if vlm_check is not None and decision.element is not None:
-        if not vlm_check(crop(image, region.box, settings.crop_margin), decision.element):
+        seen = vlm_check(crop(image, region.box, settings.crop_margin), decision.element)
+        if seen is None:
+            decision.reason += "; the VLM could not look at it"
+        elif not seen:
             return Decision(region, None, decision.score,
                             f"the VLM did not confirm {decision.element.title} ({decision.reason})", VLM_REJECTED,
                             decision.text_score, decision.image_score)
-        decision.reason += "; confirmed by the VLM"
+        else:
+            decision.reason += "; confirmed by the VLM"
     return decision
 
 

@@ -10,6 +10,7 @@ the photo with the cited boxes drawn and numbered (GranuRAG).
 from __future__ import annotations
 
 import base64
+import logging
 import threading
 import time
 import weakref
@@ -23,6 +24,8 @@ from engine.errors import ModelError
 from engine.models import ModelManager
 from engine.runtimes.calls import Call, CallLog, current_stage, family
 from engine.runtimes.special_tokens import as_text, control_texts
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from llama_cpp.llama_types import ChatCompletionRequestMessage, CreateChatCompletionResponse
@@ -155,8 +158,13 @@ class VisionLanguageModel:
                             usage["prompt_tokens"], 0, usage["completion_tokens"], total, total))
         return (out["choices"][0]["message"]["content"] or "").strip()
 
-    def shows(self, crop: np.ndarray, element: Element) -> bool:
-        """GranuRAG's yes/no check: does this crop show the element?"""
+    def shows(self, crop: np.ndarray, element: Element) -> bool | None:
+        """GranuRAG's yes/no check: does this crop show the element? None when the model could not
+        look (llama.cpp refuses a picture and prompt longer than its context)."""
         what = element.title + (f" ({element.description})" if element.description else "")
-        reply = self.look(crop, f"Does this picture show {what}? Answer yes or no.", max_tokens=4)
+        try:
+            reply = self.look(crop, f"Does this picture show {what}? Answer yes or no.", max_tokens=4)
+        except (ValueError, RuntimeError) as exc:
+            log.warning("the VLM could not look at a region: %s", exc)
+            return None
         return reply.lower().lstrip(" .\"'").startswith("yes")

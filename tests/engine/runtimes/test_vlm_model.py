@@ -272,5 +272,32 @@ def test_asking_about_a_photo_confirms_its_regions_and_shows_it_annotated_throug
                             assert word == "Yes" and decision["reason"].endswith("confirmed by the VLM")
                         elif decision["status"] == "vlm-rejected":
                             assert word == "No" and decision["reason"].startswith("the VLM did not confirm")
+
+        def overflowing(**_: object) -> None:  # what llama-cpp-python raises when the prompt does not fit
+            raise ValueError("could not broadcast input array from shape (12,) into shape (0,)")
+
+        monkeypatch.setattr(vlm.llama, "create_chat_completion", overflowing)
+        result = trove.ask(QUESTION)  # the VLM cannot look: the regions stand unconfirmed, the text model answers
+        assert result.model == smoke_llm.name
+        reasons = [c.locator["reason"] for c in result.citations if c.kind == "region"]
+        reasons += [d["reason"] for c in result.citations if c.kind == "image" for d in c.locator.get("grounding", [])
+                    if d["status"] in ("matched", "generic")]
+        assert reasons and all(reason.endswith("the VLM could not look at it") for reason in reasons)
     finally:
         trove.close()
+
+
+def test_a_look_that_overflows_the_context_leaves_the_region_unconfirmed_not_the_ask_failed(folder: Path):
+    from engine.grounding.inventory import Element
+    from engine.grounding.matching import GroundingSettings, _decide
+    from engine.runtimes.vision.regions import Region
+
+    vlm = VisionLanguageModel(folder / GENERIC_NAME, folder / PROJECTOR_NAME, n_ctx=40, threads=1)  # < the prompt
+    photo = load_photo(TRAM).image
+    with pytest.raises(ValueError):  # llama-cpp-python: a buffer the prompt does not fit
+        vlm.look(photo, "What is on the sign?", max_tokens=4)
+    tram = Element("generic/object/tram", "tram", "a yellow tram")
+    assert vlm.shows(photo, tram) is None  # could not look: neither yes nor no
+    region = Region("object", "tram", (10.0, 10.0, 200.0, 150.0), 0.9)
+    decision = _decide(photo, region, [tram], np.array([0.9]), np.array([0.9]), GroundingSettings(), vlm.shows)
+    assert decision.element is not None and decision.reason.endswith("the VLM could not look at it")
