@@ -45,6 +45,7 @@ class MainWindow(QMainWindow):
         self.sources.progressed.connect(self._progress)
         self.sources.indexing_finished.connect(self._indexed)
         self.sources.refreshed.connect(self._first_refresh)
+        self.sources.refreshed.connect(lambda _: self.ask.scope_bar.set_sources(self.sources.source_names))
         self.models.settings_chosen.connect(self._remember_engine_settings)
         self._started = False
         self.restore()

@@ -1,5 +1,5 @@
 """The scope beside the question: chips for what the next questions are kept to (folders or files,
-kinds of item, a time span), a "Scope" menu to add one, and × on a chip to take it off. A
+structured sources, kinds of item, a time span), a "Scope" menu to add one, and × on a chip to take it off. A
 conversation keeps its scope: the bar shows the scope of the conversation on screen."""
 
 from __future__ import annotations
@@ -30,8 +30,10 @@ class ScopeBar(QWidget):
         self.row.setSpacing(4)
         self.button = QToolButton()
         self.button.setText("Scope")
-        self.button.setToolTip("Keep the questions to some folders, files, kinds of item or a time span")
+        self.button.setToolTip("Keep the questions to some folders, files, sources, kinds of item or a time span")
         self.button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.sources_menu = QMenu("Only from a source")  # filled by set_sources
+        self.sources_menu.setEnabled(False)
         self.button.setMenu(self._menu())
         self.row.addWidget(self.button)
         self.chips: list[QToolButton] = []
@@ -40,6 +42,7 @@ class ScopeBar(QWidget):
         menu = QMenu(self)
         menu.addAction("Only in a folder…", self.pick_folder)
         menu.addAction("Only in a file…", self.pick_file)
+        menu.addMenu(self.sources_menu)
         kinds = menu.addMenu("Only of a kind")
         for kind in Scope.KINDS:
             kinds.addAction(kind, partial(self.add_kind, kind))
@@ -48,6 +51,13 @@ class ScopeBar(QWidget):
         menu.addSeparator()
         menu.addAction("Everything (clear the scope)", lambda: self.set_scope(Scope(), announce=True))
         return menu
+
+    def set_sources(self, names: list[str]) -> None:
+        """The structured sources the scope can be kept to (the index's, read again after each run)."""
+        self.sources_menu.clear()
+        for name in names:
+            self.sources_menu.addAction(name, partial(self.add, sources=(name,)))
+        self.sources_menu.setEnabled(bool(names))
 
     # -- editing --------------------------------------------------------------------------------
     def pick_folder(self) -> None:
@@ -73,12 +83,12 @@ class ScopeBar(QWidget):
         self.add(kinds=(kind,))
 
     def add(self, paths: tuple[str, ...] = (), kinds: tuple[str, ...] = (), since: str | None = None,
-            until: str | None = None) -> None:
+            until: str | None = None, sources: tuple[str, ...] = ()) -> None:
         """Add to the scope (a date replaces the one before); a date that is not one is `invalid`."""
         now = self.scope
         try:
-            scope = Scope(tuple(dict.fromkeys(now.paths + paths)), now.sources, tuple(dict.fromkeys(now.kinds + kinds)),
-                          since or now.since, until or now.until)
+            scope = Scope(tuple(dict.fromkeys(now.paths + paths)), tuple(dict.fromkeys(now.sources + sources)),
+                          tuple(dict.fromkeys(now.kinds + kinds)), since or now.since, until or now.until)
         except TroveError as exc:
             self.invalid.emit(str(exc))
             return

@@ -36,7 +36,8 @@ if TYPE_CHECKING:
     from desktop.workers import Engine, TaskSignals
     from engine import IndexReport, RootSummary, Trove
 
-Roots: TypeAlias = "tuple[list[RootSummary], WatchPlan, list[dict]]"  # the folders, what to watch, the servers
+# the folders, what to watch, the servers, the structured sources' names
+Roots: TypeAlias = "tuple[list[RootSummary], WatchPlan, list[dict], list[str]]"
 CONNECTION = "connection:"  # the item data of a connected server's row: CONNECTION + its name
 
 STAGES = {"scan": "Looking for files", "index": "Indexing", "unchanged": "Checking (unchanged)",
@@ -93,6 +94,7 @@ class SourcesView(QWidget):
         self.pending: list[Path] | None = None  # asked for while a run was going: run again after it
         self.summaries: list[RootSummary] = []
         self.connections: list[dict] = []
+        self.source_names: list[str] = []  # the structured sources, as the Ask screen's scope offers them
         self.last_report: IndexReport | None = None
         self.last_error = ""
         self._refreshed_at = 0.0
@@ -319,13 +321,14 @@ class SourcesView(QWidget):
 
         def read(trove: Trove) -> Roots:
             summaries = trove.roots()
-            return summaries, paths_to_watch([s.path for s in summaries], exclude=home), trove.connections()
+            return (summaries, paths_to_watch([s.path for s in summaries], exclude=home), trove.connections(),
+                    trove.source_names())
 
         self.engine.call(read, on_done=self._show, on_error=self._error)
 
     def _show(self, found: Roots) -> None:
         self._refreshing = False
-        summaries, watch, connections = found
+        summaries, watch, connections, self.source_names = found
         self.summaries, self.connections = summaries, connections
         self.tree.clear()
         for s in summaries:

@@ -108,6 +108,10 @@ class Trove:
         """The sources on servers (`trove connect`), each with what it holds."""
         return connections.listed(self.catalog)
 
+    def source_names(self) -> list[str]:
+        """The structured sources (tables, databases, graphs, RDF, servers) by name, as a scope takes them."""
+        return sorted(source["name"] for source in self.catalog.sources())
+
     def disconnect(self, name: str) -> None:
         self.writing.disconnect(self.settings, name)
 

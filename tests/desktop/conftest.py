@@ -145,6 +145,15 @@ def window(indexed: dict):  # noqa: ANN201
     return win
 
 
+def in_engine(window, fn):  # noqa: ANN001, ANN201
+    """`fn(trove)` run by the app's own engine worker (as the app runs everything); its result."""
+    box = {}
+    window.engine.call(fn, on_done=lambda r: box.setdefault("r", r), on_error=lambda m: box.setdefault("e", m))
+    wait_until(lambda: box, 120_000, "an engine call")
+    assert "e" not in box, box.get("e")
+    return box["r"]
+
+
 def ask(qtbot, window, question: str, llm: str | None = None, follow_up: bool = False):  # noqa: ANN001, ANN201
     """Type `question` into the question box and press Enter, as a person does; the AskResult. It
     starts a new conversation unless it is a `follow_up` of the question before."""

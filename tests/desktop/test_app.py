@@ -19,18 +19,9 @@ from PySide6.QtGui import QDesktopServices, QDragEnterEvent, QDropEvent, QGuiApp
 
 from engine.result import AskResult, Citation
 from tests.conftest import EXAMPLES
-from tests.desktop.conftest import ask, click_citation, wait_until
+from tests.desktop.conftest import ask, click_citation, in_engine
 
 STALL_LIMIT_MS = 250
-
-
-def in_engine(window, fn):  # noqa: ANN001, ANN201
-    """`fn(trove)` run by the app's own engine worker (as the app runs everything); its result."""
-    box = {}
-    window.engine.call(fn, on_done=lambda r: box.setdefault("r", r), on_error=lambda m: box.setdefault("e", m))
-    wait_until(lambda: box, 120_000, "an engine call")
-    assert "e" not in box, box.get("e")
-    return box["r"]
 
 
 def deliver(window, question: str, citations: list[Citation], answer: str = "") -> AskResult:  # noqa: ANN001

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog
 
 from engine import Scope
 from tests.conftest import EXAMPLES
-from tests.desktop.conftest import ask
+from tests.desktop.conftest import ask, in_engine
 
 
 @pytest.fixture
@@ -47,6 +47,18 @@ def test_the_scope_menu_adds_chips_and_their_cross_takes_them_off(qtbot, scoped_
     assert bar.scope.until is None  # the bad date changed nothing
     actions["Everything (clear the scope)"].trigger()
     assert bar.chips == [] and bar.scope.empty and bar.button.text() == "Scope"
+
+
+def test_the_scope_menu_offers_the_indexed_sources_and_keeps_a_question_to_one(scoped_window):  # noqa: ANN001
+    bar = scoped_window.ask.scope_bar
+    names = in_engine(scoped_window, lambda trove: trove.source_names())
+    offered = {a.text(): a for a in bar.sources_menu.actions()}
+    assert bar.sources_menu.isEnabled() and sorted(offered) == names
+    kitchen = next(name for name in names if "kitchen" in name)  # examples/finance/kitchen-renovation-2025.ods
+    offered[kitchen].trigger()
+    assert bar.chip_texts() == [f"source {kitchen}"] and bar.scope == Scope(sources=(kitchen,))
+    within = in_engine(scoped_window, lambda trove: trove.within(bar.scope))
+    assert within.sources == {kitchen} and within.labels == {"table"}
 
 
 def _under(result, folder: Path) -> bool:  # noqa: ANN001
