@@ -20,6 +20,7 @@ from engine.ingest.parsers.plain import paragraphs
 ParserFor = Callable[[Path], Callable[[Path], ParsedDoc] | None]  # parsers.parser_for: a file's reader, or None
 ATTACHMENT_MAX_MB = 25  # larger attachments are named, not read
 MAIL_SUFFIXES = (".eml", ".mbox", ".msg")  # attached mail is named, not read (no nesting without end)
+FIELD_CHARS = 200
 
 
 @dataclass
@@ -43,10 +44,11 @@ class Mail:
     attachments: list[Attachment] = field(default_factory=list)
 
     def fields(self) -> dict[str, str]:
-        """From, to, subject and the ISO date, for the locators of the message's items."""
+        """From, to, subject and the ISO date, for the locators of the message's items (each cut to
+        FIELD_CHARS: a list's hundred recipients would be copied into every item of the message)."""
         found = {"from": self.sender, "to": self.to, "subject": self.subject,
                  "date": self.sent.isoformat() if self.sent else ""}
-        return {name: " ".join(value.split()) for name, value in found.items() if value.strip()}
+        return {name: _cut(" ".join(value.split())) for name, value in found.items() if value.strip()}
 
 
 class MailParser:
@@ -78,6 +80,10 @@ def add_mail(builder: DocBuilder, mail: Mail, parser_for: ParserFor, page: int |
     else:
         add_html(builder, mail.html, page, below=1)
     _add_attachments(builder, mail.attachments, parser_for, page)
+
+
+def _cut(value: str) -> str:
+    return value if len(value) <= FIELD_CHARS else value[:FIELD_CHARS - 1].rstrip() + "…"
 
 
 # -- from an internet message (.eml, mailboxes) ----------------------------------------------------------

@@ -50,6 +50,18 @@ def test_an_attached_deck_is_read_and_a_broken_attachment_does_not_lose_the_mess
     assert any(t.startswith("Other attachments: broken.docx (unreadable: corrupt .docx") for t in texts)
 
 
+def test_a_long_recipient_list_is_cut_in_the_locators_not_in_the_text(tmp_path: Path):
+    msg = message("Street party", "Ana <ana@example.org>", "Sat, 01 Mar 2025 10:00:00 +0100", "Bring chairs.")
+    crowd = ", ".join(f"neighbour{n}@example.org" for n in range(40))
+    msg.replace_header("To", crowd)
+    path = tmp_path / "party.eml"
+    path.write_bytes(bytes(msg))
+    doc = parsed(path)
+    to = doc.page_fields[None]["to"]
+    assert len(to) == 200 and to.endswith("…") and to.startswith("neighbour0@example.org")
+    assert "neighbour39@example.org" in doc.text  # the header line keeps them all
+
+
 def test_apple_mail_exports_are_read_by_their_folder_name(tmp_path: Path):
     folder = tmp_path / "Receipts.mbox"
     folder.mkdir()
