@@ -14,9 +14,6 @@ from typing import TYPE_CHECKING, ClassVar
 
 from engine.corpora import PARAGRAPH
 from engine.errors import TroveError
-from engine.ingest.parsers.eml import Eml
-from engine.ingest.parsers.mbox import Mbox
-from engine.ingest.parsers.msg import Msg
 from engine.routing.labels import LABELS, NATIVE
 
 if TYPE_CHECKING:
@@ -24,7 +21,6 @@ if TYPE_CHECKING:
     from local_stores.vector_store import VectorStore
 
 KINDS = tuple(label for label in LABELS if label != "none")
-MAIL_KINDS = (Eml.KIND, Mbox.KIND, Msg.KIND)  # files whose items carry the date each message was sent
 
 
 @dataclass(frozen=True)
@@ -147,15 +143,16 @@ def _files(scope: Scope, records: list[FileRecord], catalog: Catalog, store: Vec
 
 def _dated(catalog: Catalog, store: VectorStore, records: list[FileRecord]) -> dict[str, list[float]]:
     """When each photo was taken (as its camera wrote it) and each e-mail sent (a mailbox: each of
-    its messages), by path; files with no such date are left out."""
+    its messages: the `date` its items' locators carry), by path; files with no such date are left out."""
     out: dict[str, list[float]] = {}
     for row in catalog.media("photo"):
         if moment := _iso_moment(row.get("taken_at")):
             out[row["file"]] = [moment]
-    for record in records:
-        if record.kind in MAIL_KINDS:
-            sent = {_iso_moment(item.locator.get("date")) for item in store.file_items(record.id, PARAGRAPH)}
-            out[record.path] = [moment for moment in sent if moment is not None]
+    paths = {record.id: record.path for record in records}
+    for file_id, dates in store.locator_values(PARAGRAPH, "date").items():
+        sent = [moment for moment in map(_iso_moment, dates) if moment is not None]
+        if file_id in paths and sent:
+            out[paths[file_id]] = sent
     return out
 
 

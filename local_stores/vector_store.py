@@ -125,6 +125,16 @@ class VectorStore:
         """{corpus: number of items} for the corpora that hold anything."""
         return dict(self.db.query("SELECT corpus, count(*) FROM items GROUP BY corpus"))
 
+    def locator_values(self, corpus: str, key: str) -> dict[int, set[str]]:
+        """The values of locator field `key` in each file's items of `corpus`, by file id (files whose
+        items have none are left out): a mailbox's messages' dates, read without loading the items."""
+        rows = self.db.query("SELECT DISTINCT file_id, json_extract(locator, '$.' || ?) FROM items WHERE corpus = ? "
+                             "AND json_extract(locator, '$.' || ?) IS NOT NULL", (key, corpus, key))
+        out: dict[int, set[str]] = {}
+        for file_id, value in rows:
+            out.setdefault(int(file_id), set()).add(str(value))
+        return out
+
     def pages_read_by(self, corpus: str, reader: str) -> tuple[int, int]:
         """(pages, files) whose items of `corpus` were read by `reader` (their locator's read_by: OCR)."""
         row = self.db.query("SELECT count(DISTINCT file_id || ':' || json_extract(locator, '$.page')), "

@@ -117,3 +117,18 @@ def _sqlite_vec_dense_among(store: VectorStore, corpus: str, vector: np.ndarray,
         return store.dense(corpus, vector, k, files)
     finally:
         module.MATRIX_MB = limit
+
+
+def test_a_locator_field_is_read_per_file_without_loading_the_items(tmp_path: Path):
+    store = VectorStore(Database(tmp_path / "index.db"))
+    store.ensure_corpus("text/paragraph", "text", "paragraph", 3, "minilm")
+    items = [Item("text/paragraph", "/m/box.mbox", "hi", {"page": 1, "date": "2025-03-04T09:12:00+01:00"}, file_id=1),
+             Item("text/paragraph", "/m/box.mbox", "again", {"page": 1, "date": "2025-03-04T09:12:00+01:00"},
+                  file_id=1, ord=1),
+             Item("text/paragraph", "/m/box.mbox", "later", {"page": 2, "date": "2025-03-10T14:05:00+01:00"},
+                  file_id=1, ord=2),
+             Item("text/paragraph", "/n/note.md", "undated", {"start": 0, "end": 7}, file_id=2)]
+    store.add(items, _unit(4, 3, 3))
+    assert store.locator_values("text/paragraph", "date") == {
+        1: {"2025-03-04T09:12:00+01:00", "2025-03-10T14:05:00+01:00"}}
+    assert store.locator_values("text/paragraph", "subject") == {}
