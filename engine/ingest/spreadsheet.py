@@ -29,6 +29,7 @@ from engine.ingest.archives import (
 )
 
 if TYPE_CHECKING:
+    from openpyxl.workbook.workbook import Workbook
     from openpyxl.worksheet.worksheet import Worksheet
     from python_calamine import CalamineSheet
 
@@ -125,8 +126,9 @@ def _xlsx_sheets(path: Path) -> list[Sheet]:
     except (ElementTree.ParseError, etree.XMLSyntaxError) as exc:  # expat and libxml2 refuse entity bombs
         raise ParseError(f"not valid XML inside the workbook: {exc}") from exc
     sheets = _tables((ws.title, _openpyxl_grid(ws)) for ws in workbook.worksheets)
+    formulas = _formulas(path) if sheets else None
     for sheet in sheets:
-        sheet.warnings += _unsaved_formulas(path, workbook[sheet.name])
+        sheet.warnings += _unsaved_formulas(formulas, workbook[sheet.name])
     return sheets
 
 
@@ -290,15 +292,21 @@ def _cell(value: object) -> object:
 FORMULA_CHECK_MB = 20  # larger workbooks are not read a second time to look for unsaved formulas
 
 
-def _unsaved_formulas(path: Path, ws: Worksheet) -> list[str]:  # ws: read with values only
-    """A warning when formulas have no saved value (a file written by a program, never opened in a
-    spreadsheet app): those cells are empty in the table, not computed."""
+def _formulas(path: Path) -> Workbook | None:
+    """The workbook read again with its formulas (once, for all its sheets), None when too large."""
     import openpyxl
 
     if path.stat().st_size > FORMULA_CHECK_MB * 2**20:
+        return None
+    return openpyxl.load_workbook(path, data_only=False, read_only=True)
+
+
+def _unsaved_formulas(formulas: Workbook | None, ws: Worksheet) -> list[str]:  # ws: read with values only
+    """A warning when formulas have no saved value (a file written by a program, never opened in a
+    spreadsheet app): those cells are empty in the table, not computed."""
+    if formulas is None:
         return []
-    formulas = openpyxl.load_workbook(path, data_only=False, read_only=True)[ws.title]
-    empty = [cell.coordinate for row in formulas.iter_rows() for cell in row
+    empty = [cell.coordinate for row in formulas[ws.title].iter_rows() for cell in row
              if isinstance(cell.value, str) and cell.value.startswith("=")
              and ws[cell.coordinate].value is None]
     if not empty:
