@@ -34,13 +34,13 @@ def parse(path: Path, max_unpacked_mb: float = MAX_UNPACKED_MB) -> ParsedDoc:
             manifest = {i.get("id"): i.get("href") for i in opf.iter("{*}item")}
             spine = [manifest[r.get("idref")] for r in opf.iter("{*}itemref") if r.get("idref") in manifest]
             title_el = opf.find(".//{*}title")
-            builder, pictures = DocBuilder(), Pictures()
+            builder, pictures, names = DocBuilder(), Pictures(), set(zf.namelist())
             base = posixpath.dirname(opf_path)
             for href in spine:
                 chapter = posixpath.normpath(posixpath.join(base, href))
-                markup = zf.read(chapter)
-                add_html(builder, markup)
-                _add_pictures(pictures, zf, chapter, markup)
+                shown: list[tuple[str, str]] = []
+                add_html(builder, zf.read(chapter), images=shown)
+                _add_pictures(pictures, zf, names, chapter, shown)
     except (zipfile.BadZipFile, KeyError, AttributeError, etree.XMLSyntaxError) as exc:
         raise ParseError(f"corrupt EPUB: {exc}") from exc
     doc = builder.build(path.stem)
@@ -50,18 +50,11 @@ def parse(path: Path, max_unpacked_mb: float = MAX_UNPACKED_MB) -> ParsedDoc:
     return doc
 
 
-def _add_pictures(pictures: Pictures, zf: zipfile.ZipFile, chapter: str, markup: bytes) -> None:
-    """The pictures a chapter shows (<img>), with their alt text; an image missing from the book is
-    passed over."""
-    import lxml.html
-    from lxml import etree
-
-    try:
-        root = lxml.html.document_fromstring(markup)
-    except (etree.ParserError, ValueError):
-        return
-    names = set(zf.namelist())
-    for img in root.iter("img"):
-        source = posixpath.normpath(posixpath.join(posixpath.dirname(chapter), unquote(img.get("src") or "")))
+def _add_pictures(pictures: Pictures, zf: zipfile.ZipFile, names: set[str], chapter: str,
+                  shown: list[tuple[str, str]]) -> None:
+    """The pictures a chapter shows ((src, alt) of its <img>s, src relative to the chapter); an image
+    missing from the book (`names`) is passed over."""
+    for src, alt in shown:
+        source = posixpath.normpath(posixpath.join(posixpath.dirname(chapter), unquote(src)))
         if source in names and not pictures.full:
-            pictures.add(zf.read(source), None, img.get("alt") or "")
+            pictures.add(zf.read(source), None, alt)

@@ -29,9 +29,11 @@ def _text(el: HtmlElement) -> str:
     return " ".join(el.text_content().split())
 
 
-def add_html(builder: DocBuilder, markup: str | bytes, page: int | None = None, below: int = 0) -> str:
+def add_html(builder: DocBuilder, markup: str | bytes, page: int | None = None, below: int = 0,
+             images: list[tuple[str, str]] | None = None) -> str:
     """Append an HTML document's blocks to `builder`, its headings `below` levels under the current
-    one (an e-mail's body under its subject); returns its <title>."""
+    one (an e-mail's body under its subject), and the (src, alt) of the pictures it shows to
+    `images` when given; returns its <title>."""
     import lxml.html
     from lxml import etree
 
@@ -54,6 +56,8 @@ def add_html(builder: DocBuilder, markup: str | bytes, page: int | None = None, 
     seen_blocks = set()
     for el in walk_root.iter():
         tag = el.tag if isinstance(el.tag, str) else ""
+        if tag == "img" and images is not None:
+            images.append((el.get("src") or "", el.get("alt") or ""))
         if tag in HEADINGS:
             builder.heading(HEADINGS[tag] + below, _text(el), page)
         elif tag in BLOCKS and not any(a in seen_blocks for a in el.iterancestors()):
