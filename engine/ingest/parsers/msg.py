@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.errors import ParseError, SkipFile
-from engine.ingest.archives import OLE_MAGIC
+from engine.ingest.archives import is_ole
 from engine.ingest.mail import Attachment, Mail, MailParser
 from engine.ingest.parsed import ParsedDoc
 
@@ -38,11 +38,9 @@ def read(path: Path) -> Mail:
     """The message in `path`; SkipFile when empty, ParseError when it is no Outlook message."""
     import olefile
 
-    with path.open("rb") as file:
-        head = file.read(len(OLE_MAGIC))
-    if not head:
+    if path.stat().st_size == 0:
         raise SkipFile("empty file")
-    if head != OLE_MAGIC:
+    if not is_ole(path):
         raise ParseError("not an Outlook message: it is not a Compound File")
     try:
         with olefile.OleFileIO(str(path)) as ole:
