@@ -167,7 +167,7 @@ def photo_item(path: Path, analysis, caption: str):  # noqa: ANN001, ANN201 (Ana
     from engine.corpora import PHOTO
     from engine.ingest.photos.image_io import load_photo
     from engine.ingest.photos.items import photo_text
-    from local_stores.vector_store import Item
+    from local_stores.corpus_store import Item
 
     photo = load_photo(path)
     locator = {"width": photo.width, "height": photo.height,

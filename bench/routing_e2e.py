@@ -403,7 +403,7 @@ class Grower:
     def _write_file(self, n: int) -> None:
         from engine.corpora import PARAGRAPH
         from engine.ingest.indexer import kind_of
-        from local_stores.vector_store import Item
+        from local_stores.corpus_store import Item
 
         picks = [(self.next + i) % len(self.items) for i in range(n)]
         copy = self.next // len(self.items)

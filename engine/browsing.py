@@ -16,7 +16,7 @@ from engine.errors import NoSuch
 
 if TYPE_CHECKING:
     from local_stores.catalog import Catalog
-    from local_stores.vector_store import VectorStore
+    from local_stores.corpus_store import CorpusStore
 
 
 @dataclass
@@ -61,7 +61,7 @@ class PageText:
     pages: tuple[int, int] | None = None  # first and last page shown
 
 
-def page_text(catalog: Catalog, store: VectorStore, source: str, locator: dict, cited: str) -> PageText:
+def page_text(catalog: Catalog, store: CorpusStore, source: str, locator: dict, cited: str) -> PageText:
     """The page(s) of `source` that hold the cited characters `locator[start:end]`."""
     record = catalog.file(source)
     full = store.file_text(record.id) if record else None
@@ -89,7 +89,7 @@ class ClipThumb:
     thumbnail: str | None
 
 
-def clips(catalog: Catalog, store: VectorStore, source: str, locator: dict) -> list[ClipThumb]:
+def clips(catalog: Catalog, store: CorpusStore, source: str, locator: dict) -> list[ClipThumb]:
     """Every clip of the video `source` with its keyframe thumbnail (made by the engine at indexing,
     engine.ingest.videos.items); the cited clip alone when the video is no longer indexed."""
     record = catalog.file(source)
@@ -113,7 +113,7 @@ class IndexedFile:
     text: str | None
 
 
-def indexed_file(catalog: Catalog, store: VectorStore, path: str) -> IndexedFile:
+def indexed_file(catalog: Catalog, store: CorpusStore, path: str) -> IndexedFile:
     """The indexed file at exactly `path` (as citations name it); any other path, a file skipped or
     failed, or one gone from the disk since, is a TroveError: nothing outside the index is read."""
     record = catalog.file(path)

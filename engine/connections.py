@@ -7,6 +7,7 @@ Read-only on the server's side too: a login that could write is refused unless t
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -58,7 +59,7 @@ def connect(catalog: Catalog, name: str, url: str, kind: str, options: dict | No
             raise TroveError(f"{name}: refused: this login could change the data ({'; '.join(why)}). Connect "
                              "with a read-only role, or allow it with --allow-writable-role (queries still "
                              "run in read-only transactions)")
-        descriptor = {**store.describe(), **options}
+        descriptor = _described(store, options)
     except (ValueError, QueryError) as exc:
         raise TroveError(f"{name}: {exc}") from None
     catalog.upsert_source(name, kind, kind, store.url, descriptor)
@@ -93,15 +94,44 @@ def refresh(catalog: Catalog) -> list[tuple[str, str, str]]:
         opener = _opener(src["kind"])
         if opener is None:
             continue
-        options = _kept(src["descriptor"])
         try:
-            descriptor = {**opener(src["location"], options).describe(), **options}
+            _describe_again(catalog, src, opener)
         except (ValueError, QueryError) as exc:
             failed.append((f"connection {src['name']}", "failed", str(exc)))
-            continue
-        if descriptor != src["descriptor"]:
-            catalog.upsert_source(src["name"], src["kind"], src["engine"], src["location"], descriptor)
     return failed
+
+
+def recheck(catalog: Catalog, checked: dict[str, float], every_s: float) -> list[str]:
+    """Describe again each connected source whose server says its shape changed (tables, columns,
+    labels) since it was described, asking each at most every `every_s` seconds (`checked`: when
+    each was last asked). A server that cannot be reached now is left as it was: its queries say
+    so. Returns the names described again."""
+    again = []
+    for src in catalog.sources():
+        opener = _opener(src["kind"])
+        if opener is None or time.monotonic() - checked.get(src["name"], -every_s) < every_s:
+            continue
+        checked[src["name"]] = time.monotonic()
+        try:
+            version = opener(src["location"], _kept(src["descriptor"])).version()
+            if version is not None and version != src["descriptor"].get("version"):
+                _describe_again(catalog, src, opener)
+                again.append(src["name"])
+        except (ValueError, QueryError):
+            continue
+    return again
+
+
+def _described(store: ServerStore, options: dict) -> dict:
+    """What the catalog keeps of a server's source: its description, its version, the options."""
+    return {**store.describe(), "version": store.version(), **options}
+
+
+def _describe_again(catalog: Catalog, src: dict, opener: Callable[[str, dict], ServerStore]) -> None:
+    options = _kept(src["descriptor"])
+    descriptor = _described(opener(src["location"], options), options)
+    if descriptor != src["descriptor"]:
+        catalog.upsert_source(src["name"], src["kind"], src["engine"], src["location"], descriptor)
 
 
 def disconnect(catalog: Catalog, name: str) -> None:

@@ -10,8 +10,6 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-import sqlean
-
 from engine import browsing, connections
 from engine.browsing import ClipThumb, IndexedFile, PageText, RootSummary
 from engine.conversations.follow_up import follow_up
@@ -19,9 +17,9 @@ from engine.conversations.store import ConversationStore
 from engine.conversations.threads import Threads
 from engine.conversations.turns import Conversation, Turn
 from engine.corpora import DOCUMENT, PARAGRAPH, PHOTO
-from engine.errors import TroveError
 from engine.generation.answerer import Answerer
 from engine.generation.untrusted import cut_question
+from engine.home_index import open_index
 from engine.ingest.indexer import IndexReport, Progress
 from engine.ingest.writing import IndexWriting
 from engine.models import ModelManager
@@ -38,31 +36,10 @@ from engine.scope import Scope, Within, resolve
 from engine.settings import Settings, load_settings
 from engine.status import status
 from local_stores import query_worker
-from local_stores.catalog import Catalog
 from local_stores.graph_store import GraphStore
 from local_stores.rdf_store import RdfStore
 from local_stores.results import QueryResult
-from local_stores.sqlite_db import Database, writable
 from local_stores.table_store import TableStore
-from local_stores.vector_store import VectorStore
-
-
-def _open_index(settings: Settings, read_only: bool | None) -> tuple[Database, Catalog, VectorStore]:
-    """The home's index; read-only (`read_only` None: when this process may not write it, e.g. a
-    read-only home). A home that is not a folder, or an index that cannot be opened, is a TroveError."""
-    home, path = settings.home, settings.index_path
-    if home.exists() and not home.is_dir():
-        raise TroveError(f"{home}: not a folder (the Trove home must be a folder)")
-    read_only = not writable(path) if read_only is None else read_only
-    if read_only and not path.is_file():
-        raise TroveError(f"{home}: nothing is indexed here, and this home cannot be written (read-only)")
-    try:
-        db = Database(path, read_only=read_only)
-        return db, Catalog(db), VectorStore(db)
-    except OSError as exc:
-        raise TroveError(f"{home}: cannot open this Trove home: {exc.strerror or exc}") from exc
-    except sqlean.DatabaseError as exc:
-        raise TroveError(f"{path}: cannot open the index: {exc}") from exc
 
 
 class Trove:
@@ -74,7 +51,8 @@ class Trove:
         """Open the home of `settings`; `read_only` None opens it read-only when it cannot be
         written (status, search and ask work; index and remove refuse)."""
         self.settings = settings = settings or load_settings()
-        self.db, self.catalog, self.store = _open_index(settings, read_only)
+        index = open_index(settings, read_only)
+        self.db, self.catalog, self.store = index.db, index.catalog, index.corpora
         self.read_only = self.db.read_only
         query_worker.limit_memory(settings.query_memory_mb)
         self.stores = Stores(TableStore(settings.tables_path, settings.ingest_memory_mb),

@@ -18,7 +18,7 @@ from engine.routing.labels import LABELS, NATIVE
 
 if TYPE_CHECKING:
     from local_stores.catalog import Catalog, FileRecord
-    from local_stores.vector_store import VectorStore
+    from local_stores.corpus_store import CorpusStore
 
 KINDS = tuple(label for label in LABELS if label != "none")
 
@@ -89,7 +89,7 @@ def _moment(text: str, end: bool = False) -> float:
     return moment.timestamp()
 
 
-def resolve(scope: Scope | None, catalog: Catalog, store: VectorStore) -> Within:
+def resolve(scope: Scope | None, catalog: Catalog, store: CorpusStore) -> Within:
     """The files, sources and route labels in `scope`; a TroveError saying so when a path is not
     indexed, a source is unknown, or the scope holds nothing."""
     if scope is None or scope.empty:
@@ -123,7 +123,7 @@ def _known_paths(scope: Scope, catalog: Catalog, records: list[FileRecord]) -> N
             raise TroveError(f"{path}: not in a folder Trove follows (see trove status)")
 
 
-def _files(scope: Scope, records: list[FileRecord], catalog: Catalog, store: VectorStore) -> frozenset[int]:
+def _files(scope: Scope, records: list[FileRecord], catalog: Catalog, store: CorpusStore) -> frozenset[int]:
     since = _moment(scope.since) if scope.since else None
     until = _moment(scope.until, end=True) if scope.until else None
     dated = _dated(catalog, store, records) if since is not None or until is not None else {}  # by path
@@ -141,7 +141,7 @@ def _files(scope: Scope, records: list[FileRecord], catalog: Catalog, store: Vec
     return frozenset(out)
 
 
-def _dated(catalog: Catalog, store: VectorStore, records: list[FileRecord]) -> dict[str, list[float]]:
+def _dated(catalog: Catalog, store: CorpusStore, records: list[FileRecord]) -> dict[str, list[float]]:
     """When each photo was taken (as its camera wrote it) and each e-mail sent (a mailbox: each of
     its messages: the `date` its items' locators carry), by path; files with no such date are left out."""
     out: dict[str, list[float]] = {}

@@ -40,6 +40,10 @@ def default_models_dir(home: Path) -> Path:
 class Settings:
     home: Path = field(default_factory=default_home)
     models_dir: Path | None = None
+    # where the index (catalog and corpora) lives: "" the home's SQLite file; "postgresql://user@host/db"
+    # an index on that server a team shares (one machine indexes the share, every Trove asks it)
+    index_backend: str = ""
+    index_passfile: str = ""  # a libpq password file (0600) for index_backend's login; else PGPASSWORD
     threads: int = 2
     max_file_mb: float = 100.0
     max_video_mb: float = 8192.0  # videos are big; they are decoded as a stream, never loaded whole
@@ -54,6 +58,7 @@ class Settings:
     search_k: int = 10
     min_relevance: float = 0.30  # below this dense cosine, and with no keyword match, nothing is relevant
     query_timeout_s: float = 10.0
+    server_check_s: float = 300.0  # a connected server is asked at most this often whether its tables or labels changed
     query_memory_mb: int = 2048  # memory a generated query may use in DuckDB, Kùzu or the SPARQL worker
     ingest_memory_mb: int = 2048  # memory a parser run in a worker process (isolated) may use
     parse_timeout_s: float = 120.0  # an isolated parser (JSON records, databases' schemas) is stopped after this

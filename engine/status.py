@@ -10,14 +10,15 @@ from engine.ingest.scans import READ_BY
 from engine.models.manager import ModelManager
 from engine.settings import Settings
 from local_stores.catalog import Catalog
-from local_stores.vector_store import VectorStore
+from local_stores.corpus_store import CorpusStore
 
 
-def status(settings: Settings, catalog: Catalog, store: VectorStore, manager: ModelManager) -> dict:
+def status(settings: Settings, catalog: Catalog, store: CorpusStore, manager: ModelManager) -> dict:
     files = catalog.files()
     sources = catalog.sources()
     return {
         "home": str(settings.home),
+        "index": settings.index_backend or str(settings.index_path),  # the home's file, or the shared index
         "roots": [path for _, path in catalog.roots()],
         "files": {state: sum(1 for f in files if f.state == state) for state in ("indexed", "skipped", "failed")},
         "by_kind": catalog.counts(),

@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from local_stores.sqlite_db import Database
+from local_stores.index_database import IndexDatabase, postgres_schema
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS roots(
@@ -28,6 +28,8 @@ CREATE TABLE IF NOT EXISTS image_refs(
 CREATE INDEX IF NOT EXISTS image_refs_image ON image_refs(image);
 """
 
+POSTGRES_SCHEMA = postgres_schema(SCHEMA)
+
 STATES = ("indexed", "skipped", "failed")
 
 
@@ -47,14 +49,15 @@ class FileRecord:
 
 
 class Catalog:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: IndexDatabase) -> None:
         self.db = db
-        self.db.conn.executescript(SCHEMA)
+        self.db.script(POSTGRES_SCHEMA if db.dialect == "postgres" else SCHEMA)
 
     # roots
     def add_root(self, path: Path) -> int:
         path_s = str(Path(path).resolve())
-        self.db.execute("INSERT OR IGNORE INTO roots(path, added_at) VALUES (?, ?)", (path_s, time.time()))
+        self.db.execute("INSERT INTO roots(path, added_at) VALUES (?, ?) ON CONFLICT(path) DO NOTHING",
+                        (path_s, time.time()))
         return self.db.query("SELECT id FROM roots WHERE path = ?", (path_s,))[0][0]
 
     def roots(self) -> list[tuple[int, str]]:
@@ -142,11 +145,11 @@ class Catalog:
 
     def memo(self, key: str) -> str | None:
         """A small remembered decision (e.g. the fingerprint of notes found not to be a graph)."""
-        row = self.db.conn.execute("SELECT value FROM memos WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
+        rows = self.db.query("SELECT value FROM memos WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
 
     def remember(self, key: str, value: str) -> None:
-        self.db.conn.execute("INSERT INTO memos(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET "
+        self.db.execute("INSERT INTO memos(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET "
                              "value = excluded.value", (key, value))
 
     def sources_state(self) -> tuple:

@@ -1,7 +1,7 @@
-"""A property graph on a FalkorDB server (OpenCypher on Redis), as a native store: described once
-with Trove's own queries, then asked read-only. Every statement goes through FalkorDB's read-only
+"""A property graph on a FalkorDB server (OpenCypher on Redis), as a native store (`CypherServer`:
+described and checked as every Cypher server is). Every statement goes through FalkorDB's read-only
 entry point (`GRAPH.RO_QUERY`, which the server refuses to let write) with the time limit as the
-server's own query timeout, after the same one-reading-statement check as Kùzu's graphs.
+server's own query timeout.
 
 URLs: `falkordb://HOST:PORT/GRAPH`, or `falkordb:///GRAPH?socket=/path/to/redis.sock` for a local
 socket. No password in the URL: the login's password comes from FALKORDB_PASSWORD."""
@@ -9,23 +9,18 @@ socket. No password in the URL: the login's password comes from FALKORDB_PASSWOR
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
-from local_stores.graph_store import check_query
-from local_stores.quoting import Quoted
-from local_stores.quoting import kuzu_cypher as cy  # openCypher's backtick quoting, as Kùzu's
-from local_stores.results import QueryError, QueryFailed, QueryRefused, QueryResult, Unreachable, first_line, plain
+from local_stores.cypher_server import CypherServer, Run
+from local_stores.results import QueryError, QueryFailed, QueryRefused, Unreachable, first_line, plain
 
 if TYPE_CHECKING:
     from falkordb import Graph
 
 PASSWORD_ENV = "FALKORDB_PASSWORD"
-DESCRIBE_TIMEOUT_S = 10.0
-MAX_PROPERTIES = 60  # per label or type, read from the nodes themselves (FalkorDB has no schema)
-_TYPES = {bool: "BOOL", int: "INT64", float: "DOUBLE", str: "STRING", list: "LIST"}
 
 
 def safe_url(url: str) -> str:
@@ -39,11 +34,11 @@ def safe_url(url: str) -> str:
     return url
 
 
-class FalkorGraph:
+class FalkorGraph(CypherServer):
     """One graph on a FalkorDB server."""
 
-    language = "cypher"
     dialect = "FalkorDB"
+    engine = "falkordb"
 
     def __init__(self, url: str) -> None:
         self.url = safe_url(url)
@@ -53,53 +48,31 @@ class FalkorGraph:
         self.host, self.port, self.user = parts.hostname or "127.0.0.1", parts.port or 6379, parts.username
         self.where = self.socket or f"{self.host}:{self.port}"
 
-    # -- the NativeStore protocol --------------------------------------------------------------
-    def describe(self) -> dict:
-        """Labels and relationship types with counts, properties (typed by their values) and samples."""
-        with self._graph() as graph:
-            def rows(statement: str) -> list[list[Any]]:
-                return self._run(graph, statement, DESCRIBE_TIMEOUT_S).result_set
-
-            out: dict = {"engine": "falkordb", "file": self.url, "nodes": {}, "relationships": {}}
-            for (label,) in rows("CALL db.labels()"):
-                match = Quoted(f"MATCH (n:{cy.ident(label)})")
-                out["nodes"][label] = {"count": rows(f"{match} RETURN count(n)")[0][0], "key": None,
-                                       "properties": self._properties(rows, match, Quoted("n"))}
-            for (rel,) in rows("CALL db.relationshipTypes()"):
-                match = Quoted(f"MATCH (a)-[n:{cy.ident(rel)}]->(b)")
-                pairs = rows(f"{match} RETURN DISTINCT labels(a)[0], labels(b)[0] LIMIT 20")
-                out["relationships"][rel] = {"count": rows(f"{match} RETURN count(n)")[0][0],
-                                             "pairs": [list(p) for p in pairs],
-                                             "properties": self._properties(rows, match, Quoted("n"))}
-        return out
-
-    def explain(self, query: str) -> str:
-        statement = check_query(query)
-        with self._graph() as graph:
-            try:
-                graph.explain(statement)
-            except Exception as exc:  # the client raises redis' ResponseError with the server's words
-                raise _failure(exc, self.where) from None
-        return statement
-
-    def execute(self, query: str, timeout_s: float = 10.0, max_rows: int = 200,
-                params: Sequence[object] = ()) -> QueryResult:
-        if params:
-            raise ValueError("bound values are not taken by this cypher store")
-        statement = check_query(query)
-        with self._graph() as graph:
-            result = self._run(graph, statement, timeout_s)
-        columns = [str(h[1]) for h in result.header]
-        rows = [tuple(_plain(v) for v in row) for row in result.result_set[:max_rows + 1]]
-        return QueryResult(columns, rows[:max_rows], len(rows) > max_rows)
-
-    # -- the server's side ---------------------------------------------------------------------
     def can_write(self) -> list[str]:
         """Nothing Trove sends can write: every statement goes through GRAPH.RO_QUERY."""
         return []
 
     @contextmanager
-    def _graph(self) -> Iterator[Graph]:
+    def _session(self) -> Iterator[Run]:
+        graph = self._graph()
+
+        def run(statement: str, timeout_s: float, most: int | None) -> tuple[list[str], list[list]]:
+            try:
+                result = graph.ro_query(statement, timeout=max(1, int(timeout_s * 1000)))
+            except Exception as exc:  # the client raises redis' errors with the server's words
+                raise _failure(exc, self.where) from None
+            rows = result.result_set if most is None else result.result_set[:most]
+            return [str(h[1]) for h in result.header], [[_plain(v) for v in row] for row in rows]
+
+        yield run
+
+    def _plan(self, run: Run, statement: str) -> None:  # noqa: ARG002 (FalkorDB has its own EXPLAIN call)
+        try:
+            self._graph().explain(statement)
+        except Exception as exc:
+            raise _failure(exc, self.where) from None
+
+    def _graph(self) -> Graph:
         from falkordb import FalkorDB
 
         password = os.environ.get(PASSWORD_ENV) or None
@@ -109,29 +82,11 @@ class FalkorGraph:
             else:
                 db = FalkorDB(host=self.host, port=self.port, username=self.user, password=password,
                               socket_timeout=60)
-            yield db.select_graph(self.graph_name)
+            return db.select_graph(self.graph_name)
         except (QueryError, ValueError):
             raise
         except Exception as exc:
             raise _failure(exc, self.where) from None
-
-    @staticmethod
-    def _run(graph: Graph, statement: str, timeout_s: float) -> Any:
-        return graph.ro_query(statement, timeout=max(1, int(timeout_s * 1000)))
-
-    @staticmethod
-    def _properties(rows: Any, match: Quoted, var: Quoted) -> list[dict]:
-        """Each property the label's (or type's) elements have: its type, read from its most common values."""
-        most = cy.number(MAX_PROPERTIES)
-        names = [k for (k,) in rows(f"{match} UNWIND keys({var}) AS k RETURN DISTINCT k LIMIT {most}")]
-        out = []
-        for name in sorted(names):
-            prop = Quoted(f"{var}.{cy.ident(name)}")
-            samples = [row[0] for row in rows(f"{match} WHERE {prop} IS NOT NULL RETURN {prop}, count(*) AS c "
-                                          "ORDER BY c DESC LIMIT 3")]
-            out.append({"name": name, "type": _TYPES.get(type(samples[0]), "ANY") if samples else "ANY",
-                        "samples": [_plain(s) for s in samples]})
-        return out
 
 
 def _plain(value: object) -> object:

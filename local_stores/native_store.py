@@ -50,6 +50,12 @@ class ServerStore(NativeStore, Protocol):
         """Why this login could change the server's data; empty when it can only read."""
         ...
 
+    def version(self) -> str | None:
+        """A short text that changes when the shape `describe` reads changes (tables and columns,
+        labels and relationship types); cheap, as it is asked again between questions. None: this
+        kind of server cannot tell cheaply (it is described again by `trove index` only)."""
+        ...
+
 
 class _HoldsByName(Protocol):
     def explain(self, name: str, query: str) -> str: ...

@@ -23,6 +23,14 @@ if TYPE_CHECKING:
 CONNECT_TIMEOUT_S = 5
 DESCRIBE_TIMEOUT_S = 5.0  # per statement while describing
 WRITE_PRIVILEGES = ("INSERT", "UPDATE", "DELETE", "TRUNCATE")
+# what lets a login's queries reach other servers: dblink's functions it may run, foreign servers
+# (postgres_fdw and the like) and foreign-data wrappers it may use
+REACHING_OUT = (
+    "SELECT DISTINCT 'dblink' FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e' "
+    "JOIN pg_extension e ON e.oid = d.refobjid WHERE e.extname = 'dblink' AND has_function_privilege(p.oid, 'EXECUTE') "
+    "UNION SELECT 'foreign server ' || srvname FROM pg_foreign_server WHERE has_server_privilege(oid, 'USAGE') "
+    "UNION SELECT 'foreign-data wrapper ' || fdwname FROM pg_foreign_data_wrapper "
+    "WHERE has_foreign_data_wrapper_privilege(oid, 'USAGE') ORDER BY 1")
 FILE_ROLES = ("pg_write_server_files", "pg_read_server_files", "pg_execute_server_program")
 
 
@@ -31,9 +39,11 @@ def safe_url(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("postgres", "postgresql"):
         raise ValueError(f"not a PostgreSQL URL (postgresql://user@host:port/database): {url!r}")
-    if parts.password is not None:
+    if parts.password:
         raise ValueError("the URL holds a password: put it in PGPASSWORD or a password file (0600) instead, "
                          "so that it is never kept in the index or shown")
+    if parts.password is not None:  # `user:@host`, as pgserver prints it: an empty password is none
+        parts = parts._replace(netloc=parts.netloc.replace(":@", "@", 1))
     return urlunsplit(parts)
 
 
@@ -74,6 +84,15 @@ class PostgresDatabase:
                            truncated=len(rows) > max_rows)
 
     # -- the server's side ---------------------------------------------------------------------
+    def version(self) -> str | None:
+        """A digest of the described schemas' tables, columns and types (the catalog, not the rows)."""
+        with self._connection(DESCRIBE_TIMEOUT_S) as con:
+            row = con.execute("SELECT md5(coalesce(string_agg(table_schema || '.' || table_name || '.' || column_name "
+                              "|| ':' || data_type, ',' ORDER BY table_schema, table_name, ordinal_position), '')) "
+                              "FROM information_schema.columns WHERE table_schema = ANY(%s)",
+                              [list(self.schemas)]).fetchone()
+        return row[0] if row else None
+
     def can_write(self) -> list[str]:
         """Why this login could change the database (a superuser, file roles, write privileges on a
         table or CREATE on a schema); empty when it can only read."""
@@ -91,6 +110,7 @@ class PostgresDatabase:
                                               "quote_ident(table_name), %s)" for _ in WRITE_PRIVILEGES) + ")",
                 [list(self.schemas), *WRITE_PRIVILEGES]).fetchall()
             why += [f"it may change table {name}" for (name,) in written[:5]]
+            why += [f"it may reach other servers through {name}" for (name,) in con.execute(REACHING_OUT).fetchall()]
         return why
 
     @contextmanager

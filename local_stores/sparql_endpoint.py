@@ -86,6 +86,10 @@ class SparqlEndpoint:
         """Nothing Trove sends can write: only the protocol's query operation, checked first."""
         return []
 
+    def version(self) -> str | None:
+        """None: an endpoint has no cheap sign of change (counting its classes reads every triple)."""
+        return None
+
     def _check(self, query: str) -> str:
         return check_query(query, self.descriptor.get("prefixes", {}), self.descriptor.get("graphs", []))[0]
 

@@ -14,6 +14,8 @@ from urllib.parse import quote
 import sqlean
 import sqlite_vec
 
+from local_stores.index_database import Transactions
+
 
 def writable(path: Path | str) -> bool:
     """Whether this process may write the database at `path`: the file (when there is one) and its
@@ -38,9 +40,11 @@ def _uri(path: Path, read_only: bool) -> str:
     return uri + "?mode=ro"
 
 
-class Database:
+class Database(Transactions):
     """A connection in autocommit mode; `transaction()` groups writes atomically. `read_only` opens
     an index this process may not write (a read-only home): reads work, writes raise."""
+
+    dialect = "sqlite"
 
     def __init__(self, path: Path | str, read_only: bool = False) -> None:
         self.path = Path(path)
@@ -56,7 +60,7 @@ class Database:
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.execute("PRAGMA foreign_keys=ON")
-        self._depth = 0
+        self.where = str(self.path)
 
     def execute(self, sql: str, params: Any = ()) -> sqlean.Cursor:
         return self.conn.execute(sql, params)
@@ -67,18 +71,14 @@ class Database:
     def query(self, sql: str, params: Any = ()) -> list[tuple]:
         return self.conn.execute(sql, params).fetchall()
 
+    def script(self, sql: str) -> None:
+        """Run statements separated by `;` (a schema); SQLite commits before it runs them."""
+        self.conn.executescript(sql)
+
     @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """BEGIN IMMEDIATE … COMMIT (nested calls join the outer transaction)."""
-        if self._depth:
-            self._depth += 1
-            try:
-                yield
-            finally:
-                self._depth -= 1
-            return
+    def _outermost(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE … COMMIT: the write lock from the start, so a transaction never fails half-way."""
         self.conn.execute("BEGIN IMMEDIATE")
-        self._depth = 1
         try:
             yield
         except BaseException:
@@ -86,8 +86,6 @@ class Database:
             raise
         else:
             self.conn.execute("COMMIT")
-        finally:
-            self._depth = 0
 
     def close(self) -> None:
         self.conn.close()

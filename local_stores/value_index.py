@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from local_stores.index_database import IndexDatabase
 from local_stores.quoting import sqlite_sql as sq
-from local_stores.sqlite_db import Database
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS value_sources(source TEXT PRIMARY KEY, stamp TEXT NOT NULL, values_held INTEGER);
@@ -20,9 +20,9 @@ CREATE INDEX IF NOT EXISTS source_values_source ON source_values(source);
 
 
 class ValueIndex:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: IndexDatabase) -> None:
         self.db = db
-        self.db.conn.executescript(SCHEMA)
+        self.db.script(SCHEMA)  # the same on SQLite and PostgreSQL
 
     def stamps(self) -> dict[str, str]:
         """Per indexed source, the stamp (its catalog state) its values were read at."""

@@ -1,5 +1,5 @@
-"""Text corpora in SQLite: items with locators, an FTS5 index (BM25) and a sqlite-vec index
-(cosine) per corpus. A corpus is one modality x granularity, e.g. `text/paragraph`."""
+"""The text corpora in SQLite (the default `CorpusStore`, in the Trove home): items with locators,
+an FTS5 index (BM25) and a sqlite-vec index (cosine) per corpus."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import json
 import re
 import threading
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 
+from local_stores.corpus_store import CorpusTables, Item, ItemKey, content_words
 from local_stores.dense_matrix import DenseMatrix, Version
 from local_stores.quoting import Quoted
 from local_stores.quoting import sqlite_sql as sq
@@ -28,39 +28,7 @@ CREATE INDEX IF NOT EXISTS items_file ON items(file_id);
 CREATE TABLE IF NOT EXISTS file_texts(file_id INTEGER PRIMARY KEY, text TEXT NOT NULL);
 """
 
-_STOPWORDS = frozenset("""
-a an and are as at be been but by can could did do does for from had has have how i if in into is
-it its me my of on or our so than that the their them then there these they this to was we were
-what when where which who whom why will with would you your about after all also any before being
-between both each few more most other over same should some such through under until very
-""".split())
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
-@dataclass
-class Item:
-    """A retrievable unit of a corpus, with what is needed to cite it."""
-
-    corpus: str
-    source: str  # the file path
-    text: str
-    locator: dict
-    title: str = ""
-    heading: str = ""
-    ord: int = 0
-    file_id: int = 0
-    id: int = 0
-    extra: dict = field(default_factory=dict)
-
-
-ItemKey = tuple[str, str, str, str]  # (corpus, title, heading, text): what an item's text vector is made of
-
-
 _IN_JSON = "(SELECT value FROM json_each(?))"  # a set of ids bound as one JSON array, however many
-
-
-def item_key(item: Item) -> ItemKey:
-    return (item.corpus, item.title, item.heading, item.text)
 
 
 def _fts(corpus: str) -> Quoted:
@@ -75,15 +43,15 @@ def _vec(corpus: str) -> Quoted:
 
 def fts_query(text: str) -> str:
     """An FTS5 OR-query of the question's content words (quoted, so no syntax leaks through)."""
-    words = [w.lower() for w in _WORD.findall(text)]
-    keep = [w for w in dict.fromkeys(words) if w not in _STOPWORDS] or list(dict.fromkeys(words))
-    return sq.fts_phrases(keep)
+    return sq.fts_phrases(content_words(text))
 
 
 MATRIX_MB = 1024  # a corpus whose vectors take more is searched by sqlite-vec, not held in memory
 
 
-class VectorStore:
+class VectorStore(CorpusTables):
+    db: Database
+
     def __init__(self, db: Database) -> None:
         self.db = db
         self.db.conn.executescript(SCHEMA)
@@ -91,11 +59,7 @@ class VectorStore:
         self._matrix_lock = threading.Lock()
 
     def ensure_corpus(self, name: str, modality: str, granularity: str, dim: int, embedder: str) -> None:
-        row = self.db.query("SELECT dim, embedder FROM corpora WHERE name = ?", (name,))
-        if row and tuple(row[0]) != (dim, embedder):
-            raise ValueError(f"corpus {name} was built with {row[0][1]} ({row[0][0]}-d), not {embedder}; "
-                             "re-index into a new home")
-        if row:
+        if self._known(name, dim, embedder):
             return
         with self.db.transaction():
             self.db.execute("INSERT INTO corpora VALUES (?, ?, ?, ?, ?)", (name, modality, granularity, dim, embedder))
@@ -104,11 +68,6 @@ class VectorStore:
             self.db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {_vec(name)} USING vec0(embedding "
                             f"{sq.vec_dim(dim)} distance_metric=cosine)")
 
-    def embedder_of(self, corpus: str) -> str | None:
-        """The model a corpus's vectors were made by (None: no such corpus)."""
-        row = self.db.query("SELECT embedder FROM corpora WHERE name = ?", (corpus,))
-        return row[0][0] if row else None
-
     def drop_corpus(self, corpus: str) -> None:
         """Forget a corpus and its items (its vectors came from a model that is gone), in one transaction."""
         with self.db.transaction():
@@ -116,14 +75,6 @@ class VectorStore:
             self.db.execute("DELETE FROM corpora WHERE name = ?", (corpus,))
             self.db.execute(f"DROP TABLE IF EXISTS {_fts(corpus)}")
             self.db.execute(f"DROP TABLE IF EXISTS {_vec(corpus)}")
-
-    def sources(self, corpus: str) -> set[str]:
-        """The files that have items in `corpus`."""
-        return {r[0] for r in self.db.query("SELECT DISTINCT source FROM items WHERE corpus = ?", (corpus,))}
-
-    def corpora(self) -> dict[str, int]:
-        """{corpus: number of items} for the corpora that hold anything."""
-        return dict(self.db.query("SELECT corpus, count(*) FROM items GROUP BY corpus"))
 
     def locator_values(self, corpus: str, key: str) -> dict[int, set[str]]:
         """The values of locator field `key` in each file's items of `corpus`, by file id (files whose
@@ -173,10 +124,6 @@ class VectorStore:
     def set_file_text(self, file_id: int, text: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO file_texts(file_id, text) VALUES (?, ?)", (file_id, text))
 
-    def file_text(self, file_id: int) -> str | None:
-        rows = self.db.query("SELECT text FROM file_texts WHERE file_id = ?", (file_id,))
-        return rows[0][0] if rows else None
-
     # reading
     def items(self, ids: Sequence[int]) -> dict[int, Item]:
         if not ids:
@@ -186,12 +133,6 @@ class VectorStore:
                              f"FROM items WHERE id IN ({marks})", tuple(ids))
         return {r[0]: Item(corpus=r[1], file_id=r[2], source=r[3], title=r[4] or "", heading=r[5] or "",
                            text=r[6], locator=json.loads(r[7]), ord=r[8], id=r[0]) for r in rows}
-
-    def file_items(self, file_id: int, corpus: str) -> list[Item]:
-        ids = [r[0] for r in self.db.query("SELECT id FROM items WHERE file_id = ? AND corpus = ? ORDER BY ord",
-                                           (file_id, corpus))]
-        found = self.items(ids)
-        return [found[i] for i in ids]
 
     def file_vectors(self, file_id: int) -> dict[ItemKey, np.ndarray]:
         """The vectors of a file's items, by what the embedder read them from (`item_key`): a changed
@@ -317,5 +258,3 @@ class VectorStore:
             held = self._matrices[corpus] = DenseMatrix(ids, matrix, version)
             return held
 
-    def _has(self, corpus: str) -> bool:
-        return bool(self.db.query("SELECT 1 FROM corpora WHERE name = ?", (corpus,)))

@@ -4,8 +4,9 @@ Tests connect as `reader`, a role that may only read; `admin` (the superuser) lo
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 @dataclass
 class PostgresServer:
     socket_dir: Path
+    _made: Iterator[int] = field(default_factory=itertools.count)
 
     def url(self, user: str = "reader", database: str = "postgres") -> str:
         return f"postgresql://{user}@/{database}?host={self.socket_dir}"
@@ -25,6 +27,12 @@ class PostgresServer:
         with psycopg.connect(self.url("postgres", database), autocommit=True) as con:
             for statement in statements:
                 con.execute(statement, params)  # type: ignore[arg-type]
+
+    def empty_database(self, prefix: str = "index") -> str:
+        """A new, empty database; its URL for the superuser (an indexing home may add pgvector)."""
+        name = f"{prefix}_{next(self._made)}"
+        self.admin(f"CREATE DATABASE {name}")
+        return self.url("postgres", name)
 
     def database(self, name: str, *statements: str, rows: tuple[str, list] | None = None) -> PostgresServer:
         """A new database `name` holding what `statements` create, and `rows` (an INSERT with %s

@@ -96,6 +96,8 @@ def status(home: Path | None, as_json: bool) -> None:
         echo_json(info)
         return
     click.echo(f"home: {info['home']}")
+    if info["index"].startswith(("postgresql://", "postgres://")):
+        click.echo(f"shared index: {info['index']}")
     for root in info["roots"]:
         click.echo(f"folder: {root}")
     files = info["files"]

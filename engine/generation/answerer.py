@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 if TYPE_CHECKING:
     from engine.models.loaded import Models
     from engine.settings import Settings
-    from local_stores.vector_store import VectorStore
+    from local_stores.corpus_store import CorpusStore
 
 NOTHING_RELEVANT = "Nothing in your files matches this question."
 NOTHING_INDEXED = "Nothing is indexed yet: add a folder first (trove index PATH)."
@@ -43,7 +43,7 @@ PHOTO_KINDS = ("region", "image")  # evidence a vision-language model looks at
 
 
 class Answerer:
-    def __init__(self, store: VectorStore, models: Models, settings: Settings) -> None:
+    def __init__(self, store: CorpusStore, models: Models, settings: Settings) -> None:
         self.store, self.models, self.settings = store, models, settings
 
     def answer(self, question: str, gathered: Gathered, notices: list[str],

@@ -16,7 +16,7 @@ from engine.ingest import archives, chunking, scans
 from engine.ingest.isolation import MEMORY_MB, TIMEOUT_S, run_isolated
 from engine.ingest.parsed import Line, ParsedDoc, Picture
 from engine.ingest.parsers import parser_for, unpacks
-from local_stores.vector_store import Item, ItemKey, item_key
+from local_stores.corpus_store import Item, ItemKey, item_key
 
 if TYPE_CHECKING:
     from engine.runtimes.text_embedder import TextEmbedder

@@ -33,11 +33,11 @@ from engine.ingest.scanner import Found, scan
 from engine.ingest.scanner import readable as readable_name
 from engine.settings import Settings
 from local_stores.catalog import Catalog, FileRecord
+from local_stores.corpus_store import CorpusStore, ItemKey
 from local_stores.graph_store import GraphStore
+from local_stores.index_database import IndexDatabase
 from local_stores.rdf_store import RdfStore
-from local_stores.sqlite_db import Database
 from local_stores.table_store import TableInfo, TableStore, table_name
-from local_stores.vector_store import ItemKey, VectorStore
 
 if TYPE_CHECKING:
     import numpy as np
@@ -94,6 +94,7 @@ def sha256_file(path: Path) -> str:
 UNEXPECTED = "unexpected error"
 BATCH_TEXTS = 64  # items embedded together across files (fewer, evenly padded batches)
 BATCH_FILES = 16
+ENGINES = {"sqlite": "sqlite-vec+fts5", "postgres": "pgvector+tsvector"}  # the documents source's, by index database
 LOCK_FILE = "index.lock"  # in the Trove home: held (flock) by the one index run allowed at a time
 
 
@@ -144,7 +145,7 @@ def _retry(record: FileRecord) -> bool:
 
 
 class Indexer:
-    def __init__(self, settings: Settings, db: Database, catalog: Catalog, store: VectorStore,
+    def __init__(self, settings: Settings, db: IndexDatabase, catalog: Catalog, store: CorpusStore,
                  embedder_factory: Callable[[], TextEmbedder], table_store: TableStore | None = None,
                  graph_store: GraphStore | None = None, rdf_store: RdfStore | None = None,
                  vision_factory: Callable[[], VisionModels] | None = None,
@@ -331,7 +332,7 @@ class Indexer:
         corpora = {name: n for name, n in self.store.corpora().items() if name.startswith("text/")}
         kinds = self.catalog.counts()
         self.catalog.upsert_source(
-            "documents", kind="text", engine="sqlite-vec+fts5", location=str(self.settings.index_path),
+            "documents", kind="text", engine=ENGINES[self.db.dialect], location=self.db.where,
             descriptor={"corpora": corpora,
                         "files": {kind: states.get("indexed", 0) for kind, states in sorted(kinds.items())},
                         "languages": ["free text"], "granularities": ["paragraph", "document"]})

@@ -10,20 +10,21 @@ from pathlib import Path
 
 from engine import connections
 from engine.errors import TroveError
+from engine.ingest import replica
 from engine.ingest.indexer import Indexer, IndexReport, Progress, index_lock
 from engine.models.loaded import Models
 from engine.native.querier import NativeQuerier
 from engine.native.sources import Stores
 from engine.settings import Settings
 from local_stores.catalog import Catalog
-from local_stores.sqlite_db import Database
-from local_stores.vector_store import VectorStore
+from local_stores.corpus_store import CorpusStore
+from local_stores.index_database import IndexDatabase, is_server
 
 
 class IndexWriting:
     """Each call takes the settings in force then (a Trove's settings may be replaced between runs)."""
 
-    def __init__(self, db: Database, catalog: Catalog, store: VectorStore, stores: Stores, models: Models,
+    def __init__(self, db: IndexDatabase, catalog: Catalog, store: CorpusStore, stores: Stores, models: Models,
                  native: NativeQuerier) -> None:
         self.db, self.catalog, self.store = db, catalog, store
         self.stores, self.models, self.native = stores, models, native
@@ -33,7 +34,10 @@ class IndexWriting:
         """Bring the index up to date (adding `paths` as roots), the connections' descriptions and
         the value index with it."""
         with self._writing(settings, "index"):
+            before = replica.times(self.catalog)
             report = self.indexer(settings).run([Path(p) for p in paths], progress)
+            if is_server(settings.index_backend):
+                replica.adopt(self.catalog, settings, before)
             t0 = time.perf_counter()
             report.problems += connections.refresh(self.catalog)
             report.timings_s["connections"] += time.perf_counter() - t0

@@ -10,8 +10,8 @@ from engine.native.kinds import kind
 from engine.native.querying import QueryOutcome
 from engine.result import LANGUAGES
 from engine.retrieval.hybrid import Hit
+from local_stores.corpus_store import Item
 from local_stores.results import QueryResult
-from local_stores.vector_store import Item
 
 MAX_ROWS_SHOWN = 20
 MAX_LISTED = 12  # a result of at most this many rows is stated whole in the answer

@@ -62,7 +62,12 @@ def _sparql_at(url: str, options: dict) -> ServerStore:
     return SparqlEndpoint(url, options)
 
 
-def _falkordb_at(url: str, options: dict) -> ServerStore:  # noqa: ARG001 (a graph server takes no options)
+def _cypher_at(url: str, options: dict) -> ServerStore:  # noqa: ARG001 (a graph server takes no options)
+    """A graph server by its URL's scheme: Neo4j over Bolt (bolt://, neo4j://), else FalkorDB."""
+    if url.startswith(("bolt", "neo4j")):
+        from local_stores.neo4j_graph import Neo4jGraph
+
+        return Neo4jGraph(url)
     from local_stores.falkordb_graph import FalkorGraph
 
     return FalkorGraph(url)
@@ -80,7 +85,7 @@ KINDS: dict[str, SourceKind] = {kind.name: kind for kind in (
     SourceKind("database", "sql", "database", "table", _database),
     _server_kind("postgres", "sql", "PostgreSQL database", "table", _postgres_at),
     SourceKind("graph", "cypher", "graph", "graph", _graph),
-    _server_kind("cypher", "cypher", "graph server", "graph", _falkordb_at),
+    _server_kind("cypher", "cypher", "graph server", "graph", _cypher_at),
     SourceKind("rdf", "sparql", "RDF dataset", "rdf", _rdf),
     _server_kind("sparql", "sparql", "SPARQL endpoint", "rdf", _sparql_at),
 )}

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from engine import connections
 from engine.errors import TroveError
+from engine.ingest import replica
 from engine.native import selection, sources, values
 from engine.native.examples import ExamplePicker
 from engine.native.hits import as_hit, found_something
@@ -21,6 +23,7 @@ from engine.native.writers import writer_for
 from engine.result import QueryRun
 from engine.retrieval.hybrid import Hit
 from engine.routing.nearness import by_label
+from local_stores.index_database import is_server
 from local_stores.results import QueryResult
 from local_stores.value_index import ValueIndex
 
@@ -29,18 +32,27 @@ if TYPE_CHECKING:
     from engine.models.loaded import Models
     from engine.settings import Settings
     from local_stores.catalog import Catalog
-    from local_stores.sqlite_db import Database
+    from local_stores.index_database import IndexDatabase
 
 
 class NativeQuerier:
-    def __init__(self, catalog: Catalog, db: Database, stores: Stores, models: Models, settings: Settings) -> None:
+    def __init__(self, catalog: Catalog, db: IndexDatabase, stores: Stores, models: Models, settings: Settings) -> None:
         self.catalog, self.db, self.stores, self.models, self.settings = catalog, db, stores, models, settings
         self._source_index: selection.SourceIndex | None = None
         self._value_index: ValueIndex | None = None
         self._values_state: tuple | None = None  # the catalog's sources_state the value index was refreshed at
         self._examples: ExamplePicker | None = None
+        self._followed_state: tuple | None = None  # the catalog's sources_state this home's engines followed
+        self._server_checks: dict[str, float] = {}  # when each connected server was last asked if it changed
 
     def sources(self) -> list[Source]:
+        """The structured sources: connected servers whose shape changed are described again first
+        (`server_check_s`), and on a shared index this home's engines are brought up to date."""
+        if not self.db.read_only:
+            connections.recheck(self.catalog, self._server_checks, self.settings.server_check_s)
+        if is_server(self.settings.index_backend) and self.catalog.sources_state() != self._followed_state:
+            replica.follow(self.catalog, self.stores, self.settings)
+            self._followed_state = self.catalog.sources_state()
         return sources.from_catalog(self.catalog.sources())
 
     def source_index(self) -> selection.SourceIndex:

@@ -21,7 +21,7 @@ from engine.routing.base import Decision, Route
 from engine.routing.labels import LABELS, NATIVE
 from engine.runtimes.calls import during
 from engine.scope import EVERYTHING, Within
-from local_stores.vector_store import Item
+from local_stores.corpus_store import Item
 
 if TYPE_CHECKING:
     from engine.conversations.follow_up import FollowUp
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from engine.routing.checking import CheckedRouter
     from engine.settings import Settings
     from local_stores.catalog import Catalog
-    from local_stores.vector_store import VectorStore
+    from local_stores.corpus_store import CorpusStore
 
 VISUAL_LABELS = {"image", "region", "clip", "video"}  # answered by engine.retrieval.visual
 FALLBACK_LABELS = ("paragraph",)  # searched when the routes found nothing relevant
@@ -47,7 +47,7 @@ class Gathered:
 
 
 class Gatherer:
-    def __init__(self, store: VectorStore, catalog: Catalog, routing: CheckedRouter, native: NativeQuerier,
+    def __init__(self, store: CorpusStore, catalog: Catalog, routing: CheckedRouter, native: NativeQuerier,
                  models: Models, settings: Settings) -> None:
         self.store, self.catalog, self.routing, self.native = store, catalog, routing, native
         self.models, self.settings = models, settings

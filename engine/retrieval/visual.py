@@ -17,7 +17,7 @@ import numpy as np
 from engine.corpora import CLIP, LOOKS, PHOTO, REGION, VIDEO
 from engine.locators import image_file
 from engine.retrieval.hybrid import Hit, HybridRetriever
-from local_stores.vector_store import Item, VectorStore
+from local_stores.corpus_store import CorpusStore, Item
 
 if TYPE_CHECKING:
     from engine.grounding.inventory import Inventory, TextEmbedderLike
@@ -31,7 +31,7 @@ _CONTENT_LINES = ("Shows ", "Looks like:", "Text in the photo:")  # said by the 
 class VisualContext:
     """What grounding needs at ask time; the inventory and reference vectors are cached by the caller."""
 
-    store: VectorStore
+    store: CorpusStore
     retriever: HybridRetriever
     text_embedder: TextEmbedderLike
     image_embedder: ImageEmbedderLike | None = None

@@ -19,14 +19,14 @@ if TYPE_CHECKING:
     from engine.native.querier import NativeQuerier
     from engine.settings import Settings
     from local_stores.catalog import Catalog
-    from local_stores.vector_store import VectorStore
+    from local_stores.corpus_store import CorpusStore
 
 OWN_LABELS = ("paragraph", "image", "clip", "video")  # searched for a first-person question routed to `none`
 FIRST_PERSON = re.compile(r"\b(?:my|mine|me|i|i'm|i've|i'd|our|ours|we)\b", re.IGNORECASE)
 
 
 class CheckedRouter:
-    def __init__(self, router: Router, store: VectorStore, catalog: Catalog, native: NativeQuerier,
+    def __init__(self, router: Router, store: CorpusStore, catalog: Catalog, native: NativeQuerier,
                  models: Models, settings: Settings) -> None:
         self.router, self.store, self.catalog, self.native = router, store, catalog, native
         self.models, self.settings = models, settings

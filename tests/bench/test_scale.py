@@ -12,8 +12,9 @@ import pytest
 import bench.scale as scale
 from bench.scale import Disk, Sources, build_disk, knn, load_sources, touch_files, vary_docs
 from engine.corpora import PARAGRAPH
+from local_stores.corpus_store import Item
 from local_stores.sqlite_db import Database
-from local_stores.vector_store import Item, VectorStore
+from local_stores.vector_store import VectorStore
 from tests.conftest import shared_path
 
 

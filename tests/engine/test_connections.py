@@ -45,6 +45,8 @@ def test_bad_connections_say_what_is_wrong(trove: Trove, shop: PostgresServer):
         trove.connect("shop", "postgresql://reader:secret@db.example/shop")
     with pytest.raises(TroveError, match="shop: PostgreSQL at"):
         trove.connect("shop", "postgresql://reader@/shop?host=/nonexistent-socket-dir")
+    with pytest.raises(TroveError, match="family: Neo4j at 127.0.0.1:9"):  # nothing listens on port 9 here
+        trove.connect("family", "bolt://reader@127.0.0.1:9/family", kind="cypher")
     with pytest.raises(TroveError, match="not a kind of server"):
         trove.connect("shop", shop.url("reader", "shop"), kind="table")
     with pytest.raises(TroveError, match="a source name is"):
@@ -82,6 +84,23 @@ def test_trove_index_describes_connections_again_and_keeps_one_that_is_down(conn
         assert {c["name"] for c in connected.status()["connections"]} == {"shop", "gone"}  # kept
     finally:
         shop.admin("DROP TABLE shops", database="shop")
+
+
+def test_a_server_whose_tables_changed_is_described_again_between_questions(connected: Trove,
+                                                                            shop: PostgresServer):
+    from engine.connections import recheck
+
+    checked: dict[str, float] = {}
+    assert recheck(connected.catalog, checked, every_s=300) == [] and "shop" in checked  # unchanged: not described
+    shop.admin("ALTER TABLE orders ADD COLUMN note TEXT", database="shop")
+    try:
+        assert recheck(connected.catalog, checked, every_s=300) == []  # asked a moment ago: not asked again yet
+        assert recheck(connected.catalog, checked, every_s=0) == ["shop"]
+        columns = {c["name"] for src in connected.catalog.sources() if src["name"] == "shop"
+                   for t in src["descriptor"]["tables"] for c in t["columns"]}
+        assert "note" in columns and recheck(connected.catalog, checked, every_s=0) == []
+    finally:
+        shop.admin("ALTER TABLE orders DROP COLUMN note", database="shop")
 
 
 def test_a_server_that_is_down_ends_the_query_at_once_and_names_itself(connected: Trove):
@@ -162,6 +181,11 @@ def test_a_graph_server_is_connected_and_its_queries_checked_against_its_graph(t
     from engine.native import values
 
     assert "family" in values.source_evidence("children of Maya Lindqvist", trove.native.value_index())
+    before = row["descriptor"]["version"]
+    assert before
+    from local_stores.falkordb_graph import FalkorGraph
+
+    assert FalkorGraph(family).version() == before  # the same labels, types and keys: the same version
 
 
 @pytest.mark.slow

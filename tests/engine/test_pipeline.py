@@ -132,7 +132,7 @@ def test_a_question_routed_to_the_model_that_the_files_near_it_do_not_answer_get
     from engine.retrieval.gathering import Gathered
     from engine.retrieval.hybrid import Hit
     from engine.routing import Route
-    from local_stores.vector_store import Item
+    from local_stores.corpus_store import Item
     from tests.scripted import ScriptedLLM
 
     kettle = Item("paragraph", "/notes/kettle.md", "The kettle boils water for tea at seven.", {"start": 0, "end": 40},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ from local_stores.database_files import DatabaseFile
 from local_stores.falkordb_graph import FalkorGraph
 from local_stores.graph_store import GraphStore, NodeTable, RelTable
 from local_stores.native_store import NativeStore
+from local_stores.neo4j_graph import Neo4jGraph
 from local_stores.postgres_database import PostgresDatabase
 from local_stores.rdf_store import RdfStore
 from local_stores.sparql_endpoint import SparqlEndpoint
@@ -83,6 +85,21 @@ class TestPostgresDatabase(NativeStoreContract):
         return _sql(PostgresDatabase(postgres.url("reader", "people")), "postgres")
 
 
+def _cypher_contract(store: NativeStore, unknown_field: str) -> Contract:
+    """The contract's queries in Cypher, the same for every graph store (Kùzu, FalkorDB, Neo4j)."""
+    return Contract(
+        store=store,
+        count="MATCH (p:Person) RETURN count(*) AS people",
+        names="MATCH (p:Person) RETURN p.name ORDER BY p.born",
+        unknown_field=unknown_field,
+        runaway="MATCH (a:Person), (b:Person), (c:Person), (d:Person), (e:Person) "
+                "WHERE a.born + b.born > c.born + d.born + e.born RETURN count(*)",
+        writes=("MATCH (p:Person) DELETE p", "CREATE (:Person {name: 'x', born: 1, city: 'y'})",
+                "MATCH (p:Person) SET p.born = 0", "MATCH (p:Person) DETACH DELETE p"),
+        two_statements="MATCH (p:Person) RETURN count(*); MATCH (p:Person) DELETE p",
+    )
+
+
 class TestKuzuGraph(NativeStoreContract):
     @pytest.fixture(scope="class")
     @classmethod
@@ -93,17 +110,7 @@ class TestKuzuGraph(NativeStoreContract):
         knows = RelTable("KNOWS", [("Person", "Person")], {},
                          [{"from": "Person", "to": "Person", "src": a["name"], "dst": b["name"]} for a, b in pairs])
         graphs.build("people", [person], [knows])
-        return Contract(
-            store=graphs.graph("people"),
-            count="MATCH (p:Person) RETURN count(*) AS people",
-            names="MATCH (p:Person) RETURN p.name ORDER BY p.born",
-            unknown_field="MATCH (p:Person) RETURN p.nickname",
-            runaway="MATCH (a:Person), (b:Person), (c:Person), (d:Person), (e:Person) "
-                    "WHERE a.born + b.born > c.born + d.born + e.born RETURN count(*)",
-            writes=("MATCH (p:Person) DELETE p", "CREATE (:Person {name: 'x', born: 1, city: 'y'})",
-                    "MATCH (p:Person) SET p.born = 0", "MATCH (p:Person) DETACH DELETE p"),
-            two_statements="MATCH (p:Person) RETURN count(*); MATCH (p:Person) DELETE p",
-        )
+        return _cypher_contract(graphs.graph("people"), "MATCH (p:Person) RETURN p.nickname")
 
 
 class TestFalkorGraph(NativeStoreContract):
@@ -114,17 +121,23 @@ class TestFalkorGraph(NativeStoreContract):
             people = ", ".join(f"(p{i}:Person {{name: '{p['name']}', born: {p['born']}, city: '{p['city']}'}})"
                                for i, p in enumerate(PEOPLE))
             load(socket, "people", f"CREATE {people}")
-            yield Contract(
-                store=FalkorGraph(f"falkordb:///people?socket={socket}"),
-                count="MATCH (p:Person) RETURN count(*) AS people",
-                names="MATCH (p:Person) RETURN p.name ORDER BY p.born",
-                unknown_field="MATCH (p:Person) RETURN nickname",  # FalkorDB gives NULL for a missing property
-                runaway="MATCH (a:Person), (b:Person), (c:Person), (d:Person), (e:Person) "
-                        "WHERE a.born + b.born > c.born + d.born + e.born RETURN count(*)",
-                writes=("MATCH (p:Person) DELETE p", "CREATE (:Person {name: 'x', born: 1, city: 'y'})",
-                        "MATCH (p:Person) SET p.born = 0", "MATCH (p:Person) DETACH DELETE p"),
-                two_statements="MATCH (p:Person) RETURN count(*); MATCH (p:Person) DELETE p",
-            )
+            # FalkorDB gives NULL for a missing property: an unknown variable is what fails
+            yield _cypher_contract(FalkorGraph(f"falkordb:///people?socket={socket}"),
+                                   "MATCH (p:Person) RETURN nickname")
+
+
+class TestNeo4jGraph(NativeStoreContract):
+    """No Neo4j server installs here: the contract runs where TROVE_TEST_NEO4J_URL names one (a Bolt
+    URL, NEO4J_PASSWORD set) whose database holds PEOPLE as (:Person {name, born, city}) nodes."""
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def contract(cls) -> Contract:
+        url = os.environ.get("TROVE_TEST_NEO4J_URL")
+        if not url:
+            pytest.skip("no Neo4j server can be installed here: set TROVE_TEST_NEO4J_URL (bolt://user@host/db, "
+                        "NEO4J_PASSWORD) to a database holding the contract's people to run this")
+        return _cypher_contract(Neo4jGraph(url), "MATCH (p:Person) RETURN nickname")
 
 
 EX = "PREFIX ex: <http://example.org/people#>\n"
@@ -178,6 +191,7 @@ def test_every_store_module_has_a_contract_run():
     """A new native store joins the contract: each class in local_stores implementing the protocol is
     tested here."""
     import importlib
+    import inspect
     import pkgutil
 
     import local_stores
@@ -185,11 +199,11 @@ def test_every_store_module_has_a_contract_run():
     modules = [importlib.import_module(f"local_stores.{m.name}") for m in pkgutil.iter_modules(local_stores.__path__)
                if not m.name.endswith("_worker")]
     implemented = {name for module in modules for name, value in vars(module).items()
-                   if isinstance(value, type) and value.__module__ == module.__name__
+                   if isinstance(value, type) and value.__module__ == module.__name__ and not inspect.isabstract(value)
                    and {"describe", "explain", "execute", "language"} <= set(dir(value))}
     runs = {"IndexedTable": [TestIndexedTable], "DatabaseFile": [TestSqliteFile, TestDuckDBFile],
             "KuzuGraph": [TestKuzuGraph], "OxigraphDataset": [TestOxigraphDataset],
             "PostgresDatabase": [TestPostgresDatabase], "SparqlEndpoint": [TestSparqlEndpoint],
-            "FalkorGraph": [TestFalkorGraph]}
+            "FalkorGraph": [TestFalkorGraph], "Neo4jGraph": [TestNeo4jGraph]}
     assert implemented == set(runs)
     assert all(issubclass(run, NativeStoreContract) for tested in runs.values() for run in tested)

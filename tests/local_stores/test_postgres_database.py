@@ -48,9 +48,20 @@ def test_bound_values_and_percent_signs_and_question_marks_in_text(counters: Pos
 
 def test_urls_keep_no_password_and_a_server_that_is_not_there_is_named():
     assert safe_url("postgresql://reader@db.example:5432/records") == "postgresql://reader@db.example:5432/records"
+    # pgserver prints an empty password: it is none
+    assert safe_url("postgresql://postgres:@/index?host=/tmp/pg") == "postgresql://postgres@/index?host=/tmp/pg"
     with pytest.raises(ValueError, match="PGPASSWORD"):
         safe_url("postgresql://reader:hunter2@db.example/records")
     with pytest.raises(ValueError, match="not a PostgreSQL URL"):
         safe_url("mysql://reader@db.example/records")
     with pytest.raises(Unreachable, match="PostgreSQL at"):
         PostgresDatabase("postgresql://reader@/records?host=/nonexistent-socket-dir").describe()
+
+
+def test_a_login_whose_queries_could_reach_other_servers_is_named(postgres: PostgresServer):  # noqa: F811
+    postgres.database("linked", "CREATE TABLE orders (id int)", "CREATE FOREIGN DATA WRAPPER relay",
+                      "CREATE SERVER elsewhere FOREIGN DATA WRAPPER relay", "CREATE ROLE linker LOGIN",
+                      "GRANT SELECT ON orders TO linker", "GRANT USAGE ON FOREIGN SERVER elsewhere TO linker")
+    assert PostgresDatabase(postgres.url("reader", "linked")).can_write() == []
+    assert PostgresDatabase(postgres.url("linker", "linked")).can_write() == [
+        "it may reach other servers through foreign server elsewhere"]

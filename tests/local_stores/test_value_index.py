@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from local_stores.sqlite_db import Database
+from local_stores.index_database import IndexDatabase
 from local_stores.value_index import ValueIndex
+from tests.local_stores.index_databases import index_db  # noqa: F401 (the fixture)
+from tests.postgres_server import postgres  # noqa: F401 (the server the postgres index_db needs)
 
 
-def test_values_are_replaced_looked_up_by_lower_case_and_dropped(tmp_path: Path):
-    index = ValueIndex(Database(tmp_path / "catalog.sqlite"))
+def test_values_are_replaced_looked_up_by_lower_case_and_dropped(index_db: IndexDatabase):  # noqa: F811
+    index = ValueIndex(index_db)
     assert index.replace("trips", "s1", [("Aberdeen ", "trips.city"), ("ABERDEEN", "trips.city"), ("", "trips.x"),
                                          ("Oslo", "trips.city")]) == 2
     index.replace("people", "s1", [("aberdeen", "person.home")])
@@ -20,5 +20,5 @@ def test_values_are_replaced_looked_up_by_lower_case_and_dropped(tmp_path: Path)
     index.drop("people")
     assert index.lookup(["aberdeen", "bergen"]) == [("bergen", "trips", "trips.city", "Bergen")]
     assert index.stamps() == {"trips": "s2"} and index.lookup([]) == []
-    again = ValueIndex(Database(tmp_path / "catalog.sqlite"))  # kept across restarts
+    again = ValueIndex(index_db)  # kept: its schema is made once
     assert again.stamps() == {"trips": "s2"}

@@ -1,57 +1,19 @@
-"""The vector store's corpora: one vector space each, dropped whole when its model is replaced."""
+"""The SQLite corpora (the home's index) keep the store contract; what is theirs alone: the
+vectors held in memory follow every write, and sqlite-vec finds what the matrix finds."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from local_stores.corpus_store import Item
 from local_stores.sqlite_db import Database
-from local_stores.vector_store import Item, VectorStore
-
-
-def _unit(rows: int, dim: int, seed: int) -> np.ndarray:
-    v = np.random.default_rng(seed).normal(size=(rows, dim)).astype(np.float32)
-    return v / np.linalg.norm(v, axis=1, keepdims=True)
-
-
-def test_a_corpus_of_a_replaced_model_is_dropped_and_made_again_with_the_new_size(tmp_path: Path):
-    store = VectorStore(Database(tmp_path / "index.db"))
-    store.ensure_corpus("image/looks", "image", "looks", 4, "clip-a")
-    store.ensure_corpus("text/paragraph", "text", "paragraph", 3, "minilm")
-    items = [Item("image/looks", f"/p/{i}.jpg", f"photo {i}", {}, file_id=i + 1) for i in range(3)]
-    store.add(items, _unit(3, 4, 0))
-    store.add([Item("text/paragraph", "/p/a.md", "a note about photos", {}, file_id=9)], _unit(1, 3, 1))
-    assert store.sources("image/looks") == {"/p/0.jpg", "/p/1.jpg", "/p/2.jpg"}
-    assert store.embedder_of("image/looks") == "clip-a" and store.embedder_of("image/other") is None
-
-    store.drop_corpus("image/looks")
-    assert store.corpora() == {"text/paragraph": 1} and store.embedder_of("image/looks") is None
-    store.ensure_corpus("image/looks", "image", "looks", 8, "clip-b")
-    store.add(items[:1], _unit(1, 8, 2))
-    assert store.corpora()["image/looks"] == 1 and store.embedder_of("image/looks") == "clip-b"
-    assert [i for i, _ in store.dense("image/looks", _unit(1, 8, 2)[0], 5)] and store.bm25("text/paragraph", "note", 5)
-
-
-def test_a_files_vectors_are_found_again_by_what_each_item_was_made_of(tmp_path: Path):
-    from local_stores.vector_store import item_key
-
-    store = VectorStore(Database(tmp_path / "index.db"))
-    store.ensure_corpus("text/paragraph", "text", "paragraph", 3, "minilm")
-    store.ensure_corpus("text/document", "text", "document", 3, "minilm")
-    mine = [Item("text/paragraph", "/n/a.md", f"paragraph {i}", {}, title="A", heading="H", file_id=1)
-            for i in range(2)]
-    mine.append(Item("text/document", "/n/a.md", "paragraph 0", {}, title="A", file_id=1))
-    vectors = _unit(3, 3, 4)
-    store.add(mine, vectors)
-    store.add([Item("text/paragraph", "/n/b.md", "paragraph 0", {}, title="A", heading="H", file_id=2)], _unit(1, 3, 5))
-    known = store.file_vectors(1)
-    assert set(known) == {item_key(item) for item in mine}  # same text, other corpus: a key of its own
-    for item, vector in zip(mine, vectors, strict=True):
-        assert np.allclose(known[item_key(item)], vector)
-    assert store.file_vectors(3) == {}
-    ids, matrix = store.all_vectors("text/paragraph")
-    assert matrix.shape == (3, 3) and list(ids) == sorted(ids) and store.all_vectors("image/none")[0].size == 0
+from local_stores.vector_store import VectorStore
+from tests.local_stores.corpus_store_contract import CorpusStoreContract
+from tests.local_stores.corpus_store_contract import unit as _unit
 
 
 def _sqlite_vec_dense(store: VectorStore, corpus: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -132,3 +94,13 @@ def test_a_locator_field_is_read_per_file_without_loading_the_items(tmp_path: Pa
     assert store.locator_values("text/paragraph", "date") == {
         1: {"2025-03-04T09:12:00+01:00", "2025-03-10T14:05:00+01:00"}}
     assert store.locator_values("text/paragraph", "subject") == {}
+
+
+class TestSqliteCorpora(CorpusStoreContract):
+    @pytest.fixture
+    def store(self, tmp_path: Path) -> VectorStore:
+        return VectorStore(Database(tmp_path / "index.db"))
+
+    @pytest.fixture
+    def reopen(self, tmp_path: Path) -> Callable[[], VectorStore]:
+        return lambda: VectorStore(Database(tmp_path / "index.db"))

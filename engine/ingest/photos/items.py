@@ -20,7 +20,7 @@ from engine.ingest.photos import sidecars, thumbnails
 from engine.ingest.photos.analyse import Analysis, VisionModels, analyse
 from engine.ingest.photos.image_io import LoadedPhoto, load_photo
 from engine.runtimes.vision.regions import FACE, TEXT, Region
-from local_stores.vector_store import Item
+from local_stores.corpus_store import Item
 
 _SEPARATORS = re.compile(r"[_\-.]+")
 

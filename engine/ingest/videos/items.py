@@ -21,7 +21,7 @@ from engine.ingest.videos.reader import Clip, Video, read_video
 from engine.ingest.videos.subtitles import Cue, cues_between, read_sidecars, transcript
 from engine.result import clock
 from engine.runtimes.vision.regions import FACE, TEXT, Region
-from local_stores.vector_store import Item
+from local_stores.corpus_store import Item
 
 if TYPE_CHECKING:
     from engine.settings import Settings

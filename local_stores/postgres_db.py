@@ -1,0 +1,113 @@
+"""A Trove index in PostgreSQL (`index_backend = "postgresql://…"`): the catalog and the corpora of
+one file share, which one machine indexes and every Trove on the network asks.
+
+It offers what `sqlite_db.Database` offers the catalog and the stores (statements with `?`
+placeholders, `query`, `transaction()`), so that the catalog's and the value index's statements run
+on both. One connection, in autocommit: every statement sees what other indexers have committed,
+and each file's items and its catalog row change in one transaction, so a question never sees
+half a file. A home that asks only (`read_only`) opens every transaction READ ONLY on the server.
+
+Credentials never pass through Trove: the URL has no password; libpq reads it from PGPASSWORD or
+a password file (`passfile`, 0600)."""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
+
+from local_stores.index_database import Transactions
+from local_stores.postgres_database import CONNECT_TIMEOUT_S, safe_url
+from local_stores.quoting import postgres_sql as pg
+from local_stores.results import first_line
+
+if TYPE_CHECKING:
+    import psycopg
+
+
+SCHEMA_LOCK = 0x54524F5645  # "TROVE": the advisory lock held while the index's tables are made
+
+
+class IndexUnreachable(OSError):
+    """The index's server cannot be reached, refused the login or lacks what the index needs."""
+
+
+class PostgresDb(Transactions):
+    """The index database on a PostgreSQL server (the tables live in the URL's database)."""
+
+    dialect = "postgres"
+
+    def __init__(self, url: str, read_only: bool | None = False, passfile: str | None = None) -> None:
+        """`read_only` None: read-only when this login may not write the index (a reader's role)."""
+        self.url = safe_url(url)
+        self.where = self.url
+        self.conn = _connect(self.url, passfile)
+        self.read_only = not self._may_write() if read_only is None else read_only
+        if self.read_only:
+            self.conn.execute("SET default_transaction_read_only = on")
+        else:
+            self._ensure_vector()
+
+    def execute(self, sql: str, params: Any = ()) -> psycopg.Cursor:
+        return self.conn.execute(pg.bind(sql) if params else sql, tuple(params) or None)
+
+    def executemany(self, sql: str, rows: Any) -> psycopg.Cursor:
+        cursor = self.conn.cursor()
+        cursor.executemany(pg.bind(sql), list(rows))
+        return cursor
+
+    def query(self, sql: str, params: Any = ()) -> list[tuple]:
+        return self.execute(sql, params).fetchall()
+
+    def script(self, sql: str) -> None:
+        """Run statements separated by `;` (a schema), in one transaction; none on a home that only
+        asks (the indexing home made the schema, and a read-only transaction could not)."""
+        if self.read_only:
+            return
+        with self.transaction():
+            self.lock_schema()
+            for statement in filter(str.strip, sql.split(";")):
+                self.conn.execute(statement)
+
+    def lock_schema(self) -> None:
+        """Wait for any other Trove making tables in this index, until this transaction ends (two
+        homes starting at once would otherwise race in CREATE TABLE IF NOT EXISTS)."""
+        self.conn.execute(f"SELECT pg_advisory_xact_lock({pg.number(SCHEMA_LOCK)})")
+
+    def _outermost(self) -> AbstractContextManager[None]:
+        return self.conn.transaction()  # type: ignore[return-value]  # psycopg's Transaction is one
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def _may_write(self) -> bool:
+        """Whether this login may make the index's tables, or add to them once made."""
+        row = self.query("SELECT has_schema_privilege(current_schema(), 'CREATE') OR (to_regclass('files') IS NOT "
+                         "NULL AND has_table_privilege('files', 'INSERT'))")
+        return bool(row and row[0][0])
+
+    def _ensure_vector(self) -> None:
+        """pgvector, which the corpora's vectors need; made here when this login may."""
+        import psycopg
+
+        if self.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'"):
+            return
+        try:
+            self.conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        except psycopg.Error as exc:
+            raise IndexUnreachable(f"{self.url}: the index needs the pgvector extension, and this login cannot "
+                                   f"add it ({first_line(exc)}); as the database's owner run: CREATE EXTENSION "
+                                   "vector") from None
+
+
+def _connect(url: str, passfile: str | None) -> psycopg.Connection:
+    try:
+        import psycopg
+    except ImportError as exc:  # pragma: no cover - psycopg is a dependency of trove
+        raise IndexUnreachable("an index on PostgreSQL needs psycopg: pip install 'psycopg[binary]'") from exc
+    options: dict[str, object] = {"connect_timeout": CONNECT_TIMEOUT_S, "autocommit": True}
+    if passfile:
+        options["passfile"] = passfile
+    try:
+        return psycopg.connect(url, **options)  # type: ignore[arg-type]  # libpq options
+    except psycopg.OperationalError as exc:
+        raise IndexUnreachable(f"{url}: cannot reach the index's server: {first_line(exc)}") from None
