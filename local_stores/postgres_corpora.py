@@ -2,6 +2,10 @@
 table, and per corpus a table of its vectors (pgvector, an HNSW index for cosine) and its words
 (`tsvector`, a GIN index).
 
+Vectors are searched as the SQLite store searches them: held in memory per corpus (read in binary
+form once, and again after any Trove has written to the index), exact; a corpus too large to hold
+(MATRIX_MB) is searched by its HNSW index on the server.
+
 Keyword scores are BM25-like: each query word's `ts_rank` (length-normalised term frequency,
 headings weighted as in the SQLite store) times its inverse document frequency in the corpus, so
 that a rare word counts for more than a common one, as BM25's does. The hybrid search normalises
@@ -16,6 +20,7 @@ from collections.abc import Collection, Sequence
 import numpy as np
 
 from local_stores.corpus_store import CorpusTables, Item, ItemKey, content_words
+from local_stores.dense_matrix import MATRIX_MB, DenseMatrix, HeldMatrices
 from local_stores.postgres_db import PostgresDb
 from local_stores.quoting import Quoted
 from local_stores.quoting import postgres_sql as pg
@@ -51,8 +56,9 @@ def _vector(values: np.ndarray) -> str:
     return "[" + ",".join(f"{v:.7g}" for v in np.asarray(values, dtype=np.float32)) + "]"
 
 
-def _parse(text: str) -> np.ndarray:
-    return np.asarray(json.loads(text), dtype=np.float32)
+def _floats(sent: bytes) -> np.ndarray:
+    """A vector from pgvector's binary form: dimension and flags (2 bytes each), big-endian float32s."""
+    return np.frombuffer(sent, dtype=">f4", offset=4).astype(np.float32)
 
 
 class PostgresCorpora(CorpusTables):
@@ -60,6 +66,7 @@ class PostgresCorpora(CorpusTables):
 
     def __init__(self, db: PostgresDb) -> None:
         self.db = db
+        self._matrices = HeldMatrices()
         if not db.read_only:
             db.script(SCHEMA)
 
@@ -138,11 +145,11 @@ class PostgresCorpora(CorpusTables):
     def file_vectors(self, file_id: int) -> dict[ItemKey, np.ndarray]:
         vectors: dict[ItemKey, np.ndarray] = {}
         for corpus in self._corpora_of_file(file_id):
-            rows = self.db.query(f"SELECT i.title, i.heading, i.text, v.embedding::text FROM items i "
+            rows = self.db.query_binary(f"SELECT i.title, i.heading, i.text, v.embedding FROM items i "
                                  f"JOIN {_table(corpus)} v ON v.id = i.id WHERE i.file_id = ? AND i.corpus = ?",
                                  (file_id, corpus))
             for title, heading, text, vector in rows:
-                vectors[(corpus, title or "", heading or "", text)] = _parse(vector)
+                vectors[(corpus, title or "", heading or "", text)] = _floats(vector)
         return vectors
 
     def positions(self, ids: Sequence[int]) -> dict[int, tuple[int, int, int]]:
@@ -167,38 +174,30 @@ class PostgresCorpora(CorpusTables):
         words = content_words(query)
         if not words or not self._has(corpus):
             return []
-        weighted = self._weighted_terms(corpus, words)
-        if not weighted:
-            return []
         table = _table(corpus)
-        score = " + ".join(f"? * ts_rank({RANK_WEIGHTS}, words, ?::tsquery, 1)" for _ in weighted)
-        params: list[object] = [x for term, idf in weighted for x in (idf, term)]
-        anything = " | ".join(f"({term})" for term, _ in weighted)
-        among = " AND id IN (SELECT id FROM items WHERE corpus = ? AND file_id = ANY(?))" if files is not None else ""
-        params += [anything] + ([corpus, sorted(files)] if files is not None else []) + [int(k)]
-        rows = self.db.query(f"SELECT id, {Quoted(score)} AS s FROM {table} WHERE words @@ ?::tsquery{Quoted(among)} "
-                             "ORDER BY s DESC, id LIMIT ?", params)
+        among = " AND t.id IN (SELECT id FROM items WHERE corpus = ? AND file_id = ANY(?))" if files is not None else ""
+        params: list[object] = [words, str(table)] + ([corpus, sorted(files)] if files is not None else []) + [int(k)]
+        rows = self.db.query(
+            "WITH terms AS (SELECT DISTINCT plainto_tsquery('english', w) AS q FROM unnest(?::text[]) AS w), "
+            f"n AS (SELECT CASE WHEN c.reltuples > 0 THEN c.reltuples ELSE (SELECT count(*) FROM {table}) END AS n "
+            "FROM pg_class AS c WHERE c.oid = to_regclass(?)), "
+            "weighted AS MATERIALIZED (SELECT terms.q, ln(1 + (n.n - df.c + 0.5) / (df.c + 0.5)) AS idf FROM terms, n, "
+            f"LATERAL (SELECT count(*) AS c FROM {table} WHERE words @@ terms.q) AS df WHERE numnode(terms.q) > 0) "
+            "SELECT m.id, sum(m.r) AS s FROM weighted, LATERAL (SELECT t.id, weighted.idf * ts_rank("
+            f"{RANK_WEIGHTS}, t.words, weighted.q, 1) AS r FROM {table} AS t WHERE t.words @@ weighted.q"
+            f"{Quoted(among)}) AS m GROUP BY m.id ORDER BY s DESC, m.id LIMIT ?", params)
         return [(r[0], float(r[1])) for r in rows if r[1] > 0]
-
-    def _weighted_terms(self, corpus: str, words: list[str]) -> list[tuple[str, float]]:
-        """(tsquery text, inverse document frequency) of each word the English stemmer keeps."""
-        terms = self.db.query("SELECT DISTINCT plainto_tsquery('english', w)::text FROM unnest(?::text[]) AS w",
-                              (words,))
-        kept = [t for (t,) in terms if t]
-        if not kept:
-            return []
-        table = _table(corpus)
-        n = self.db.query(f"SELECT count(*) FROM {table}")[0][0]
-        out = []
-        for term in kept:
-            df = self.db.query(f"SELECT count(*) FROM {table} WHERE words @@ ?::tsquery", (term,))[0][0]
-            out.append((term, float(np.log(1 + (n - df + 0.5) / (df + 0.5)))))
-        return out
 
     def dense(self, corpus: str, vector: np.ndarray, k: int, files: Collection[int] | None = None
               ) -> list[tuple[int, float]]:
+        """Exact, from the corpus's vectors held in memory; from the HNSW index when they would take
+        over MATRIX_MB (or inside a transaction)."""
         if not self._has(corpus) or k <= 0:
             return []
+        held = self._matrix(corpus)
+        if held is not None:
+            among = np.asarray(self.ids_of(corpus, files), dtype=np.int64) if files is not None else None
+            return held.nearest(vector, k, among=among)
         table = _table(corpus)
         q = _vector(vector)
         if files is not None:  # exact among the files' items: materialised first, so no index scan filters them
@@ -207,10 +206,9 @@ class PostgresCorpora(CorpusTables):
                                  "SELECT id, embedding <=> ?::vector AS d FROM mine ORDER BY d, id LIMIT ?",
                                  (corpus, sorted(files), q, int(k)))
         else:
-            with self.db.transaction():
-                self.db.execute(f"SET LOCAL hnsw.ef_search = {pg.number(max(EF_SEARCH_MIN, 2 * int(k)))}")
-                rows = self.db.query(f"SELECT id, embedding <=> ?::vector AS d FROM {table} ORDER BY d LIMIT ?",
-                                     (q, int(k)))
+            self.db.execute(f"SET hnsw.ef_search = {pg.number(max(EF_SEARCH_MIN, 2 * int(k)))}")
+            rows = self.db.query(f"SELECT id, embedding <=> ?::vector AS d FROM {table} ORDER BY d LIMIT ?",
+                                 (q, int(k)))
         return [(r[0], 1.0 - float(r[1])) for r in rows]
 
     def ids_of(self, corpus: str, files: Collection[int]) -> list[int]:
@@ -224,17 +222,33 @@ class PostgresCorpora(CorpusTables):
     def vectors(self, corpus: str, ids: Sequence[int]) -> dict[int, np.ndarray]:
         if not ids or not self._has(corpus):
             return {}
-        rows = self.db.query(f"SELECT id, embedding::text FROM {_table(corpus)} WHERE id = ANY(?)", (list(ids),))
-        return {r[0]: _parse(r[1]) for r in rows}
+        held = self._matrix(corpus)
+        if held is not None:
+            return held.rows(ids)
+        rows = self.db.query_binary(f"SELECT id, embedding FROM {_table(corpus)} WHERE id = ANY(?)", (list(ids),))
+        return {r[0]: _floats(r[1]) for r in rows}
 
     def all_vectors(self, corpus: str) -> tuple[np.ndarray, np.ndarray]:
         if not self._has(corpus):
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
-        rows = self.db.query(f"SELECT id, embedding::text FROM {_table(corpus)} ORDER BY id")
+        rows = self.db.query_binary(f"SELECT id, embedding FROM {_table(corpus)} ORDER BY id")
         if not rows:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        return ids, np.stack([_parse(r[1]) for r in rows])
+        matrix = np.frombuffer(b"".join(r[1][4:] for r in rows), dtype=">f4").reshape(len(rows), -1)
+        return ids, matrix.astype(np.float32)
+
+    def _matrix(self, corpus: str) -> DenseMatrix | None:
+        """The corpus's vectors in memory, read again after any Trove has written to the index; None
+        inside a transaction (its writes may yet be rolled back) or when they would take over MATRIX_MB."""
+        if self.db.in_transaction:
+            return None
+        return self._matrices.get(corpus, (self.db.changes(), 0), lambda: self._nbytes(corpus), MATRIX_MB,
+                                  lambda: self.all_vectors(corpus))
+
+    def _nbytes(self, corpus: str) -> int:
+        dim = self.db.query("SELECT dim FROM corpora WHERE name = ?", (corpus,))[0][0]
+        return int(self.db.query(f"SELECT count(*) FROM {_table(corpus)}")[0][0]) * dim * 4
 
     def _corpora_of_file(self, file_id: int) -> list[str]:
         return [r[0] for r in self.db.query("SELECT DISTINCT corpus FROM items WHERE file_id = ?", (file_id,))]

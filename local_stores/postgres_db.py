@@ -12,7 +12,8 @@ a password file (`passfile`, 0600)."""
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from local_stores.index_database import Transactions
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     import psycopg
 
 
+CHANGES = "trove_changes"  # the sequence every committed write moves on
 SCHEMA_LOCK = 0x54524F5645  # "TROVE": the advisory lock held while the index's tables are made
 
 
@@ -46,6 +48,7 @@ class PostgresDb(Transactions):
             self.conn.execute("SET default_transaction_read_only = on")
         else:
             self._ensure_vector()
+            self.script(f"CREATE SEQUENCE IF NOT EXISTS {CHANGES}")
 
     def execute(self, sql: str, params: Any = ()) -> psycopg.Cursor:
         return self.conn.execute(pg.bind(sql) if params else sql, tuple(params) or None)
@@ -73,8 +76,35 @@ class PostgresDb(Transactions):
         homes starting at once would otherwise race in CREATE TABLE IF NOT EXISTS)."""
         self.conn.execute(f"SELECT pg_advisory_xact_lock({pg.number(SCHEMA_LOCK)})")
 
-    def _outermost(self) -> AbstractContextManager[None]:
-        return self.conn.transaction()  # type: ignore[return-value]  # psycopg's Transaction is one
+    def query_binary(self, sql: str, params: Any = ()) -> list[tuple]:
+        """`query` with values in PostgreSQL's binary form (a vector as 4 header bytes and big-endian
+        float32s: read a hundred thousand of them without printing and parsing text)."""
+        cursor = self.conn.cursor(binary=True)
+        cursor.execute(pg.bind(sql) if params else sql, tuple(params) or None)
+        return cursor.fetchall()
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._depth > 0
+
+    def changes(self) -> int:
+        """A number that grows after each committed write by any Trove on this index (the held
+        vectors of a corpus are read again when it has)."""
+        import psycopg
+
+        try:
+            return int(self.query(f"SELECT last_value FROM {CHANGES}")[0][0])
+        except psycopg.errors.UndefinedTable:  # nothing was ever written here
+            return 0
+
+    @contextmanager
+    def _outermost(self) -> Iterator[None]:
+        """A transaction; once it has committed, the changes counter moves on (never before: a
+        reader that saw the new number before the commit would keep vectors without its rows)."""
+        with self.conn.transaction():
+            yield
+        if not self.read_only:
+            self.conn.execute(f"SELECT nextval('{CHANGES}')")
 
     def close(self) -> None:
         self.conn.close()

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Collection, Sequence
 
 import numpy as np
 
+from local_stores import dense_matrix
 from local_stores.corpus_store import CorpusTables, Item, ItemKey, content_words
-from local_stores.dense_matrix import DenseMatrix, Version
+from local_stores.dense_matrix import DenseMatrix, HeldMatrices, Version
 from local_stores.quoting import Quoted
 from local_stores.quoting import sqlite_sql as sq
 from local_stores.sqlite_db import Database
@@ -46,7 +46,7 @@ def fts_query(text: str) -> str:
     return sq.fts_phrases(content_words(text))
 
 
-MATRIX_MB = 1024  # a corpus whose vectors take more is searched by sqlite-vec, not held in memory
+MATRIX_MB = dense_matrix.MATRIX_MB  # a corpus whose vectors take more is searched by sqlite-vec
 
 
 class VectorStore(CorpusTables):
@@ -55,8 +55,7 @@ class VectorStore(CorpusTables):
     def __init__(self, db: Database) -> None:
         self.db = db
         self.db.conn.executescript(SCHEMA)
-        self._matrices: dict[str, DenseMatrix] = {}
-        self._matrix_lock = threading.Lock()
+        self._matrices = HeldMatrices()
 
     def ensure_corpus(self, name: str, modality: str, granularity: str, dim: int, embedder: str) -> None:
         if self._known(name, dim, embedder):
@@ -244,17 +243,9 @@ class VectorStore(CorpusTables):
         a transaction (its writes may yet be rolled back) or when they would take over MATRIX_MB."""
         if self.db.conn.in_transaction:
             return None
-        with self._matrix_lock:
-            version = self._version()
-            held = self._matrices.get(corpus)
-            if held is not None and held.version == version:
-                return held
-            self._matrices.pop(corpus, None)
-            dim = self.db.query("SELECT dim FROM corpora WHERE name = ?", (corpus,))[0][0]
-            count = self.db.query("SELECT count(*) FROM items WHERE corpus = ?", (corpus,))[0][0]
-            if count * dim * 4 > MATRIX_MB * 2**20:
-                return None
-            ids, matrix = self.all_vectors(corpus)
-            held = self._matrices[corpus] = DenseMatrix(ids, matrix, version)
-            return held
+        return self._matrices.get(corpus, self._version(), lambda: self._nbytes(corpus), MATRIX_MB,
+                                  lambda: self.all_vectors(corpus))
 
+    def _nbytes(self, corpus: str) -> int:
+        dim = self.db.query("SELECT dim FROM corpora WHERE name = ?", (corpus,))[0][0]
+        return int(self.db.query("SELECT count(*) FROM items WHERE corpus = ?", (corpus,))[0][0]) * dim * 4

@@ -67,7 +67,7 @@ class NativeQuerier:
         if self._value_index is None:
             self._value_index = ValueIndex(self.db)
         state = self.catalog.sources_state()
-        if state != self._values_state:
+        if state != self._values_state and not self.db.read_only:  # a reading login uses the values kept
             values.refresh(self._value_index, self.sources(), self.stores)
             self._values_state = state
         return self._value_index

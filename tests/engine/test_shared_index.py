@@ -111,6 +111,9 @@ def test_a_home_whose_login_may_only_read_asks_but_cannot_index(
         assert laptop.search("council tax instalments", k=1)[0].item.source == str(share / "council-tax.md")
         with pytest.raises(TroveError, match="read-only"):
             laptop.index([share])
+        table = next(s.name for s in laptop.native.sources() if s.location == str(share / "groceries.csv"))
+        assert laptop.query(table, f'SELECT count(*) FROM "{table}"').rows == [(3,)]  # its own copy
+        assert "bread" in {key for key, *_ in laptop.native.value_index().lookup(["bread"])}  # kept by the office
     finally:
         laptop.close()
 

@@ -163,7 +163,12 @@ class CorpusStoreContract:
             store.add([Item(PARAGRAPH, "/n/0.md", "half written", {}, file_id=1)], unit(1, 8, 3))
             raise RuntimeError("killed mid-file")
         assert store.corpora() == {PARAGRAPH: 6} and store.file_items(1, PARAGRAPH)[0].text == NOTES[0]
+        new = unit(1, 8, 4)
+        assert other.dense(PARAGRAPH, new[0], 1)[0][1] < 0.999  # the other holds the vectors it has seen
         with db.transaction():
-            store.add([Item(PARAGRAPH, "/n/new.md", "a boiler invoice", {}, file_id=60)], unit(1, 8, 4))
-            assert other.corpora() == {PARAGRAPH: 6}  # not yet committed
+            store.add([Item(PARAGRAPH, "/n/new.md", "a boiler invoice", {}, file_id=60)], new)
+            assert other.corpora() == {PARAGRAPH: 6} and other.dense(PARAGRAPH, new[0], 1)[0][1] < 0.999
         assert other.corpora() == {PARAGRAPH: 7} and other.bm25(PARAGRAPH, "invoice", 3)
+        assert other.dense(PARAGRAPH, new[0], 1)[0][1] > 0.999  # and reads them again after a commit
+        store.delete_file(60)
+        assert other.dense(PARAGRAPH, new[0], 1)[0][1] < 0.999

@@ -50,3 +50,25 @@ def test_an_asking_home_reads_but_cannot_write(index_url: str):
     assert [path for _, path in Catalog(reader).roots()] == ["/share/notes"]
     with pytest.raises(Exception, match="read-only transaction"):
         Catalog(reader).remember("k", "v")
+
+
+def test_a_corpus_too_large_to_hold_is_searched_on_the_server(index_url: str, monkeypatch: pytest.MonkeyPatch):
+    import numpy as np
+
+    import local_stores.postgres_corpora as module
+    from local_stores.corpus_store import Item
+    from tests.local_stores.corpus_store_contract import unit
+
+    monkeypatch.setattr(module, "MATRIX_MB", 0)  # nothing is held: the HNSW index and exact SQL answer
+    store = PostgresCorpora(PostgresDb(index_url))
+    store.ensure_corpus("text/paragraph", "text", "paragraph", 16, "minilm")
+    vectors = unit(500, 16, 7)
+    items = [Item("text/paragraph", f"/n/{i}.md", f"p {i}", {}, file_id=i + 1) for i in range(500)]
+    store.add(items, vectors)
+    query = unit(1, 16, 8)[0]
+    best = np.argsort(-(vectors @ query))[:10]
+    assert [i for i, _ in store.dense("text/paragraph", query, 10)] == [items[j].id for j in best]
+    mine = {5, 6, 7}
+    among = sorted((j for j in range(500) if j + 1 in mine), key=lambda j: -(vectors[j] @ query))
+    assert [i for i, _ in store.dense("text/paragraph", query, 2, mine)] == [items[j].id for j in among[:2]]
+    assert "text/paragraph" not in store._matrices
