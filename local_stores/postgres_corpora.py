@@ -53,7 +53,7 @@ def _index(corpus: str, kind: str) -> Quoted:
 
 def _vector(values: np.ndarray) -> str:
     """A vector as pgvector reads it from text: `[0.1,0.2,...]`."""
-    return "[" + ",".join(f"{v:.7g}" for v in np.asarray(values, dtype=np.float32)) + "]"
+    return "[" + ",".join(f"{v:.9g}" for v in np.asarray(values, dtype=np.float32)) + "]"  # float32 exactly
 
 
 def _floats(sent: bytes) -> np.ndarray:

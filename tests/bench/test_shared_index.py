@@ -57,3 +57,24 @@ def test_the_load_test_counts_every_search(tmp_path: Path, embedder):  # noqa: A
     assert fill(lite, items, vectors, "minilm") >= 0 and lite.corpora() == {PARAGRAPH: 100}
     run = load(lambda: VectorStore(Database(tmp_path / "scale.db")), embedder, TEXTS, list(unit(4, 8, 3)), 2, 0.5)
     assert run["clients"] == 2 and run["searches"] > 0 and run["errors"] == 0 and run["p95_ms"] >= run["p50_ms"]
+
+
+def test_a_bulk_load_by_copy_is_searched_like_rows_added_one_by_one(tmp_path: Path,
+                                                                     postgres: PostgresServer):  # noqa: F811
+    from bench.shared_index import fill_by_copy
+
+    home = _home_store(tmp_path)
+    items, vectors = synthetic(home, 60, seed=4)
+    url = postgres.empty_database("bulk")
+    copied = PostgresCorpora(PostgresDb(url))
+    fill_by_copy(copied, items, vectors, "minilm")
+    added = PostgresCorpora(PostgresDb(postgres.empty_database("added")))
+    fill(added, [Item(i.corpus, i.source, i.text, i.locator, file_id=i.file_id, ord=i.ord) for i in items], vectors,
+         "minilm")
+    assert copied.corpora() == added.corpora() == {PARAGRAPH: 60}
+    query = vectors[7]
+    one, other = copied.dense(PARAGRAPH, query, 5), added.dense(PARAGRAPH, query, 5)
+    assert [i for i, _ in one] == [i for i, _ in other]
+    assert np.allclose([c for _, c in one], [c for _, c in other], atol=1e-6)
+    assert copied.bm25(PARAGRAPH, "boundary layer", 5) == added.bm25(PARAGRAPH, "boundary layer", 5)
+    assert copied.add([Item(PARAGRAPH, "/d/new.txt", "new", {}, file_id=999)], vectors[:1])[0] == 61  # ids go on
