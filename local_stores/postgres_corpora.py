@@ -172,20 +172,25 @@ class PostgresCorpora(CorpusTables):
 
     def bm25(self, corpus: str, query: str, k: int, files: Collection[int] | None = None) -> list[tuple[int, float]]:
         words = content_words(query)
-        if not words or not self._has(corpus):
+        if not words or not self._has(corpus) or (files is not None and not files):
             return []
         table = _table(corpus)
-        among = " AND t.id IN (SELECT id FROM items WHERE corpus = ? AND file_id = ANY(?))" if files is not None else ""
-        params: list[object] = [words, str(table)] + ([corpus, sorted(files)] if files is not None else []) + [int(k)]
+        among = " WHERE matches.id IN (SELECT id FROM items WHERE corpus = ? AND file_id = ANY(?))" if files else ""
+        params: list[object] = [words, str(table)] + ([corpus, sorted(files)] if files else []) + [int(k)]
+        # each word's matches are read once (a GIN bitmap scan), ranked there (OFFSET 0 keeps the wide
+        # tsvectors out of the sort), and counted for the word's document frequency
         rows = self.db.query(
-            "WITH terms AS (SELECT DISTINCT plainto_tsquery('english', w) AS q FROM unnest(?::text[]) AS w), "
+            "WITH terms AS (SELECT q, row_number() OVER () AS term FROM (SELECT DISTINCT plainto_tsquery('english', "
+            "w) AS q FROM unnest(?::text[]) AS w) AS d WHERE numnode(q) > 0), "
             f"n AS (SELECT CASE WHEN c.reltuples > 0 THEN c.reltuples ELSE (SELECT count(*) FROM {table}) END AS n "
             "FROM pg_class AS c WHERE c.oid = to_regclass(?)), "
-            "weighted AS MATERIALIZED (SELECT terms.q, ln(1 + (n.n - df.c + 0.5) / (df.c + 0.5)) AS idf FROM terms, n, "
-            f"LATERAL (SELECT count(*) AS c FROM {table} WHERE words @@ terms.q) AS df WHERE numnode(terms.q) > 0) "
-            "SELECT m.id, sum(m.r) AS s FROM weighted, LATERAL (SELECT t.id, weighted.idf * ts_rank("
-            f"{RANK_WEIGHTS}, t.words, weighted.q, 1) AS r FROM {table} AS t WHERE t.words @@ weighted.q"
-            f"{Quoted(among)}) AS m GROUP BY m.id ORDER BY s DESC, m.id LIMIT ?", params)
+            "matches AS MATERIALIZED (SELECT terms.term, m.id, m.tf FROM terms, LATERAL (SELECT t.id, "
+            f"ts_rank({RANK_WEIGHTS}, t.words, terms.q, 1) AS tf FROM {table} AS t WHERE t.words @@ terms.q "
+            "OFFSET 0) AS m), "
+            "df AS (SELECT term, count(*) AS c FROM matches GROUP BY term) "
+            "SELECT matches.id, sum(ln(1 + (n.n - df.c + 0.5) / (df.c + 0.5)) * matches.tf) AS s "
+            f"FROM matches JOIN df ON df.term = matches.term CROSS JOIN n{Quoted(among)} "
+            "GROUP BY matches.id ORDER BY s DESC, matches.id LIMIT ?", params)
         return [(r[0], float(r[1])) for r in rows if r[1] > 0]
 
     def dense(self, corpus: str, vector: np.ndarray, k: int, files: Collection[int] | None = None
