@@ -6,6 +6,7 @@ kept here, brought up to date with the catalog when they are read."""
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -27,6 +28,8 @@ from local_stores.index_database import is_server
 from local_stores.results import QueryResult
 from local_stores.value_index import ValueIndex
 
+log = logging.getLogger(__name__)
+
 if TYPE_CHECKING:
     from engine.conversations.follow_up import PriorQuery
     from engine.models.loaded import Models
@@ -44,6 +47,7 @@ class NativeQuerier:
         self._examples: ExamplePicker | None = None
         self._followed_state: tuple | None = None  # the catalog's sources_state this home's engines followed
         self._server_checks: dict[str, float] = {}  # when each connected server was last asked if it changed
+        self._unbuilt: dict[str, str] = {}  # shared-index sources this home could not build its copy of, and why
 
     def sources(self) -> list[Source]:
         """The structured sources: connected servers whose shape changed are described again first
@@ -51,9 +55,12 @@ class NativeQuerier:
         if not self.db.read_only:
             connections.recheck(self.catalog, self._server_checks, self.settings.server_check_s)
         if is_server(self.settings.index_backend) and self.catalog.sources_state() != self._followed_state:
-            replica.follow(self.catalog, self.stores, self.settings)
+            followed = replica.follow(self.catalog, self.stores, self.settings)
+            self._unbuilt = dict(followed.failed)
+            for name, why in followed.failed:
+                log.warning("source %s cannot be asked from this home: %s", name, why)
             self._followed_state = self.catalog.sources_state()
-        return sources.from_catalog(self.catalog.sources())
+        return [s for s in sources.from_catalog(self.catalog.sources()) if s.name not in self._unbuilt]
 
     def source_index(self) -> selection.SourceIndex:
         """The descriptor embeddings of the structured sources, brought up to date with the catalog."""

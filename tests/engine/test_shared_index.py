@@ -148,3 +148,14 @@ def test_graphs_rdf_and_a_vault_of_notes_are_built_again_in_the_second_home(home
         if source.kind in language:
             mine, copied = (t.query(source.name, language[source.kind]).rows for t in (office, laptop))
             assert copied == mine and copied[0][0] > 0, source.name
+
+
+def test_a_source_whose_file_this_home_cannot_read_is_left_out_and_said(homes: tuple[Trove, Trove], share: Path,
+                                                                         caplog: pytest.LogCaptureFixture):
+    office, laptop = homes
+    office.index([share])
+    (share / "groceries.csv").rename(share.parent / "elsewhere.csv")  # as if the share were not mounted here
+    with caplog.at_level("WARNING"):
+        assert not any(s.location == str(share / "groceries.csv") for s in laptop.native.sources())
+    assert any(s.location == str(share / "groceries.csv") for s in office.native.sources())  # built there
+    assert "cannot be asked from this home" in caplog.text and "is the share mounted" in caplog.text
