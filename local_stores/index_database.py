@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from pathlib import Path
 from typing import Any, Protocol
 
 
@@ -66,14 +65,3 @@ def postgres_schema(sqlite_schema: str) -> str:
 def is_server(backend: str) -> bool:
     """Whether an `index_backend` setting names a PostgreSQL server (else the home's SQLite file)."""
     return backend.startswith(("postgresql://", "postgres://"))
-
-
-def open_index(backend: str, path: Path, read_only: bool, passfile: str | None = None) -> IndexDatabase:
-    """The index database: on the server `backend` names, or in SQLite at `path`."""
-    if is_server(backend):
-        from local_stores.postgres_db import PostgresDb
-
-        return PostgresDb(backend, read_only=read_only, passfile=passfile)
-    from local_stores.sqlite_db import Database
-
-    return Database(path, read_only=read_only)

@@ -8,12 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from local_stores.index_database import IndexDatabase, open_index
+from local_stores.index_database import IndexDatabase
+from local_stores.postgres_db import PostgresDb
+from local_stores.sqlite_db import Database
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def index_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[IndexDatabase]:
-    backend = request.getfixturevalue("postgres").empty_database() if request.param == "postgres" else ""
-    db = open_index(backend, tmp_path / "index.db", read_only=False)
+    if request.param == "postgres":
+        db: IndexDatabase = PostgresDb(request.getfixturevalue("postgres").empty_database())
+    else:
+        db = Database(tmp_path / "index.db")
     yield db
     db.close()
