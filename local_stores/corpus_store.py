@@ -18,6 +18,19 @@ import numpy as np
 if TYPE_CHECKING:
     from local_stores.index_database import IndexDatabase
 
+# the tables both stores keep, as SQLite's statements (PostgreSQL's: `index_database.postgres_schema`)
+TABLES = """
+CREATE TABLE IF NOT EXISTS corpora(
+    name TEXT PRIMARY KEY, modality TEXT NOT NULL, granularity TEXT NOT NULL, dim INTEGER NOT NULL,
+    embedder TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS items(
+    id INTEGER PRIMARY KEY, corpus TEXT NOT NULL REFERENCES corpora(name), file_id INTEGER NOT NULL,
+    source TEXT NOT NULL, title TEXT, heading TEXT, text TEXT NOT NULL, locator TEXT NOT NULL,
+    ord INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS items_file ON items(file_id);
+CREATE TABLE IF NOT EXISTS file_texts(file_id INTEGER PRIMARY KEY, text TEXT NOT NULL);
+"""
+
 STOPWORDS = frozenset("""
 a an and are as at be been but by can could did do does for from had has have how i if in into is
 it its me my of on or our so than that the their them then there these they this to was we were

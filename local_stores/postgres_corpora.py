@@ -19,24 +19,15 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 
-from local_stores.corpus_store import CorpusTables, Item, ItemKey, content_words
+from local_stores.corpus_store import TABLES, CorpusTables, Item, ItemKey, content_words
 from local_stores.dense_matrix import MATRIX_MB, DenseMatrix, HeldMatrices
+from local_stores.index_database import postgres_schema
 from local_stores.postgres_db import PostgresDb
 from local_stores.quoting import Quoted
 from local_stores.quoting import postgres_sql as pg
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS corpora(
-    name TEXT PRIMARY KEY, modality TEXT NOT NULL, granularity TEXT NOT NULL, dim INTEGER NOT NULL,
-    embedder TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS items(
-    id BIGSERIAL PRIMARY KEY, corpus TEXT NOT NULL REFERENCES corpora(name), file_id BIGINT NOT NULL,
-    source TEXT NOT NULL, title TEXT, heading TEXT, text TEXT NOT NULL, locator JSONB NOT NULL,
-    ord INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS items_file ON items(file_id);
-CREATE INDEX IF NOT EXISTS items_corpus ON items(corpus, file_id);
-CREATE TABLE IF NOT EXISTS file_texts(file_id BIGINT PRIMARY KEY, text TEXT NOT NULL);
-"""
+SCHEMA = (postgres_schema(TABLES).replace("locator TEXT", "locator JSONB")
+          + "CREATE INDEX IF NOT EXISTS items_corpus ON items(corpus, file_id);\n")
 # ts_rank's weights for {D, C, B, A}: a heading (A) counts half a body word (B), as in the FTS5 store
 RANK_WEIGHTS = "'{0.1, 0.2, 1.0, 0.5}'"
 EF_SEARCH_MIN = 400  # HNSW candidates per search (pgvector's default is 40): recall@10 0.99 at 100k, RESULTS §32

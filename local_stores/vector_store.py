@@ -10,23 +10,11 @@ from collections.abc import Collection, Sequence
 import numpy as np
 
 from local_stores import dense_matrix
-from local_stores.corpus_store import CorpusTables, Item, ItemKey, content_words
+from local_stores.corpus_store import TABLES, CorpusTables, Item, ItemKey, content_words
 from local_stores.dense_matrix import DenseMatrix, HeldMatrices, Version
 from local_stores.quoting import Quoted
 from local_stores.quoting import sqlite_sql as sq
 from local_stores.sqlite_db import Database
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS corpora(
-    name TEXT PRIMARY KEY, modality TEXT NOT NULL, granularity TEXT NOT NULL, dim INTEGER NOT NULL,
-    embedder TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS items(
-    id INTEGER PRIMARY KEY, corpus TEXT NOT NULL REFERENCES corpora(name), file_id INTEGER NOT NULL,
-    source TEXT NOT NULL, title TEXT, heading TEXT, text TEXT NOT NULL, locator TEXT NOT NULL,
-    ord INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS items_file ON items(file_id);
-CREATE TABLE IF NOT EXISTS file_texts(file_id INTEGER PRIMARY KEY, text TEXT NOT NULL);
-"""
 
 _IN_JSON = "(SELECT value FROM json_each(?))"  # a set of ids bound as one JSON array, however many
 
@@ -54,7 +42,7 @@ class VectorStore(CorpusTables):
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self.db.conn.executescript(SCHEMA)
+        self.db.script(TABLES)
         self._matrices = HeldMatrices()
 
     def ensure_corpus(self, name: str, modality: str, granularity: str, dim: int, embedder: str) -> None:
