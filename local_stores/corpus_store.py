@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 if TYPE_CHECKING:
+    from local_stores.dense_matrix import DenseMatrix
     from local_stores.index_database import IndexDatabase
 
 # the tables both stores keep, as SQLite's statements (PostgreSQL's: `index_database.postgres_schema`)
@@ -61,6 +62,14 @@ ItemKey = tuple[str, str, str, str]  # (corpus, title, heading, text): what an i
 
 def item_key(item: Item) -> ItemKey:
     return (item.corpus, item.title, item.heading, item.text)
+
+
+def by_file(rows: list[tuple]) -> dict[int, set[str]]:
+    """(file id, value) rows as each file's set of values (`CorpusStore.locator_values`)."""
+    out: dict[int, set[str]] = {}
+    for file_id, value in rows:
+        out.setdefault(int(file_id), set()).add(str(value))
+    return out
 
 
 def content_words(text: str) -> list[str]:
@@ -145,6 +154,19 @@ class CorpusTables:
     db: IndexDatabase
 
     def items(self, ids: Sequence[int]) -> dict[int, Item]:
+        raise NotImplementedError
+
+    def vectors(self, corpus: str, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """The vectors of `ids`: from the corpus's matrix when it is held, else from the database."""
+        if not ids or not self._has(corpus):
+            return {}
+        held = self._matrix(corpus)
+        return held.rows(ids) if held is not None else self._stored_vectors(corpus, ids)
+
+    def _matrix(self, corpus: str) -> DenseMatrix | None:
+        raise NotImplementedError
+
+    def _stored_vectors(self, corpus: str, ids: Sequence[int]) -> dict[int, np.ndarray]:
         raise NotImplementedError
 
     def embedder_of(self, corpus: str) -> str | None:

@@ -19,7 +19,7 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 
-from local_stores.corpus_store import TABLES, CorpusTables, Item, ItemKey, content_words
+from local_stores.corpus_store import TABLES, CorpusTables, Item, ItemKey, by_file, content_words
 from local_stores.dense_matrix import MATRIX_MB, DenseMatrix, HeldMatrices
 from local_stores.index_database import postgres_schema
 from local_stores.postgres_db import PostgresDb
@@ -85,10 +85,7 @@ class PostgresCorpora(CorpusTables):
     def locator_values(self, corpus: str, key: str) -> dict[int, set[str]]:
         rows = self.db.query("SELECT DISTINCT file_id, locator ->> ? FROM items WHERE corpus = ? "
                              "AND locator ->> ? IS NOT NULL", (key, corpus, key))
-        out: dict[int, set[str]] = {}
-        for file_id, value in rows:
-            out.setdefault(int(file_id), set()).add(str(value))
-        return out
+        return by_file(rows)
 
     def pages_read_by(self, corpus: str, reader: str) -> tuple[int, int]:
         row = self.db.query("SELECT count(DISTINCT file_id || ':' || coalesce(locator ->> 'page', '')), "
@@ -215,12 +212,7 @@ class PostgresCorpora(CorpusTables):
         return {r[0] for r in self.db.query("SELECT DISTINCT corpus FROM items WHERE file_id = ANY(?)",
                                             (sorted(files),))}
 
-    def vectors(self, corpus: str, ids: Sequence[int]) -> dict[int, np.ndarray]:
-        if not ids or not self._has(corpus):
-            return {}
-        held = self._matrix(corpus)
-        if held is not None:
-            return held.rows(ids)
+    def _stored_vectors(self, corpus: str, ids: Sequence[int]) -> dict[int, np.ndarray]:
         rows = self.db.query_binary(f"SELECT id, embedding FROM {_table(corpus)} WHERE id = ANY(?)", (list(ids),))
         return {r[0]: _floats(r[1]) for r in rows}
 

@@ -10,7 +10,7 @@ from collections.abc import Collection, Sequence
 import numpy as np
 
 from local_stores import dense_matrix
-from local_stores.corpus_store import TABLES, CorpusTables, Item, ItemKey, content_words
+from local_stores.corpus_store import TABLES, CorpusTables, Item, ItemKey, by_file, content_words
 from local_stores.dense_matrix import DenseMatrix, HeldMatrices, Version
 from local_stores.quoting import Quoted
 from local_stores.quoting import sqlite_sql as sq
@@ -68,10 +68,7 @@ class VectorStore(CorpusTables):
         items have none are left out): a mailbox's messages' dates, read without loading the items."""
         rows = self.db.query("SELECT DISTINCT file_id, json_extract(locator, '$.' || ?) FROM items WHERE corpus = ? "
                              "AND json_extract(locator, '$.' || ?) IS NOT NULL", (key, corpus, key))
-        out: dict[int, set[str]] = {}
-        for file_id, value in rows:
-            out.setdefault(int(file_id), set()).add(str(value))
-        return out
+        return by_file(rows)
 
     def pages_read_by(self, corpus: str, reader: str) -> tuple[int, int]:
         """(pages, files) whose items of `corpus` were read by `reader` (their locator's read_by: OCR)."""
@@ -204,12 +201,7 @@ class VectorStore(CorpusTables):
         return {r[0] for r in self.db.query(f"SELECT DISTINCT corpus FROM items WHERE file_id IN {_IN_JSON}",
                                             (json.dumps(sorted(files)),))}
 
-    def vectors(self, corpus: str, ids: Sequence[int]) -> dict[int, np.ndarray]:
-        if not ids or not self._has(corpus):
-            return {}
-        held = self._matrix(corpus)
-        if held is not None:
-            return held.rows(ids)
+    def _stored_vectors(self, corpus: str, ids: Sequence[int]) -> dict[int, np.ndarray]:
         marks = sq.marks(len(ids))
         rows = self.db.query(f"SELECT rowid, embedding FROM {_vec(corpus)} WHERE rowid IN ({marks})", tuple(ids))
         return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
