@@ -57,8 +57,9 @@ def _in_home(settings: Settings, read_only: bool | None) -> HomeIndex:
 def _on_server(settings: Settings, read_only: bool | None) -> HomeIndex:
     import psycopg
 
+    from local_stores.index_database import IndexUnreachable
     from local_stores.postgres_corpora import PostgresCorpora
-    from local_stores.postgres_db import IndexUnreachable, PostgresDb
+    from local_stores.postgres_db import PostgresDb
 
     try:
         db = PostgresDb(settings.index_backend, read_only=read_only, passfile=settings.index_passfile or None)

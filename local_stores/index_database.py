@@ -29,6 +29,11 @@ class IndexDatabase(Protocol):
     def close(self) -> None: ...
 
 
+class IndexUnreachable(OSError):
+    """The index's server cannot be reached, refused the login, lost the connection in the middle of a
+    transaction, or lacks what the index needs. The message names the server and what to do."""
+
+
 class Transactions:
     """`transaction()`: the outermost call opens one (`_outermost`: committed at the end, rolled back
     on an error), nested calls join it."""

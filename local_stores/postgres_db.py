@@ -12,11 +12,11 @@ a password file (`passfile`, 0600)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from local_stores.index_database import Transactions
+from local_stores.index_database import IndexUnreachable, Transactions
 from local_stores.postgres_database import CONNECT_TIMEOUT_S, safe_url
 from local_stores.quoting import postgres_sql as pg
 from local_stores.results import first_line
@@ -27,10 +27,7 @@ if TYPE_CHECKING:
 
 CHANGES = "trove_changes"  # the sequence every committed write moves on
 SCHEMA_LOCK = 0x54524F5645  # "TROVE": the advisory lock held while the index's tables are made
-
-
-class IndexUnreachable(OSError):
-    """The index's server cannot be reached, refused the login or lacks what the index needs."""
+T = TypeVar("T")
 
 
 class PostgresDb(Transactions):
@@ -40,7 +37,7 @@ class PostgresDb(Transactions):
 
     def __init__(self, url: str, read_only: bool | None = False, passfile: str | None = None) -> None:
         """`read_only` None: read-only when this login may not write the index (a reader's role)."""
-        self.url = safe_url(url)
+        self.url, self.passfile = safe_url(url), passfile
         self.where = self.url
         self.conn = _connect(self.url, passfile)
         self.read_only = not self._may_write() if read_only is None else read_only
@@ -51,12 +48,17 @@ class PostgresDb(Transactions):
             self.script(f"CREATE SEQUENCE IF NOT EXISTS {CHANGES}")
 
     def execute(self, sql: str, params: Any = ()) -> psycopg.Cursor:
-        return self.conn.execute(pg.bind(sql) if params else sql, tuple(params) or None)
+        return self._guarded(lambda conn: conn.execute(pg.bind(sql) if params else sql, tuple(params) or None))
 
     def executemany(self, sql: str, rows: Any) -> psycopg.Cursor:
-        cursor = self.conn.cursor()
-        cursor.executemany(pg.bind(sql), list(rows))
-        return cursor
+        rows = list(rows)
+
+        def run(conn: psycopg.Connection) -> psycopg.Cursor:
+            cursor = conn.cursor()
+            cursor.executemany(pg.bind(sql), rows)
+            return cursor
+
+        return self._guarded(run)
 
     def query(self, sql: str, params: Any = ()) -> list[tuple]:
         return self.execute(sql, params).fetchall()
@@ -79,9 +81,12 @@ class PostgresDb(Transactions):
     def query_binary(self, sql: str, params: Any = ()) -> list[tuple]:
         """`query` with values in PostgreSQL's binary form (a vector as 4 header bytes and big-endian
         float32s: read a hundred thousand of them without printing and parsing text)."""
-        cursor = self.conn.cursor(binary=True)
-        cursor.execute(pg.bind(sql) if params else sql, tuple(params) or None)
-        return cursor.fetchall()
+        def run(conn: psycopg.Connection) -> list[tuple]:
+            cursor = conn.cursor(binary=True)
+            cursor.execute(pg.bind(sql) if params else sql, tuple(params) or None)
+            return cursor.fetchall()
+
+        return self._guarded(run)
 
     @property
     def in_transaction(self) -> bool:
@@ -101,6 +106,7 @@ class PostgresDb(Transactions):
     def _outermost(self) -> Iterator[None]:
         """A transaction; once it has committed, the changes counter moves on (never before: a
         reader that saw the new number before the commit would keep vectors without its rows)."""
+        self._guarded(lambda conn: conn.execute("SELECT 1"), again=True)  # a connection lost while idle
         with self.conn.transaction():
             yield
         if not self.read_only:
@@ -108,6 +114,30 @@ class PostgresDb(Transactions):
 
     def close(self) -> None:
         self.conn.close()
+
+    def _guarded(self, statement: Callable[[psycopg.Connection], T], again: bool | None = None) -> T:
+        """`statement(conn)`; when the server dropped the connection (restarted, or ended the session),
+        connected again and run once more, outside a transaction (`again`); inside one, what it
+        wrote is gone with the connection, and the caller is told so."""
+        import psycopg
+
+        try:
+            return statement(self.conn)
+        except psycopg.OperationalError as exc:
+            if not (self.conn.broken or self.conn.closed):  # the statement's own failure (a timeout, say)
+                raise
+            if not (again if again is not None else not self.in_transaction):
+                raise IndexUnreachable(f"{self.url}: the index's server dropped the connection in the middle of a "
+                                       f"transaction ({first_line(exc)}); nothing of it was kept: run it "
+                                       "again") from None
+            self._reconnect()
+        return statement(self.conn)
+
+    def _reconnect(self) -> None:
+        self.conn.close()
+        self.conn = _connect(self.url, self.passfile)
+        if self.read_only:
+            self.conn.execute("SET default_transaction_read_only = on")
 
     def _may_write(self) -> bool:
         """Whether this login may make the index's tables, or add to them once made."""

@@ -29,6 +29,7 @@ from engine.service import openai_chat, openapi
 from engine.service.calls import Asking, Engine, Stopped, answer, answer_events
 from engine.service.jobs import Jobs
 from engine.service.requests import BadRequest, Body, read_json
+from local_stores.index_database import IndexUnreachable
 from local_stores.results import QueryError
 
 if TYPE_CHECKING:
@@ -192,7 +193,7 @@ def _status(exc: Exception) -> int:
         return exc.status
     if isinstance(exc, LookupError):
         return 404
-    if isinstance(exc, Busy):
+    if isinstance(exc, Busy | IndexUnreachable):
         return 503
     if isinstance(exc, Stopped):
         return 504

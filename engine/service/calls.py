@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, TypeVar
 import anyio
 
 from engine.errors import TroveError
+from local_stores.index_database import IndexUnreachable
 
 if TYPE_CHECKING:
     from engine.conversations.turns import Conversation
@@ -130,7 +131,7 @@ async def answer_events(engine: Engine, asking: Asking) -> AsyncIterator[tuple[s
         exc = task.exception()
         if exc is None:
             yield "answer", task.result()
-        elif isinstance(exc, TroveError | ValueError | LookupError):
+        elif isinstance(exc, TroveError | ValueError | LookupError | IndexUnreachable):
             yield "error", exc
         else:
             raise exc

@@ -20,6 +20,7 @@ from engine import shapes
 from engine.errors import TroveError
 from engine.result import LANGUAGES, AskResult, Citation, citation_place
 from engine.routing.labels import GRANULARITIES, LABELS
+from local_stores.index_database import IndexUnreachable
 
 if TYPE_CHECKING:
     from engine.gate import Gate
@@ -84,7 +85,7 @@ def build(trove: Trove, gate: Gate) -> MCPServer:
 
         try:
             return await anyio.to_thread.run_sync(run)
-        except (TroveError, ValueError) as exc:
+        except (TroveError, ValueError, IndexUnreachable) as exc:
             raise refuse(str(exc) or type(exc).__name__) from None
 
     @server.tool()

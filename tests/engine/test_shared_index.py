@@ -12,8 +12,9 @@ import pytest
 from engine.errors import TroveError
 from engine.pipeline import Trove
 from engine.settings import Settings, load_settings
+from local_stores.index_database import IndexUnreachable
 from tests.conftest import MODELS_DIR
-from tests.postgres_server import PostgresServer, postgres  # noqa: F401 (the server fixture)
+from tests.postgres_server import PostgresServer, postgres, start  # noqa: F401 (the server fixture)
 
 NOTE = """# Boiler
 
@@ -124,6 +125,27 @@ def test_an_index_server_that_is_down_is_named(tmp_path: Path):
         Trove(settings)
     with pytest.raises(TroveError, match="password"):
         Trove(_home(tmp_path, "laptop", "postgresql://trove:secret@db.example/index"))
+
+
+def test_an_index_server_that_stops_is_named_and_asked_again_once_back(tmp_path: Path, share: Path,
+                                                                       embedder, smoke_llm):  # noqa: ANN001
+    import pgserver
+
+    folder = tmp_path / "server"
+    running = start(folder)
+    trove = _trove(_home(tmp_path, "office", next(running).empty_database("shared")), embedder, smoke_llm)
+    try:
+        trove.index([share])
+        next(running, None)  # the server stops
+        with pytest.raises(IndexUnreachable, match="cannot reach the index's server"):
+            trove.search("When was the boiler serviced?", k=1)
+        again = pgserver.get_server(str(folder), cleanup_mode="stop")
+        try:  # the same home, not started again, asks the server once it is back
+            assert trove.search("When was the boiler serviced?", k=1)[0].item.source == str(share / "boiler.md")
+        finally:
+            again.cleanup()
+    finally:
+        trove.close()
 
 
 def test_graphs_rdf_and_a_vault_of_notes_are_built_again_in_the_second_home(homes: tuple[Trove, Trove],

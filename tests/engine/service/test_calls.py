@@ -145,3 +145,16 @@ def test_an_index_job_cancelled_before_its_first_file_indexes_nothing(in_process
     assert job["state"] == "cancelled" and job["report"] is None
     assert not any(f.path.startswith(str(more)) and f.state == "indexed"
                    for f in in_process.engine.trove.catalog.files())
+
+
+def test_a_shared_index_out_of_reach_is_a_503_naming_its_server(in_process: InProcess,
+                                                                monkeypatch: pytest.MonkeyPatch):
+    from local_stores.index_database import IndexUnreachable
+
+    def unreachable(*args: object, **kwargs: object) -> None:
+        raise IndexUnreachable("postgresql://trove@/index: cannot reach the index's server: connection refused")
+
+    monkeypatch.setattr(in_process.engine.trove, "search", unreachable)
+    reply = in_process.request("POST", "/search", {"query": "boiler"})
+    assert reply.status == 503 and reply.headers["retry-after"] == "10"
+    assert reply.json()["error"].startswith("postgresql://trove@/index: cannot reach the index's server")
