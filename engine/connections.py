@@ -101,13 +101,14 @@ def refresh(catalog: Catalog) -> list[tuple[str, str, str]]:
     return failed
 
 
-def recheck(catalog: Catalog, checked: dict[str, float], every_s: float) -> list[str]:
+def recheck(catalog: Catalog, checked: dict[str, float], every_s: float, rows: list[dict] | None = None) -> list[str]:
     """Describe again each connected source whose server says its shape changed (tables, columns,
     labels) since it was described, asking each at most every `every_s` seconds (`checked`: when
     each was last asked). A server that cannot be reached now is left as it was: its queries say
-    so. Returns the names described again."""
+    so. `rows`: the catalog's sources, when the caller has just read them. Returns the names
+    described again."""
     again = []
-    for src in catalog.sources():
+    for src in catalog.sources() if rows is None else rows:
         opener = _opener(src["kind"])
         if opener is None or time.monotonic() - checked.get(src["name"], -every_s) < every_s:
             continue

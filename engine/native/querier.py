@@ -48,19 +48,31 @@ class NativeQuerier:
         self._followed_state: tuple | None = None  # the catalog's sources_state this home's engines followed
         self._server_checks: dict[str, float] = {}  # when each connected server was last asked if it changed
         self._unbuilt: dict[str, str] = {}  # shared-index sources this home could not build its copy of, and why
+        self._rows: list[dict] = []  # the catalog's sources as last read, at its sources_state _rows_state
+        self._rows_state: tuple | None = None
 
     def sources(self) -> list[Source]:
         """The structured sources: connected servers whose shape changed are described again first
         (`server_check_s`), and on a shared index this home's engines are brought up to date."""
-        if not self.db.read_only:
-            connections.recheck(self.catalog, self._server_checks, self.settings.server_check_s)
-        if is_server(self.settings.index_backend) and self.catalog.sources_state() != self._followed_state:
+        rows = self._catalog_rows()
+        if not self.db.read_only and connections.recheck(self.catalog, self._server_checks,
+                                                         self.settings.server_check_s, rows):
+            rows = self._catalog_rows()
+        if is_server(self.settings.index_backend) and self._rows_state != self._followed_state:
             followed = replica.follow(self.catalog, self.stores, self.settings)
             self._unbuilt = dict(followed.failed)
             for name, why in followed.failed:
                 log.warning("source %s cannot be asked from this home: %s", name, why)
-            self._followed_state = self.catalog.sources_state()
-        return [s for s in sources.from_catalog(self.catalog.sources()) if s.name not in self._unbuilt]
+            self._followed_state = self._rows_state
+        return [s for s in sources.from_catalog(rows) if s.name not in self._unbuilt]
+
+    def _catalog_rows(self) -> list[dict]:
+        """The catalog's sources, read again only when they changed (else one small query: on a shared
+        index each read is a round trip, and descriptors can be large)."""
+        state = self.catalog.sources_state()
+        if state != self._rows_state:
+            self._rows, self._rows_state = self.catalog.sources(), state
+        return self._rows
 
     def source_index(self) -> selection.SourceIndex:
         """The descriptor embeddings of the structured sources, brought up to date with the catalog."""
