@@ -89,6 +89,8 @@ def citation_place(source: str, locator: dict, rows_shown: int = 12) -> str:
     """Where a citation points, in words (the CLI and the app both show it): the file with its sheet and
     rows, the box in a photo, the seconds of a video, the page and characters."""
     where = Path(source).name
+    if "://" in source and locator.get("source"):  # a source on a server: its name, and where it is
+        where = f"{locator['source']} at {source}"
     if "query" in locator:
         rows = locator.get("rows")
         where += f", sheet {locator['sheet']}" if locator.get("sheet") else ""

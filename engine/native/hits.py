@@ -4,7 +4,6 @@ and the citation locator (the query, its language, the source, the rows)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from engine.native.kinds import kind
 from engine.native.querying import QueryOutcome
@@ -49,7 +48,7 @@ def verbalise(outcome: QueryOutcome, question: str) -> str:
     result = outcome.result
     assert result is not None
     cols = result.columns
-    name = Path(outcome.source.location).name
+    name = outcome.source.shown
     if _empty(result):
         return f"For the question {question!r}, a query on {name} found no matching rows: the answer is none."
     if len(result.rows) == 1 and "_row" not in cols:
@@ -123,6 +122,6 @@ def as_hit(outcome: QueryOutcome, question: str, ordinal: int) -> Hit:
     """The result as a retrieval hit: results come from the engine, so they count as relevant."""
     source = outcome.source
     item = Item(corpus=kind(source.kind).citation, source=source.location, text=verbalise(outcome, question),
-                locator=locator(outcome), title=f"{Path(source.location).name}: {LANGUAGES[source.language]} result",
+                locator=locator(outcome), title=f"{source.shown}: {LANGUAGES[source.language]} result",
                 id=-ordinal)
     return Hit(item, score=1.0, signals={"dense": 1.0})

@@ -5,6 +5,7 @@ question. Which store runs a source's queries is `engine.native.kinds`'s to say.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from engine.native.kinds import KINDS, kind
 from engine.native.writers import writer_for
@@ -41,6 +42,12 @@ class Source:
     @property
     def dialect(self) -> str:
         return DIALECTS.get(self.engine, self.engine)
+
+    @property
+    def shown(self) -> str:
+        """The source as people and the model read it: its file's name, or the name a server's source
+        was connected under (its URL says little: `…/query`, `…?host=/srv/pg`)."""
+        return self.name if kind(self.kind).connect else Path(self.location).name
 
 
 @dataclass

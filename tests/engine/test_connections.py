@@ -117,6 +117,23 @@ def test_a_server_that_is_down_ends_the_query_at_once_and_names_itself(connected
     assert outcome.attempts[0].error.startswith("PostgreSQL at /nonexistent-socket-dir")
 
 
+def test_a_server_source_is_named_by_its_connection_name_in_prompts_answers_and_citations(connected: Trove):
+    from engine.native.hits import as_hit
+    from engine.native.querying import write_and_run
+    from engine.native.sources import schema_text
+    from engine.result import citation_place
+    from tests.scripted import ScriptedLLM
+
+    source = next(s for s in connected.native.sources() if s.name == "shop")
+    assert source.shown == "shop" and "-- from shop, 4 rows" in schema_text(source)  # not its socket folder's name
+    outcome = write_and_run(ScriptedLLM(["SELECT sum(amount) AS total FROM orders"]), "What is the total?", source,
+                            connected.stores)
+    hit = as_hit(outcome, "What is the total?", 1)
+    assert hit.item.text == "For the question 'What is the total?', computed from shop: total is 542.75."
+    assert hit.item.title == "shop: SQL result"
+    assert citation_place(hit.item.source, hit.item.locator) == f"shop at {source.location}"
+
+
 BOOKS = """@prefix ex: <http://example.org/books#> .
 ex:lathe a ex:Book ; ex:title "The Lathe of Heaven" ; ex:year 1971 ; ex:author ex:leguin .
 ex:dispossessed a ex:Book ; ex:title "The Dispossessed" ; ex:year 1974 ; ex:author ex:leguin .
@@ -186,6 +203,20 @@ def test_a_graph_server_is_connected_and_its_queries_checked_against_its_graph(t
     from local_stores.falkordb_graph import FalkorGraph
 
     assert FalkorGraph(family).version() == before  # the same labels, types and keys: the same version
+
+
+def test_the_prompts_own_spelling_of_lower_runs_on_a_graph_server(trove: Trove, family: str):
+    from engine.native.querying import write_and_run
+    from engine.native.sources import Source
+    from tests.scripted import ScriptedLLM
+
+    row = trove.connect("family", family, kind="cypher")
+    source = Source("family", "cypher", "cypher", row["location"], row["descriptor"])
+    llm = ScriptedLLM(["MATCH (a:Person)-[:PARENT_OF]->(:Person)-[:PARENT_OF]->(g:Person) "
+                       "WHERE lower(a.name) = 'astrid lindqvist' RETURN upper(g.name)"])  # Kùzu's, as the prompt shows
+    outcome = write_and_run(llm, "Who are the grandchildren of Astrid Lindqvist?", source, trove.stores)
+    assert outcome.ok and outcome.result.rows == [("SOFIA LINDQVIST",)] and len(llm.sent) == 1
+    assert "toLower(a.name)" in outcome.query
 
 
 @pytest.mark.slow

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
@@ -78,6 +77,9 @@ _START = re.compile(r"\b(MATCH|OPTIONAL\s+MATCH|UNWIND|WITH|RETURN)\b", re.IGNOR
 # Neo4j functions the model knows, and their Kùzu names
 _RENAMES = [(r"\btype\(", "label("), (r"\btoInteger\(", "to_int64("), (r"\btoFloat\(", "to_double("),
             (r"\btoString\(", "to_string(")]
+# and back: Kùzu's spellings (the prompt's own `lower(p.name)`) as Neo4j's, which FalkorDB speaks too
+_NEO4J_RENAMES = [(r"(?<![\w.])lower\(", "toLower("), (r"(?<![\w.])upper\(", "toUpper("),
+                  (r"\bto_int64\(", "toInteger("), (r"\bto_double\(", "toFloat("), (r"\bto_string\(", "toString(")]
 
 
 # Renderings of a schema, most detailed first: (samples per property, properties per table)
@@ -117,7 +119,7 @@ def schema_text(source: Source, budget: Budget | None = None, room: int = 0,
 
 def _schema(source: Source, samples: int, max_props: int | None, question: str) -> str:
     d = source.descriptor
-    lines = [f"// graph from {inline(Path(source.location).name, 120)}", "Node tables:"]
+    lines = [f"// graph from {inline(source.shown, 120)}", "Node tables:"]
     for label, node in d.get("nodes", {}).items():
         fields, notes = _props(node.get("properties", []), node.get("key"), node.get("hidden", []), samples,
                                max_props, question)
@@ -163,12 +165,14 @@ def names_hint(source: Source) -> str:
 
 
 def fix(query: str, source: Source) -> str:
-    """Neo4j spellings of functions Kùzu names differently (other engines speak Neo4j's)."""
-    if source.engine != "kuzu":
-        return query
-    for pattern, replacement in _RENAMES:
-        query = re.sub(pattern, replacement, query, flags=re.IGNORECASE)
-    return query
+    """Functions Kùzu and Neo4j name differently, spelt as the source's engine names them (FalkorDB
+    and Neo4j servers speak Neo4j's Cypher). Text inside quotes is left alone."""
+    renames = _RENAMES if source.engine == "kuzu" else _NEO4J_RENAMES
+    parts = re.split(r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")", query)
+    for i in range(0, len(parts), 2):  # the even parts are outside quotes
+        for pattern, replacement in renames:
+            parts[i] = re.sub(pattern, replacement, parts[i], flags=re.IGNORECASE)
+    return "".join(parts)
 
 
 def extract(reply: str) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
@@ -215,7 +214,7 @@ def schema_text(source: Source, max_chars: int = MAX_SCHEMA_CHARS, budget: Budge
     left_out = len(blocks) - len(kept)
     if left_out:
         body.append(f"# ... and {left_out} more, not shown")
-    head = [f"# {inline(Path(source.location).name, 120)}: {d.get('format', 'RDF')}, {d.get('triples', '?')} triples"]
+    head = [f"# {inline(source.shown, 120)}: {d.get('format', 'RDF')}, {d.get('triples', '?')} triples"]
     head += [f"PREFIX {p}: <{ns}>" for p, ns in d.get("prefixes", {}).items() if p in used]
     if d.get("graphs"):
         shown = ", ".join(f"<{g}>" for g in d["graphs"][:5]) + (" ..." if len(d["graphs"]) > 5 else "")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
@@ -110,7 +109,7 @@ def _schema(source: Source, samples: int, max_cols: int | None, question: str) -
             cols.append(Quoted(f"  FOREIGN KEY ({duck.shown(fk['column'])}) REFERENCES {inline(target)}"))
         more = f"\n  -- ... and {len(columns) - len(shown):,} more columns, not shown" if len(shown) < len(columns) \
             else ""
-        where = inline(Path(source.location).name, 120) + (
+        where = inline(source.shown, 120) + (
             f", sheet {quoted(table['sheet'])}" if table.get("sheet") else "")
         comment = f"-- from {where}, {inline(table.get('rows', '?'))} rows"
         create = f"CREATE TABLE {duck.shown(table['table'])} (\n" + ",\n".join(cols) + more + "\n);"

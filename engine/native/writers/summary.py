@@ -11,8 +11,8 @@ if TYPE_CHECKING:
 
 
 def stem(source: Source) -> str:
-    """The source's file name as words: `family_tree.cypher` -> `family tree`."""
-    return Path(source.location).stem.replace("_", " ").replace("-", " ")
+    """The source's name as words: `family_tree.cypher` -> `family tree`; a server's `sales_eu` -> `sales eu`."""
+    return Path(source.shown).stem.replace("_", " ").replace("-", " ")
 
 
 def property_words(props: list[dict]) -> list[str]:
