@@ -114,13 +114,27 @@ def stop(folder: Path) -> None:
     for pid_file in ("oxigraph.pid", "falkordb.pid"):
         path = folder / pid_file
         if path.is_file():
+            pid = int(path.read_text().strip())
             with contextlib.suppress(ProcessLookupError):
-                os.kill(int(path.read_text().strip()), signal.SIGTERM)
-            path.unlink()
+                os.kill(pid, signal.SIGTERM)
+            deadline = time.monotonic() + 10
+            while not _ended(pid) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            path.unlink(missing_ok=True)  # Redis removes its own
     if (folder / "pg").is_dir():
         import pgserver
 
         pgserver.get_server(str(folder / "pg"), cleanup_mode="stop").cleanup()
+
+
+def _ended(pid: int) -> bool:
+    with contextlib.suppress(ChildProcessError):  # started by this process: reaped here
+        return os.waitpid(pid, os.WNOHANG)[0] == pid
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
 
 
 def start_all(folder: Path, sparql_port: int, falkordb_port: int) -> list[str]:
