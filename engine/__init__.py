@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from engine.gate import Busy, Gate
     from engine.ingest.extensions import PHOTO as PHOTO_SUFFIXES
     from engine.ingest.indexer import IndexReport, Progress
-    from engine.locators import image_file, mail_words, page_words
+    from engine.locators import image_file, mail_words, page_words, source_name
     from engine.pipeline import Trove
     from engine.result import AskResult, Citation, QueryRun, citation_place, clock
     from engine.routing.base import Decision, Route
@@ -39,13 +39,14 @@ _PUBLIC = {
     "Scope": "engine.scope", "TroveError": "engine.errors", "Gate": "engine.gate", "Busy": "engine.gate",
     "PHOTO_SUFFIXES": "engine.ingest.extensions", "holdings": "engine.connections",
     "page_words": "engine.locators", "mail_words": "engine.locators", "image_file": "engine.locators",
+    "source_name": "engine.locators",
 }
 _RENAMED = {"PHOTO_SUFFIXES": "PHOTO"}  # public name -> its name in its module
 __all__ = ["AskResult", "Busy", "Citation", "ClipThumb", "Conversation", "Decision", "Gate", "IndexReport",
            "IndexedFile", "PHOTO_SUFFIXES", "PageText", "Progress",
            "QueryRun", "RootSummary", "Route", "Scope", "Settings", "Summary", "Trove", "TroveError", "Turn",
            "citation_place", "clock", "holdings", "image_file", "load_settings", "mail_words", "page_picture",
-           "page_words", "photo_pixels",
+           "page_words", "photo_pixels", "source_name",
            "write_markdown"]
 
 

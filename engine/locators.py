@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import PurePath
+
+
+def source_name(source: str, locator: dict) -> str:
+    """What a citation's source is called: a file's name, or the name a source on a server was
+    connected under (its URL's last part says little: `…/query`, `…?host=/srv/pg`)."""
+    if "://" in source and locator.get("source"):
+        return str(locator["source"])
+    return PurePath(source).name
+
 
 def page_words(locator: dict) -> str | None:
     """"page 3", "pages 3–4", "slide 2" or "message 5" (what the locator's page counts), "page 1

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import Qt, Signal
@@ -20,6 +19,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from engine import source_name
 
 if TYPE_CHECKING:
     from desktop.workers import Engine
@@ -129,8 +130,9 @@ class Header(QWidget):
         for w in (self.title, self.place, self.note):
             layout.addWidget(w)
 
-    def set(self, n: int, kind: str, source: str, place: str) -> None:
-        self.title.setText(f"[{n}] {Path(source).name}")
+    def set(self, n: int, kind: str, source: str, place: str, locator: dict | None = None) -> None:
+        """`locator`: a query citation's, whose source on a server is shown by its name."""
+        self.title.setText(f"[{n}] {source_name(source, locator or {})}")
         self.title.setToolTip(source)
         self.place.setText(f"{kind} · {place}")
 

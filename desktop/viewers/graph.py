@@ -297,7 +297,8 @@ class GraphViewer(Viewer):
     def show_citation(self, citation: Citation, result: AskResult) -> None:
         self.citation = citation
         loc = citation.locator
-        self.header.set(citation.n, citation.kind, citation.source, f"Cypher result from the graph {loc.get('source')}")
+        self.header.set(citation.n, citation.kind, citation.source, f"Cypher result from the graph {loc.get('source')}",
+                        loc)
         self.query_box.set_query(loc.get("query", ""))
         self.grid.set_rows(loc.get("columns", []), loc.get("result_rows", []))
         rewritten = paths_query(loc.get("query", ""))

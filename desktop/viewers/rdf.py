@@ -141,7 +141,7 @@ class RdfViewer(Viewer):
         self.citation = citation
         loc = citation.locator
         query = loc.get("query", "")
-        self.header.set(citation.n, citation.kind, citation.source, f"SPARQL result from {loc.get('source')}")
+        self.header.set(citation.n, citation.kind, citation.source, f"SPARQL result from {loc.get('source')}", loc)
         self.query_box.set_query(query)
         self.bindings.set_rows(loc.get("columns", []), loc.get("result_rows", []))
         self.caption.setText("Finding the triples the query matched…")

@@ -3,12 +3,12 @@ the file, the sheet and the row numbers."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QLabel
 
 from desktop.viewers.common import QueryBox, ResultGrid, Viewer
+from engine import source_name
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -24,7 +24,7 @@ def rows_text(rows: list) -> str:
 
 def provenance(source: str, locator: dict) -> str:
     """`expenses-2024.csv, sheet Subscriptions, rows 3, 7` in words."""
-    parts = [Path(source).name if source else locator.get("source", "")]
+    parts = [source_name(source, locator) if source else locator.get("source", "")]
     if locator.get("sheet"):
         parts.append(f"sheet {locator['sheet']}")
     if locator.get("tables"):
@@ -56,7 +56,7 @@ class TableViewer(Viewer):
         self.citation = citation
         loc = citation.locator
         self.header.set(citation.n, citation.kind, citation.source,
-                        f"{self.language} result from {loc.get('source', '')}")
+                        f"{self.language} result from {loc.get('source', '')}", loc)
         self.source_label.setText("From " + provenance(citation.source, loc))
         self.result_label.setText(loc.get("result", ""))
         self.result_label.setVisible(bool(loc.get("result")))

@@ -10,13 +10,13 @@ is not used: the question is then answered as typed."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.conversations.turns import Turn
 from engine.generation.answer import content_words, strip_citations
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline
+from engine.locators import source_name
 
 if TYPE_CHECKING:
     from engine.runtimes.llm import ChatModel
@@ -148,7 +148,7 @@ def turn_text(turn: Turn) -> str:
     """One turn in a few lines: the standalone question, the answer's first words, the files cited."""
     words = " ".join(strip_citations(turn.result.answer).split()).split(" ")
     answer = " ".join(words[:ANSWER_WORDS]) + (" …" if len(words) > ANSWER_WORDS else "")
-    cited = sorted({Path(c.source).name for c in turn.result.citations})
+    cited = sorted({source_name(c.source, c.locator) for c in turn.result.citations})
     lines = [f"User: {inline(turn.asked_as, 400)}", f"Answer: {inline(answer, 600)}"]
     if cited:
         lines[-1] += f" (cited: {inline(', '.join(cited[:4]), 200)})"

@@ -17,7 +17,7 @@ from engine.generation import answer as answering
 from engine.generation import finding
 from engine.generation.evidence import Evidence, pack
 from engine.grounding import counting
-from engine.locators import image_file
+from engine.locators import image_file, source_name
 from engine.native.hits import cell
 from engine.result import AskResult, Citation, clock
 from engine.retrieval.gathering import Gathered, timed
@@ -129,7 +129,8 @@ class Answerer:
         if ev.kind == "clip":
             draft = answering.state_result(llm, question, _moment(ev), values, ev.n)
         elif "listing" in ev.locator:
-            draft = answering.state_rows(llm, question, ev.locator["listing"], Path(ev.source).name, ev.n)
+            draft = answering.state_rows(llm, question, ev.locator["listing"], source_name(ev.source, ev.locator),
+                                         ev.n)
         else:
             draft = answering.state_result(llm, question, ev.locator["result"], values, ev.n)
         if on_token:

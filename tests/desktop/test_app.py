@@ -203,6 +203,18 @@ def test_table_citation_shows_rows_sql_and_where_they_come_from(qtbot, window): 
     assert QGuiApplication.clipboard().text() == sql
 
 
+def test_a_citation_of_a_server_is_titled_by_the_source_name_not_its_url(qtbot, window):  # noqa: ANN001
+    url = "postgresql://reader@/health?host=/srv/pg"
+    locator = {"source": "health", "query": "SELECT sum(distance_km) FROM runs", "language": "sql",
+               "sql": "SELECT sum(distance_km) FROM runs", "columns": ["sum"], "result_rows": [[121.0]],
+               "values": [121.0], "result": "sum is 121.0."}
+    deliver(window, "How far did I run?", [Citation(1, "table", url, locator, "computed from health: sum is 121.0.",
+                                                    "health: SQL result")])
+    viewer = click_citation(qtbot, window, 1)
+    assert viewer.header.title.text() == "[1] health" and viewer.header.title.toolTip() == url
+    assert viewer.source_label.text().startswith("From health")
+
+
 def test_graph_citation_draws_the_matched_paths(qtbot, window):  # noqa: ANN001
     cypher = ("MATCH (a:Person {name: 'Astrid Lindqvist'})-[:PARENT_OF]->(p:Person)-[:PARENT_OF]->(g:Person) "
               "RETURN g.name")

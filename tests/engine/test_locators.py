@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.locators import mail_words, page_words
+from engine.locators import mail_words, page_words, source_name
 from engine.result import citation_place
 
 
@@ -21,3 +21,12 @@ def test_a_cited_email_is_named_by_sender_date_and_subject():
     assert mail_words(locator) == "from Marta <marta@example.org>, 2025-03-07 18:40, 'Choir rehearsal moved'"
     assert citation_place("/home/me/mail/home.mbox", locator) == (
         "home.mbox, message 2, from Marta <marta@example.org>, 2025-03-07 18:40, 'Choir rehearsal moved', chars 10-50")
+
+
+def test_a_source_on_a_server_is_called_by_its_connection_name_and_a_file_by_its_own():
+    server = {"source": "health", "query": "SELECT 1"}
+    assert source_name("postgresql://reader@/health?host=/srv/pg", server) == "health"
+    assert source_name("http://kg.lan:7878/query", {"source": "library"}) == "library"
+    assert source_name("/home/me/finance/expenses-2024.csv", {"source": "expenses_2024"}) == "expenses-2024.csv"
+    assert citation_place("postgresql://reader@/health?host=/srv/pg", server) == (
+        "health at postgresql://reader@/health?host=/srv/pg")
