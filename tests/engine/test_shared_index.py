@@ -148,6 +148,30 @@ def test_an_index_server_that_stops_is_named_and_asked_again_once_back(tmp_path:
         trove.close()
 
 
+def test_an_indexer_whose_transaction_the_server_cut_short_stops_and_loses_nothing(  # noqa: ANN001
+        homes: tuple[Trove, Trove], share: Path, postgres: PostgresServer, monkeypatch: pytest.MonkeyPatch):  # noqa: F811
+    office, laptop = homes
+    office.index([share])
+    (share / "boiler.md").write_text(NOTE + "\nThe next service is due in March 2026.\n", encoding="utf-8")
+    (share / "council-tax.md").write_text(LETTER + "\nThe first instalment is due on 1 April.\n", encoding="utf-8")
+    added = office.store.add
+
+    def cut_short(items: list, vectors: object) -> None:  # the server ends the session mid-file
+        postgres.admin("SELECT pg_terminate_backend(%s)", params=[office.db.query("SELECT pg_backend_pid()")[0][0]])
+        added(items, vectors)
+
+    monkeypatch.setattr(office.store, "add", cut_short)
+    with pytest.raises(IndexUnreachable, match="in the middle of a transaction"):
+        office.index()
+    monkeypatch.undo()
+    assert laptop.status()["files"]["indexed"] == 3  # nothing lost, and no file half written
+    texts = [hit.item.text for hit in laptop.search("When is the next boiler service due?", k=10)]
+    assert not any("March 2026" in text for text in texts)
+    report = office.index()  # the next run goes on
+    assert report.indexed == 2 and not report.problems
+    assert any("March 2026" in hit.item.text for hit in laptop.search("When is the next boiler service due?", k=3))
+
+
 def test_graphs_rdf_and_a_vault_of_notes_are_built_again_in_the_second_home(homes: tuple[Trove, Trove],
                                                                             tmp_path: Path):
     import shutil
