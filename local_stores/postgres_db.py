@@ -13,7 +13,7 @@ a password file (`passfile`, 0600)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from local_stores.index_database import IndexUnreachable, Transactions
@@ -105,12 +105,20 @@ class PostgresDb(Transactions):
     @contextmanager
     def _outermost(self) -> Iterator[None]:
         """A transaction; once it has committed, the changes counter moves on (never before: a
-        reader that saw the new number before the commit would keep vectors without its rows)."""
-        self._guarded(lambda conn: conn.execute("SELECT 1"), again=True)  # a connection lost while idle
-        with self.conn.transaction():
-            yield
+        reader that saw the new number before the commit would keep vectors without its rows). A
+        connection the server dropped while idle is made again at BEGIN, before anything is lost."""
+        import psycopg
+
+        try:
+            with ExitStack() as opened:
+                self._guarded(lambda conn: opened.enter_context(conn.transaction()), again=True)
+                yield
+        except psycopg.OperationalError as exc:  # the COMMIT itself
+            if not (self.conn.broken or self.conn.closed):
+                raise
+            raise self._cut_short(exc) from None
         if not self.read_only:
-            self.conn.execute(f"SELECT nextval('{CHANGES}')")
+            self._guarded(lambda conn: conn.execute(f"SELECT nextval('{CHANGES}')"), again=True)
 
     def close(self) -> None:
         self.conn.close()
@@ -127,11 +135,13 @@ class PostgresDb(Transactions):
             if not (self.conn.broken or self.conn.closed):  # the statement's own failure (a timeout, say)
                 raise
             if not (again if again is not None else not self.in_transaction):
-                raise IndexUnreachable(f"{self.url}: the index's server dropped the connection in the middle of a "
-                                       f"transaction ({first_line(exc)}); nothing of it was kept: run it "
-                                       "again") from None
+                raise self._cut_short(exc) from None
             self._reconnect()
         return statement(self.conn)
+
+    def _cut_short(self, exc: Exception) -> IndexUnreachable:
+        return IndexUnreachable(f"{self.url}: the index's server dropped the connection in the middle of a "
+                                f"transaction ({first_line(exc)}); nothing of it was kept: run it again")
 
     def _reconnect(self) -> None:
         self.conn.close()
