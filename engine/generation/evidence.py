@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 
 from engine.generation.untrusted import inline
-from engine.locators import mail_words, page_words, picture_words
+from engine.locators import mail_words, page_words, picture_words, source_name
 from engine.retrieval.hybrid import Hit
 
 TOKENS_PER_WORD = 1.35
@@ -34,7 +33,7 @@ class Evidence:
     def _where(self) -> str:
         if "sql" in self.locator:
             return f"{self.title}, query: {self.locator['sql']}"
-        where = Path(self.source).name
+        where = source_name(self.source, self.locator)
         if picture := picture_words(self.locator):  # inside a document: "picture 2 on page 4 of report.pdf"
             page = page_words(self.locator)
             where = f"{picture}{f' on {page}' if page else ''} of {where}"
