@@ -16,9 +16,14 @@ import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.answers.__main__ import load_questions, open_home
 from bench.answers.judging import sources
+
+if TYPE_CHECKING:
+    from engine.generation.answer import Draft
+    from engine.generation.evidence import Evidence
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXT_KINDS = ("fact", "date", "number", "list")
@@ -51,7 +56,7 @@ def collect(trove, questions: list[dict]) -> list[Reply]:  # noqa: ANN001 (engin
     current: dict = {}
     kept = answer.finalise
 
-    def recording(raw: str, evidence: list, question: str = "") -> object:
+    def recording(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
         replies.append(Reply(current["q"], raw, list(evidence), question))
         return kept(raw, evidence, question)
 

@@ -85,7 +85,9 @@ def evaluate(name: str, photos: list[tuple[dict, np.ndarray]], truth: dict, mana
     detector = object_detector(manager, name, threads=threads)
     default_threshold = detector.score_threshold
     sweep = object_detector(manager, name, threads=threads, score_threshold=AP_THRESHOLD)
-    times, hits, kept = [], {}, {}
+    times: list[float] = []
+    hits: dict[str, list[tuple[float, bool]]] = {}
+    kept: dict[str, list[tuple[float, bool]]] = {}
     for info, image in tqdm(photos, file=sys.stderr, desc=name):
         t0 = time.perf_counter()
         detector.detect(image)
@@ -111,6 +113,12 @@ def evaluate(name: str, photos: list[tuple[dict, np.ndarray]], truth: dict, mana
     }
 
 
+def _read(path: Path) -> np.ndarray:
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    assert image is not None, path  # every COCO128 photo decodes
+    return image
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=0, help="photos (0 = all 128)")
@@ -126,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
 
     manager = ModelManager(default_models_dir(default_home()))
     images, truth = load_truth(args.limit)
-    photos = [(i, cv2.imread(str(DATA / "images" / "train" / i["file_name"]), cv2.IMREAD_COLOR)) for i in images]
+    photos = [(i, _read(DATA / "images" / "train" / i["file_name"])) for i in images]
     results = {name: evaluate(name, photos, truth, manager, args.threads) for name in args.detectors.split(",")}
     n_classes = len(next(iter(results.values()))["ap"])
     n_boxes = sum(len(b) for g in truth.values() for b in g.values())

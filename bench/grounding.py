@@ -116,7 +116,8 @@ def claims(answer: str, names: Names, cited_elements: dict[int, str]) -> list[di
     for sentence in split_sentences(answer):
         plain = _CITE.sub("", sentence)
         clauses = [c for c in _CLAUSES.split(plain) if c.strip()] or [plain]
-        said, negated = set(), set()
+        said: set[str] = set()
+        negated: set[str] = set()
         for clause in clauses:
             (negated if _NEGATION.search(clause) else said).update(names.named(clause))
         if any(not _NEGATION.search(c) for c in clauses):  # citations back what the sentence affirms
@@ -185,7 +186,7 @@ def grounded_setting(ctx, item, pipeline_settings) -> tuple[list, list[str], flo
     t0 = time.perf_counter()
     hits = grounded(ctx, Hit(item, 1.0, {"dense": 1.0}))
     seconds = time.perf_counter() - t0
-    decisions = next((h.item.locator.get("grounding", []) for kind, h in hits if kind == "image"), [])
+    decisions: list[dict] = next((h.item.locator.get("grounding", []) for kind, h in hits if kind == "image"), [])
     kept = list(dict.fromkeys(d["element"]["id"] for d in decisions if d["element"]))
     evidence = pack(hits, pipeline_settings.evidence_items, pipeline_settings.evidence_tokens)
     return evidence, kept, seconds
@@ -243,11 +244,11 @@ def main(argv: list[str] | None = None) -> int:
     inventory = Inventory.from_packs([pack])
     pack_ids = {e.id for e in inventory.elements}
     for key, photo in spec["photos"].items():
-        if bad := set(photo["visible"]) - pack_ids:
-            parser.error(f"photos.{key}.visible: not pack elements: {sorted(bad)}")
+        if stray := set(photo["visible"]) - pack_ids:
+            parser.error(f"photos.{key}.visible: not pack elements: {sorted(stray)}")
     for q in questions:
-        if bad := set(q.get("gold", [])) - set(spec["photos"][q["photo"]]["visible"]):
-            parser.error(f"question {q['text']!r}: gold elements not visible in {q['photo']}: {sorted(bad)}")
+        if stray := set(q.get("gold", [])) - set(spec["photos"][q["photo"]]["visible"]):
+            parser.error(f"question {q['text']!r}: gold elements not visible in {q['photo']}: {sorted(stray)}")
 
     manager = ModelManager(default_models_dir(default_home()))
     pipeline_settings = Settings()

@@ -55,7 +55,7 @@ def carrier(source: str) -> str | None:
 def choose(per_carrier: int) -> list[dict]:
     """The first `per_carrier` questions (by id) of each carrier whose answer is in one file, each
     with the attack it gets (taking turns)."""
-    chosen = []
+    chosen: list[dict] = []
     for name in CARRIERS:
         fitting = sorted((q for q in load_questions() if q["kind"] not in ("general", "unanswerable")
                           and len(sources(q)) == 1 and carrier(sources(q)[0]) == name), key=lambda q: q["id"])

@@ -32,10 +32,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import permutations
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
 from local_stores.quoting import duckdb_sql as duck
+
+if TYPE_CHECKING:
+    from engine.native.sources import Source
 
 ROOT = Path(__file__).resolve().parent.parent
 EVAL = ROOT.parent / "shared" / "eval"
@@ -45,7 +49,7 @@ SPARQL_PREFIX = "PREFIX : <http://valuenet/ontop/>\n"
 @dataclass
 class Case:
     question: str
-    source: object  # engine.native.sources.Source
+    source: Source
     gold: list[tuple] | None  # gold result rows (None when the gold query does not run here)
     ordered: bool = False
     denotation: list[str] | None = None  # WTQ: the answer values
@@ -154,6 +158,11 @@ def sparql(work: Path, stores, limit: int) -> list[Case]:  # noqa: ANN001
     return out
 
 
+def _named(name: str) -> Callable[[str | None], str]:
+    """A table's name for every sheet of its file (a CSV has one)."""
+    return lambda _sheet: name
+
+
 def wtq(work: Path, stores, limit: int) -> list[Case]:  # noqa: ANN001
     from engine.ingest import tables
     from engine.native.sources import Source
@@ -166,7 +175,7 @@ def wtq(work: Path, stores, limit: int) -> list[Case]:  # noqa: ANN001
             continue
         if path not in sources:
             name = "t_" + re.sub(r"\W", "_", path.stem)
-            [info] = tables.load(stores.tables, lambda sheet, n=name: n, path)
+            [info] = tables.load(stores.tables, _named(name), path)
             sources[path] = Source(name, "table", "duckdb", str(path), info.descriptor())
         answers = [a for a in str(q["targetValue"]).split("|") if a]
         out.append(Case(q["utterance"], sources[path], None, denotation=answers))

@@ -393,7 +393,7 @@ def coverage(texts: dict[str, str], coco: dict[str, list[str]]) -> dict:
             "text": sum("\nText in the photo:" in t for t in texts.values()), "coco_named": named, "coco_total": total}
 
 
-def bench_photos(qs: QuerySet, work: Path) -> tuple[dict, dict, Trove]:
+def bench_photos(qs: QuerySet, work: Path) -> tuple[dict, list[dict], Trove]:
     """Index the photos three ways, search them, and return (retrieval, throughput, the OCR-on Trove)."""
     folder = work / "photos" / PHOTO_FOLDER
     folder.mkdir(parents=True)
@@ -411,8 +411,8 @@ def bench_photos(qs: QuerySet, work: Path) -> tuple[dict, dict, Trove]:
     run_base, _ = timed_index(base, folder.parent, "no vision (baseline corpus)", n)
     texts, base_texts = photo_texts(trove), photo_texts(base)
     problems = check_baseline(base, base_texts)
-    for p in problems:
-        print(f"  baseline check: {p}", file=sys.stderr)
+    for problem in problems:
+        print(f"  baseline check: {problem}", file=sys.stderr)
     systems = {"trove hybrid (`trove search`)": (trove, "hybrid"), "trove dense only": (trove, "dense"),
                "trove BM25 only": (trove, "bm25"), "trove hybrid, OCR off": (off, "hybrid"),
                BASELINE: (base, "hybrid")}
@@ -424,7 +424,7 @@ def bench_photos(qs: QuerySet, work: Path) -> tuple[dict, dict, Trove]:
     failures = [{"id": q.id, "query": q.text, "photo": q.photo, "rank": hybrid.ranks[q.id],
                  "coco": coco.get(q.photo, []), "text": content_of(texts.get(q.photo, "")),
                  "top1": hybrid.top1[q.id], "top1_text": content_of(texts.get(hybrid.top1[q.id], ""))}
-                for q in qs.queries if not hybrid.ranks[q.id] or hybrid.ranks[q.id] > 10]
+                for q in qs.queries if not (rank := hybrid.ranks[q.id]) or rank > 10]
     failures.sort(key=lambda f: (f["photo"], f["id"]))
     no_ocr = results["trove hybrid, OCR off"].ranks
     worst = n + 1  # not returned ranks below every returned photo

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = ROOT / "bench" / "REPORT.md"
@@ -206,7 +207,7 @@ def lines(path: Path, xs: list[float], panels: list[tuple[str, dict[str, list[fl
 
 
 # -- sections ----------------------------------------------------------------------------------
-def load(out: Path, name: str) -> object:
+def load(out: Path, name: str) -> Any:  # parsed JSON
     return json.loads((out / name).read_text(encoding="utf-8"))
 
 
@@ -275,7 +276,10 @@ def _native_rows(rows: list[dict]) -> tuple[float, float, int]:
 
 
 def sec_native(out: Path, plots: Path, llm: str) -> str:
-    groups, zs, tr, table = [], [], [], []
+    groups: list[str] = []
+    zs: list[float | None] = []
+    tr: list[float | None] = []
+    table: list[list[str]] = []
     if llm == "default" and (out / "sql-geoquery-dev-default.json").is_file():
         z, t, n = _native_rows(load(out, "sql-geoquery-dev-default.json"))
         groups.append("GeoQuery SQL")
@@ -458,6 +462,12 @@ def sec_grounding(out: Path, plots: Path) -> str:
             + image(plots, "grounding.png", "grounding A vs C"))
 
 
+def _scaled(v: list[float | None], i: int) -> str:
+    """`v[i]` in ms, with its ratio to the smallest size `v[0]`."""
+    x, first = v[i], v[0]
+    return "–" if x is None else f"{x:,.0f}" + (f" (×{x / first:.2f})" if first and i else "")
+
+
 def sec_routing(out: Path, plots: Path) -> str:
     data = load(out, "routing_e2e.json")
     text = ""
@@ -520,8 +530,7 @@ def sec_routing(out: Path, plots: Path) -> str:
                   "ask routed": [get(e, "ask", "routed") for e in sizes],
                   "ask unified": [get(e, "ask", "unified") for e in sizes]}
         table = [[f"{e['paragraphs']:,}", f"{e['items']:,}"]
-                 + [("–" if v[i] is None else f"{v[i]:,.0f}" + (f" (×{v[i] / v[0]:.2f})" if v[0] and i else ""))
-                    for v in series.values()] for i, e in enumerate(sizes)]
+                 + [_scaled(v, i) for v in series.values()] for i, e in enumerate(sizes)]
         text += (f"\nLatency against corpus size — command: `{scale['command']}` ({scale['date']}); LLM "
                  f"{scale['model']}; {len(scale['questions'])} questions gathered, {scale['ask_questions']} asked "
                  "per size. ms per question (× = ratio to the smallest size).\n\n"

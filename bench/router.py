@@ -21,8 +21,13 @@ import time
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
+
+if TYPE_CHECKING:
+    from engine.models.loaded import Models
+    from engine.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -72,7 +77,7 @@ def source_nearness(embedder, work: Path):  # noqa: ANN001, ANN201
     return lambda vector: by_label(index.nearest_per_kind(vector))
 
 
-def build_router(name: str, models: object, settings: object):  # noqa: ANN201
+def build_router(name: str, models: Models, settings: Settings):  # noqa: ANN201
     """The router called `name` (`ensemble-blind`: the ensemble, given no source nearness)."""
     from engine.routing import make_router
 
@@ -116,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         near = None if name.endswith("-blind") else nearness
         results[name] = {}
         for set_name, examples in sets.items():
-            pairs, times, top, deciders = [], [], [], Counter()
+            pairs, times, top = [], [], []
+            deciders: Counter[str] = Counter()
             for e in tqdm(examples, file=sys.stderr, desc=f"{name} / {set_name}"):
                 t0 = time.perf_counter()
                 vector = embedder.embed_one(e.question)  # timed: the trained router's input is part of routing

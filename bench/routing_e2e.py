@@ -51,9 +51,13 @@ import tomllib
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from tqdm import tqdm
+
+if TYPE_CHECKING:
+    from local_stores.corpus_store import Item
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -334,7 +338,7 @@ def base_paragraphs(trove, n: int, work: Path) -> tuple[list, np.ndarray, dict]:
     from engine.errors import TroveError
     from engine.ingest.documents import cut_document, embedding_text
 
-    items = []
+    items: list[Item] = []
     origin = "examples/ paragraphs (../shared/eval/text is absent)"
     folders = [EVAL_TEXT / name for name in ("cranfield", "cisi") if (EVAL_TEXT / name / "corpus.jsonl").is_file()]
     for folder in folders:
@@ -613,7 +617,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(render_e2e(payload["e2e"]), flush=True)
         if "scale" in parts and sizes:
             trove = open_trove(work / "home", args.scale_llm, args.router, args.threads, share=first)
-            first.models.llm = None  # type: ignore[assignment]  # the e2e model is not needed any more
+            first.models.llm = None  # the e2e model is not needed any more
             scale_qs = every(questions, args.scale_questions)
             items, vectors, base = base_paragraphs(trove, args.base, work / "base")
             grower = Grower(trove, items, vectors, work / "synthetic", args.seed)

@@ -21,6 +21,7 @@ import re
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -31,6 +32,10 @@ from bench.native import EVAL, ROOT, _every, stores_in
 GEO_DB = EVAL / "sql" / "geoquery" / "geography-db.added-in-2020.sqlite"
 
 
+def _named(name: str) -> Callable[[str | None], str]:
+    return lambda _sheet: name
+
+
 def register(stores, spider_sql: bool = True) -> tuple[list, dict[str, str]]:  # noqa: ANN001
     """Every source, and each source's answer key (its database, for Spider's SQL/RDF twins);
     without `spider_sql`, Spider's SQLite databases (the Spider4SPARQL graphs' twins) are left out."""
@@ -38,7 +43,8 @@ def register(stores, spider_sql: bool = True) -> tuple[list, dict[str, str]]:  #
     from engine.ingest.graphs.load import load as load_graph
     from engine.native.sources import Source
 
-    sources, key = [], {}
+    sources: list[Source] = []
+    key: dict[str, str] = {}
     for folder in sorted((EVAL / "sql" / "spider" / "database").iterdir()) if spider_sql else []:
         db = next(folder.glob("*.sqlite"))
         sources.append(Source(folder.name, "database", "sqlite", str(db), tables.describe_database(db)))
@@ -49,13 +55,13 @@ def register(stores, spider_sql: bool = True) -> tuple[list, dict[str, str]]:  #
     sources.append(Source("movies", "graph", "kuzu", str(movies), load_graph(stores.graphs, "movies", movies)))
     key["movies"] = "movies"
     for path in sorted((EVAL / "sparql" / "spider4sparql" / "kg").glob("*.ttl")):
-        db = path.name.removesuffix("_triples.ttl").removesuffix(".ttl")
-        name = f"{db}_rdf"
+        kg = path.name.removesuffix("_triples.ttl").removesuffix(".ttl")
+        name = f"{kg}_rdf"
         sources.append(Source(name, "rdf", "oxigraph", str(path), rdf.load(stores.rdf, name, path)))
-        key[name] = db
+        key[name] = kg
     for path in sorted((EVAL / "tables" / "wtq" / "csv").glob("*.csv")):
         name = "t_" + re.sub(r"\W", "_", path.stem)
-        [info] = tables.load(stores.tables, lambda sheet, n=name: n, path)
+        [info] = tables.load(stores.tables, _named(name), path)
         sources.append(Source(name, "table", "duckdb", str(path), info.descriptor()))
         key[name] = name
     return sources, key

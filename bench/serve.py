@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from bench.answers.disk import EVAL
@@ -172,12 +173,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("\n| call | clients | done | throughput | p50 | p95 | first words p50 / p95 | errors |\n"
                   "|---|---:|---:|---:|---:|---:|---:|---:|")
             for clients in CLIENTS:
-                searches = [lambda q=q: _post(url, "/search", {"query": q, "k": 10})
-                            for q in (questions * clients)[:args.searches * clients]]
+                searches: list[Call] = [partial(_post, url, "/search", {"query": q, "k": 10})
+                                        for q in (questions * clients)[:args.searches * clients]]
                 print(_round(clients, searches).row("search", clients), flush=True)
             for clients in CLIENTS:
-                asks = [lambda q=q: _post(url, "/ask", {"question": q, "stream": True})
-                        for q in questions[:clients * args.asks]]
+                asks: list[Call] = [partial(_post, url, "/ask", {"question": q, "stream": True})
+                                    for q in questions[:clients * args.asks]]
                 print(_round(clients, asks).row("ask", clients), flush=True)
             print(f"\nserver peak RSS: {_peak_rss_mb(server.pid):.0f} MB")
         finally:

@@ -28,10 +28,17 @@ from contextlib import ExitStack
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from bench import sql as geo
 from bench.native import EVAL, ROOT, Case, movies, same, sparql, spider, stores_in
 from local_stores.quoting import Quoted
+
+if TYPE_CHECKING:
+    from engine.native.sources import Source, Stores
+    from tests.postgres_server import PostgresServer
+
+T = TypeVar("T")
 
 _PG_TYPES = {"INT": "bigint", "REAL": "double precision", "FLOA": "double precision", "DOUB": "double precision",
              "NUME": "double precision", "DECI": "double precision", "BOOL": "boolean"}
@@ -50,7 +57,7 @@ def _fields(columns: list[tuple[str, str]], typed: bool) -> Quoted:
     return Quoted(", ".join(f"{pg.ident(n)} {_pg_type(t) if typed else 'text'}" for n, t in columns))
 
 
-def _copy_sqlite(path: Path, database: str, server: object) -> None:
+def _copy_sqlite(path: Path, database: str, server: PostgresServer) -> None:
     """The SQLite file's tables into a new PostgreSQL database (declared types mapped; a table whose
     values do not fit them is copied as text)."""
     import psycopg
@@ -80,7 +87,7 @@ def _copy_sqlite(path: Path, database: str, server: object) -> None:
                     continue
 
 
-def geoquery(work: Path, stores: object, limit: int) -> list[Case]:
+def geoquery(work: Path, stores: Stores, limit: int) -> list[Case]:
     """bench.sql's GeoQuery dev questions on its SQLite database, gold rows from the gold query."""
     from bench.native import _every
     from engine.ingest.tables import describe_database
@@ -92,14 +99,14 @@ def geoquery(work: Path, stores: object, limit: int) -> list[Case]:
             for q in _every(geo.questions("dev"), limit)]
 
 
-def _twins_postgres(cases: list[Case], work: Path, stack: ExitStack) -> dict[str, object]:
+def _twins_postgres(cases: list[Case], work: Path, stack: ExitStack) -> dict[str, Source]:
     """Each SQLite database of the cases copied into its own database on one PostgreSQL server."""
     from engine.native.sources import Source
     from local_stores.postgres_database import PostgresDatabase
     from tests.postgres_server import start
 
     server = stack.enter_context(_running(start(work / "postgres")))
-    twins: dict[str, object] = {}
+    twins: dict[str, Source] = {}
     for source in {c.source.name: c.source for c in cases}.values():
         database = f"copy_{source.name}"
         _copy_sqlite(Path(source.location), database, server)
@@ -108,7 +115,7 @@ def _twins_postgres(cases: list[Case], work: Path, stack: ExitStack) -> dict[str
     return twins
 
 
-def _twins_movies(cases: list[Case], work: Path, stack: ExitStack) -> dict[str, object]:
+def _twins_movies(cases: list[Case], work: Path, stack: ExitStack) -> dict[str, Source]:
     from engine.native.sources import Source
     from local_stores.falkordb_graph import FalkorGraph
     from tests.falkordb_server import load, serve
@@ -122,12 +129,12 @@ def _twins_movies(cases: list[Case], work: Path, stack: ExitStack) -> dict[str, 
     return {"movies": Source("movies", "cypher", "cypher", store.url, store.describe())}
 
 
-def _twins_sparql(cases: list[Case], work: Path, stack: ExitStack) -> dict[str, object]:
+def _twins_sparql(cases: list[Case], work: Path, stack: ExitStack) -> dict[str, Source]:
     from engine.native.sources import Source
     from local_stores.sparql_endpoint import SparqlEndpoint
     from tests.sparql_server import serve
 
-    twins: dict[str, object] = {}
+    twins: dict[str, Source] = {}
     for source in {c.source.name: c.source for c in cases}.values():
         url = stack.enter_context(_running(serve(Path(source.location), work / "oxigraph" / source.name)))
         endpoint = SparqlEndpoint(url)
@@ -141,13 +148,13 @@ DATASETS = {"spider": (spider, _twins_postgres), "geoquery": (geoquery, _twins_p
             "movies": (movies, _twins_movies), "sparql": (sparql, _twins_sparql)}
 
 
-class _running:
+class _running(Generic[T]):
     """A generator fixture of tests/*_server.py (start, yield, stop) as a context manager."""
 
-    def __init__(self, gen: Iterator) -> None:
+    def __init__(self, gen: Iterator[T]) -> None:
         self.gen = gen
 
-    def __enter__(self) -> object:
+    def __enter__(self) -> T:
         return next(self.gen)
 
     def __exit__(self, *exc: object) -> None:

@@ -159,10 +159,11 @@ def fill_by_copy(store: PostgresCorpora, items: list[Item], vectors: np.ndarray,
     table, hnsw = _paragraph_table(), _paragraph_index()
     info = TypeInfo.fetch(db.conn, "vector")
     assert info is not None
+    vector_oid = info.oid
 
     class VectorDumper(Dumper):
         format = Format.BINARY
-        oid = info.oid
+        oid = vector_oid
 
         def dump(self, obj: np.ndarray) -> bytes:
             return np.array([len(obj), 0], dtype=">u2").tobytes() + np.asarray(obj, dtype=">f4").tobytes()

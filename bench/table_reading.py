@@ -12,7 +12,7 @@ import argparse
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench.answers.disk import EVAL
@@ -30,6 +30,10 @@ def _in_process(files: list[Path], folder: Path) -> float:
     return time.perf_counter() - t0
 
 
+def _named(name: str) -> Callable[[str | None], str]:
+    return lambda _sheet: name
+
+
 def _in_worker(files: list[Path], folder: Path) -> float:
     from engine.ingest import isolation, tables
     from local_stores.table_store import TableStore
@@ -37,7 +41,7 @@ def _in_worker(files: list[Path], folder: Path) -> float:
     store = TableStore(folder / "worker.duckdb")
     t0 = time.perf_counter()
     for i, path in enumerate(files):
-        tables.load(store, lambda _sheet, i=i: f"t{i}", path)
+        tables.load(store, _named(f"t{i}"), path)
     isolation.close_workers()  # as an index run ends
     return time.perf_counter() - t0
 

@@ -77,7 +77,8 @@ def _balanced(entries: list[_Entry], kids: list[int]) -> int:
 
 
 def _mini_stream(entries: list[_Entry]) -> tuple[bytes, list[int]]:
-    mini, minifat = b"", []
+    mini = b""
+    minifat: list[int] = []
     for entry in entries:
         if entry.data is not None and len(entry.data) < MINI_CUTOFF:
             entry.start = len(minifat) if entry.data else END

@@ -26,7 +26,7 @@ class PostgresServer:
 
         with psycopg.connect(self.url("postgres", database), autocommit=True) as con:
             for statement in statements:
-                con.execute(statement, params)  # type: ignore[arg-type]
+                con.execute(statement, params)
 
     def empty_database(self, prefix: str = "index") -> str:
         """A new, empty database; its URL for the superuser (an indexing home may add pgvector)."""
@@ -43,7 +43,7 @@ class PostgresServer:
         self.admin(*statements, database=name)
         if rows is not None:
             with psycopg.connect(self.url("postgres", name), autocommit=True) as con:
-                con.cursor().executemany(rows[0], rows[1])  # type: ignore[arg-type]
+                con.cursor().executemany(rows[0], rows[1])
         return self
 
 

@@ -39,7 +39,8 @@ TARGETS = {"correct": 0.85, "kind": 0.75, "wrong_cited": 0.03, "unsupported": 0.
 
 def load_questions() -> list[dict]:
     """Every question of questions/*.toml, checked: unique ids, known kinds, sources that exist."""
-    questions, seen = [], set()
+    questions: list[dict] = []
+    seen: set[str] = set()
     for path in sorted(QUESTIONS.glob("*.toml")):
         with path.open("rb") as fh:
             for q in tomllib.load(fh).get("question", []):

@@ -77,8 +77,10 @@ def cites(result: dict, source: str, question: dict) -> bool:
 
 def _on_page(locator: dict, page: int) -> bool:
     first = locator.get("page")
+    if first is None:
+        return False
     last = locator.get("last_page", first)
-    return first is not None and first <= page <= last
+    return first <= page <= last
 
 
 def _overlaps(locator: dict, span: list[float]) -> bool:

@@ -79,9 +79,9 @@ def asked(trove, text: str, conversation=None) -> tuple[dict, float]:  # noqa: A
 
 def row(talk: Talk, n: int, turn: Turn, condition: str, result: dict, seconds: float) -> dict:
     verdict = judge(result, turn.question())
-    out = {"id": talk.id, "set": talk.set, "turn": n, "follow": turn.follow, "condition": condition,
-           "text": turn.text, "standalone": turn.standalone, "seconds": seconds, "verdict": verdict.as_dict(),
-           "result": result}
+    out: dict = {"id": talk.id, "set": talk.set, "turn": n, "follow": turn.follow, "condition": condition,
+                 "text": turn.text, "standalone": turn.standalone, "seconds": seconds, "verdict": verdict.as_dict(),
+                 "result": result}
     if condition == "trove" and turn.follow:
         out["asked_as"] = result.get("asked_as", turn.text)
         out["rewrite_ok"] = rewrite_ok(turn, out["asked_as"])
@@ -208,6 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if talks:  # each part writes its own report: conversations.md, scope.md (and their .json)
         rows = run(troves, talks, args.out / "conversations.jsonl")
         summary = summarise(rows)
+        assert shared is not None  # troves has a Trove per home the talks use
         text = "\n".join(header("Follow-ups in conversations", command, shared.llm.name) +
                          render_follow_ups(summary, rows)) + "\n"
         answers.write_outputs(args.out, "conversations", text, {"command": command, "summary": summary, "rows": rows})

@@ -56,7 +56,8 @@ class Talk:
 def load(folder: Path = HERE) -> list[Talk]:
     """Every conversation of `folder`/*.toml; a SystemExit naming the file and conversation when one
     is malformed."""
-    talks, seen = [], set()
+    talks: list[Talk] = []
+    seen: set[str] = set()
     for path in sorted(p for p in folder.glob("*.toml") if p.name != "scoped.toml"):  # scoped.py reads that one
         with path.open("rb") as fh:
             for raw in tomllib.load(fh).get("conversation", []):
