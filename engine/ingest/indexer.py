@@ -139,6 +139,14 @@ def _pack_descriptor(pack: KnowledgePack) -> dict:
                           "reference_photos": [str(p) for p in e.reference_photos]} for e in pack.entities]}
 
 
+
+def _read_with_its_photo(found: Found, outcome: Outcome, report: IndexReport) -> None:  # noqa: ARG001
+    """A photo's sidecar (.xmp, .json) is read with its photo, which is read again when it changes."""
+
+
+def _read_pack(found: Found, outcome: Outcome, report: IndexReport) -> None:  # noqa: ARG001
+    outcome.source = _pack_descriptor(load_pack(found.path))
+
 def _retry(record: FileRecord) -> bool:
     """A file that failed on a bug (not on its content) is tried again on every run."""
     return record.state == "failed" and (record.reason or "").startswith(UNEXPECTED)
@@ -420,7 +428,7 @@ class Indexer:
         return {str(found.path) for _, found in plan if found.kind == "photo" and str(found.path) in indexed}
 
     def _prepare(self, root_id: int, found: Found, report: IndexReport) -> Outcome | None:
-        """Read and cut a document, or load a table into DuckDB; None when the file has not changed."""
+        """The file hashed and read by the reader of its kind (`_reader`); None when it has not changed."""
         path_s = str(found.path)
         record = self.catalog.file(path_s)
         forced = path_s in self._force
@@ -449,47 +457,7 @@ class Indexer:
                 self.catalog.touch_file(record.id, found.size, found.mtime_ns)
                 report.unchanged += 1
                 return None
-            t1 = time.perf_counter()
-            if found.kind == "database":
-                outcome.source = tables.describe_database(found.path, **self._limits())
-                report.timings_s["tables"] += time.perf_counter() - t1
-            elif found.kind == "graph":
-                outcome.source = graphs.load(self.graphs, self._table_name(path_s), found.path)
-                report.timings_s["graphs"] += time.perf_counter() - t1
-            elif found.kind == "rdf":
-                outcome.source = rdf.load(self.rdf, self._table_name(path_s), found.path)
-                report.timings_s["rdf"] += time.perf_counter() - t1
-            elif found.kind == "sidecar":
-                pass  # read with its photo (which is re-read when this changes)
-            elif found.kind == "pack":
-                outcome.source = _pack_descriptor(load_pack(found.path))
-            elif found.kind in media.KINDS:
-                if path_s in self._references:
-                    raise SkipFile(f"a reference photo of the knowledge pack {self._references[path_s]}")
-                outcome.prepared = media.prepare(found, outcome.sha, self.vision, self.settings,
-                                                 self.catalog.alt_texts(path_s))
-                for stage, seconds in outcome.prepared.timings.items():
-                    report.timings_s[stage] += seconds
-            elif found.kind in tables.KINDS:
-                # DuckDB is written here, before the catalog: a kill in between is repaired next run
-                # (same table name, CREATE OR REPLACE; orphans dropped at the end of a run).
-                outcome.tables = tables.load(self.tables, lambda sheet: self._table_name(path_s, sheet), found.path,
-                                             max_unpacked_mb=self.settings.max_unpacked_mb, **self._limits())
-                report.timings_s["tables"] += time.perf_counter() - t1
-            else:
-                outcome.prepared = documents.cut_document(found.path, self.settings.paragraph_words,
-                                                          self.settings.document_tokens,
-                                                          max_unpacked_mb=self.settings.max_unpacked_mb,
-                                                          **self._limits(), **self._page_ocr())
-                report.ocr_pages += outcome.prepared.ocr_pages
-                report.timings_s["ocr"] += outcome.prepared.timings.get("ocr", 0.0)
-                if outcome.prepared.pictures and self.settings.document_pictures:
-                    self._add_pictures(found.path, outcome.sha, outcome.prepared, report)
-                if found.kind == "markdown":
-                    markdown = found.path.read_text("utf-8", "replace")  # the parsed text has no image links
-                    outcome.prepared.image_refs = [(str(p), alt) for p, alt in sidecars.image_refs(markdown,
-                                                                                                  found.path)]
-                report.timings_s["parse"] += outcome.prepared.timings["parse"]
+            self._reader(found.kind)(found, outcome, report)
         except SkipFile as exc:
             outcome.state, outcome.reason = "skipped", str(exc)
         except ParseError as exc:
@@ -501,6 +469,63 @@ class Indexer:
         except Exception as exc:  # a parser bug must not stop the run; the reason is kept
             outcome.state, outcome.reason = "failed", f"{UNEXPECTED} while reading: {type(exc).__name__}: {exc}"
         return outcome
+
+    # -- reading a file, by its kind: one reader each, chosen in _reader ---------------------------------
+    def _reader(self, kind: str) -> Callable[[Found, Outcome, IndexReport], None]:
+        """The reader of a file kind (a document's when the kind has none of its own)."""
+        readers: dict[str, Callable[[Found, Outcome, IndexReport], None]] = {
+            **dict.fromkeys(media.KINDS, self._read_media), **dict.fromkeys(tables.KINDS, self._read_tables),
+            "database": self._read_database,  # a SQLite or DuckDB file is queried in place, not loaded
+            "graph": self._read_graph, "rdf": self._read_rdf, "sidecar": _read_with_its_photo, "pack": _read_pack}
+        return readers.get(kind, self._read_document)
+
+    def _read_database(self, found: Found, outcome: Outcome, report: IndexReport) -> None:
+        t0 = time.perf_counter()
+        outcome.source = tables.describe_database(found.path, **self._limits())
+        report.timings_s["tables"] += time.perf_counter() - t0
+
+    def _read_graph(self, found: Found, outcome: Outcome, report: IndexReport) -> None:
+        t0 = time.perf_counter()
+        outcome.source = graphs.load(self.graphs, self._table_name(str(found.path)), found.path)
+        report.timings_s["graphs"] += time.perf_counter() - t0
+
+    def _read_rdf(self, found: Found, outcome: Outcome, report: IndexReport) -> None:
+        t0 = time.perf_counter()
+        outcome.source = rdf.load(self.rdf, self._table_name(str(found.path)), found.path)
+        report.timings_s["rdf"] += time.perf_counter() - t0
+
+    def _read_media(self, found: Found, outcome: Outcome, report: IndexReport) -> None:
+        path_s = str(found.path)
+        if path_s in self._references:
+            raise SkipFile(f"a reference photo of the knowledge pack {self._references[path_s]}")
+        assert outcome.sha is not None  # hashed before any reader runs
+        outcome.prepared = media.prepare(found, outcome.sha, self.vision, self.settings,
+                                         self.catalog.alt_texts(path_s))
+        for stage, seconds in outcome.prepared.timings.items():
+            report.timings_s[stage] += seconds
+
+    def _read_tables(self, found: Found, outcome: Outcome, report: IndexReport) -> None:
+        """Into DuckDB, before the catalog: a kill in between is repaired next run (same table name,
+        CREATE OR REPLACE; orphans dropped at the end of a run)."""
+        t0 = time.perf_counter()
+        outcome.tables = tables.load(self.tables, lambda sheet: self._table_name(str(found.path), sheet), found.path,
+                                     max_unpacked_mb=self.settings.max_unpacked_mb, **self._limits())
+        report.timings_s["tables"] += time.perf_counter() - t0
+
+    def _read_document(self, found: Found, outcome: Outcome, report: IndexReport) -> None:
+        prepared = documents.cut_document(found.path, self.settings.paragraph_words, self.settings.document_tokens,
+                                          max_unpacked_mb=self.settings.max_unpacked_mb, **self._limits(),
+                                          **self._page_ocr())
+        outcome.prepared = prepared
+        report.ocr_pages += prepared.ocr_pages
+        report.timings_s["ocr"] += prepared.timings.get("ocr", 0.0)
+        if prepared.pictures and self.settings.document_pictures:
+            assert outcome.sha is not None  # hashed before any reader runs
+            self._add_pictures(found.path, outcome.sha, prepared, report)
+        if found.kind == "markdown":
+            markdown = found.path.read_text("utf-8", "replace")  # the parsed text has no image links
+            prepared.image_refs = [(str(p), alt) for p, alt in sidecars.image_refs(markdown, found.path)]
+        report.timings_s["parse"] += prepared.timings["parse"]
 
     def _add_pictures(self, path: Path, sha256: str, prepared: documents.Prepared, report: IndexReport) -> None:
         """The document's pictures analysed as photos, their items added to the document's."""
