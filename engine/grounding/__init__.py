@@ -17,7 +17,6 @@ from engine.grounding.matching import (
     Decision,
     Grounding,
     GroundingSettings,
-    ImageEmbedderLike,
     VlmCheck,
     ground,
     reference_vectors,
@@ -25,7 +24,7 @@ from engine.grounding.matching import (
 from engine.grounding.pack import Entity, KnowledgePack, PackElement, find_packs, is_pack_file, load_pack
 
 __all__ = [
-    "Decision", "Element", "ElementCitation", "Entity", "Grounding", "GroundingSettings", "ImageEmbedderLike",
+    "Decision", "Element", "ElementCitation", "Entity", "Grounding", "GroundingSettings",
     "Inventory", "KnowledgePack", "PackElement", "Reference", "VlmCheck", "annotate", "annotate_evidence", "crop",
     "find_packs", "generic_element", "ground", "grounded_evidence", "inventory_evidence", "is_pack_file",
     "load_image", "load_pack", "reference_vectors", "render", "thumbnail_jpeg",

@@ -8,22 +8,15 @@ element matches a region, a *generic* element is built from the region itself ("
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 
 from engine.grounding.pack import Box, KnowledgePack
+from engine.runtimes.embedders import TextEmbedderLike
 from engine.runtimes.vision.regions import FACE, TEXT, Region
-
-
-class TextEmbedderLike(Protocol):
-    """What grounding needs of a text embedder (engine.runtimes.text_embedder.TextEmbedder)."""
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
-
 
 # Darknet/VOC spellings some detectors use, and a few plain synonyms, mapped to COCO names.
 _LABEL_ALIASES = {

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import cv2
 import numpy as np
@@ -21,23 +20,16 @@ from engine.grounding.annotate import crop, load_image
 from engine.grounding.inventory import (
     Element,
     Inventory,
-    TextEmbedderLike,
     generic_element,
     region_labels,
     region_text,
     words,
 )
+from engine.runtimes.embedders import ImageEmbedderLike, TextEmbedderLike
 from engine.runtimes.vision.regions import Region, intersection, keep_smaller
 
 MATCHED, GENERIC = "matched", "generic"
 LOW_SCORE, TOO_SMALL, OVERLAP, NO_MATCH, VLM_REJECTED = "low-score", "too-small", "overlap", "no-match", "vlm-rejected"
-
-
-class ImageEmbedderLike(Protocol):
-    """What grounding needs of an image embedder (coral.ImageEmbedder): a BGR image to a vector.
-    An object with `run(image)` instead of `embed(image)` works too."""
-
-    def embed(self, image: np.ndarray) -> np.ndarray: ...
 
 
 VlmCheck = Callable[[np.ndarray, Element], bool | None]  # (region crop BGR, element) -> does the crop show it?

@@ -19,7 +19,7 @@ from engine.ingest.parsers import parser_for, unpacks
 from local_stores.corpus_store import Item, ItemKey, item_key
 
 if TYPE_CHECKING:
-    from engine.runtimes.text_embedder import TextEmbedder
+    from engine.runtimes.embedders import TextEmbedderLike
     from engine.runtimes.vision.ppocr import Ocr
 
 
@@ -94,7 +94,7 @@ def _parse(parse: Callable[[Path], ParsedDoc], path: Path, timeout_s: float, mem
     return parse(path)
 
 
-def embed_all(batch: list[Prepared], embedder: TextEmbedder,
+def embed_all(batch: list[Prepared], embedder: TextEmbedderLike,
               known: list[dict[ItemKey, np.ndarray]] | None = None) -> tuple[float, int]:
     """Embed the items of several files in one call (texts of similar length batch well together);
     an item found in its file's `known` vectors (the file's last indexing) keeps its vector. Returns

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from engine.runtimes.text_embedder import TextEmbedder
+    from engine.runtimes.embedders import TextEmbedderLike
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def skeleton(question: str) -> str:
 class ExamplePicker:
     """Embeds each pool's skeletons once; picks the k examples nearest to a question's skeleton."""
 
-    def __init__(self, embedder: TextEmbedder) -> None:
+    def __init__(self, embedder: TextEmbedderLike) -> None:
         self.embedder = embedder
         self._vectors: dict[int, np.ndarray] = {}
 

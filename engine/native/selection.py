@@ -19,8 +19,8 @@ from engine.native.values import STOPWORDS, source_evidence
 from engine.native.writers.summary import stem
 
 if TYPE_CHECKING:
+    from engine.runtimes.embedders import TextEmbedderLike
     from engine.runtimes.llm import JsonChatModel
-    from engine.runtimes.text_embedder import TextEmbedder
     from engine.settings import Settings
     from local_stores.value_index import ValueIndex
 
@@ -34,7 +34,7 @@ class SourceIndex:
     table, node label or class (its name with its columns or properties), so a source with many
     parts is found by the part a question is about. A source scores its best vector."""
 
-    def __init__(self, embedder: TextEmbedder) -> None:
+    def __init__(self, embedder: TextEmbedderLike) -> None:
         self.embedder = embedder
         self._key: tuple = ()
         self._sources: list[Source] = []

@@ -20,7 +20,7 @@ from engine.corpora import DOCUMENT, PARAGRAPH
 from local_stores.corpus_store import CorpusStore, Item
 
 if TYPE_CHECKING:
-    from engine.runtimes.text_embedder import TextEmbedder
+    from engine.runtimes.embedders import TextEmbedderLike
 
 
 @dataclass
@@ -49,7 +49,7 @@ class HybridRetriever:
     """Searches every file's items, or only those of `files` (a scope: filtered inside the FTS5 and
     vector queries, so `k` results still come back)."""
 
-    def __init__(self, store: CorpusStore, embedder: TextEmbedder, config: SearchConfig | None = None,
+    def __init__(self, store: CorpusStore, embedder: TextEmbedderLike, config: SearchConfig | None = None,
                  files: Collection[int] | None = None) -> None:
         self.store, self.embedder = store, embedder
         self.config = config or SearchConfig()

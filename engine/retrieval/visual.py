@@ -20,8 +20,9 @@ from engine.retrieval.hybrid import Hit, HybridRetriever
 from local_stores.corpus_store import CorpusStore, Item
 
 if TYPE_CHECKING:
-    from engine.grounding.inventory import Inventory, TextEmbedderLike
-    from engine.grounding.matching import Decision, GroundingSettings, ImageEmbedderLike, VlmCheck
+    from engine.grounding.inventory import Inventory
+    from engine.grounding.matching import Decision, GroundingSettings, VlmCheck
+    from engine.runtimes.embedders import ImageEmbedderLike, TextEmbedderLike
     from engine.runtimes.vision.clip import ImageTextEmbedder
 
 _CONTENT_LINES = ("Shows ", "Looks like:", "Text in the photo:")  # said by the regions instead
