@@ -119,9 +119,9 @@ def locator(outcome: QueryOutcome) -> dict:
 
 
 def as_hit(outcome: QueryOutcome, question: str, ordinal: int) -> Hit:
-    """The result as a retrieval hit: results come from the engine, so they count as relevant."""
+    """The result as a retrieval hit: results come from the engine, so the hit is given (relevant)."""
     source = outcome.source
     item = Item(corpus=kind(source.kind).citation, source=source.location, text=verbalise(outcome, question),
                 locator=locator(outcome), title=f"{source.shown}: {LANGUAGES[source.language]} result",
                 id=-ordinal)
-    return Hit(item, score=1.0, signals={"dense": 1.0})
+    return Hit(item, score=1.0, given=True)

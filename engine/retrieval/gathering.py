@@ -134,9 +134,9 @@ class Gatherer:
                 continue  # removed since, or out of scope; the question is searched as usual
             if citation.kind in ("image", "region"):
                 photos = self.store.file_items(record.id, PHOTO)
-                out += grounded(context, Hit(photos[0], 1.0, {"dense": 1.0})) if photos else []
+                out += grounded(context, Hit(photos[0], 1.0, given=True)) if photos else []
             elif citation.kind == "clip":
-                out += [("clip", Hit(clip, 1.0, {"dense": 1.0})) for clip in self.store.file_items(record.id, CLIP)
+                out += [("clip", Hit(clip, 1.0, given=True)) for clip in self.store.file_items(record.id, CLIP)
                         if clip.locator.get("start_s") == citation.locator.get("start_s")]
         return out
 
@@ -198,7 +198,7 @@ class Gatherer:
         own = Item(PHOTO, str(path.resolve()), f"The photo you asked with: {path.name}.",
                    {"width": photo.width, "height": photo.height, "regions": regions, "query_photo": True},
                    title=path.name, file_id=0, id=context.synthetic_id())
-        hits = grounded(context, Hit(own, 1.0, {"dense": 1.0}))
+        hits = grounded(context, Hit(own, 1.0, given=True))
         if found.vector is not None:
             for item_id, similarity in self.store.dense(VISUAL, found.vector, self.settings.evidence_items,
                                                         context.retriever.files):

@@ -28,11 +28,15 @@ class Hit:
     item: Item
     score: float  # fused score (higher is better; comparable within one result list)
     signals: dict[str, float] = field(default_factory=dict)  # bm25, dense, paragraph_dense
+    # relevant by what it is, not by a similarity: an engine's result for the question, the photo
+    # asked with, what the turn before cited
+    given: bool = False
 
     @property
     def relevance(self) -> float:
-        """The best dense cosine seen for this hit: a score comparable across questions."""
-        return max(self.signals.get("dense", 0.0), self.signals.get("paragraph_dense", 0.0))
+        """The best dense cosine seen for this hit (a score comparable across questions); 1 for a
+        hit given, not found."""
+        return 1.0 if self.given else max(self.signals.get("dense", 0.0), self.signals.get("paragraph_dense", 0.0))
 
 
 @dataclass(frozen=True)

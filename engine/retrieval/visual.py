@@ -91,7 +91,7 @@ def photo_hits(ctx: VisualContext, question: str, vector: np.ndarray, regions_to
             photo_hit = best.get(file_id) or _photo_of(ctx, region_hit)
             if photo_hit is not None and region_hit.relevance > photo_hit.relevance:
                 best[file_id] = Hit(photo_hit.item, max(photo_hit.score, region_hit.score),
-                                    {**photo_hit.signals, "dense": region_hit.relevance})
+                                    {**photo_hit.signals, "dense": region_hit.relevance}, region_hit.given)
     ranked = close_to_best(sorted(best.values(), key=lambda h: -h.relevance), by_score=False)
     looks = looks_hits(ctx, question, vector)
     if looks:
@@ -130,7 +130,8 @@ def fuse_looks(by_text: list[Hit], by_looks: list[Hit], k: int = 60) -> list[Hit
             fused[hit.item.file_id] = fused.get(hit.item.file_id, 0.0) + 1 / (k + rank + 1)
             known = hits.get(hit.item.file_id)
             hits[hit.item.file_id] = hit if known is None else Hit(known.item, known.score,
-                                                                    {**hit.signals, **known.signals})
+                                                                    {**hit.signals, **known.signals},
+                                                                    known.given or hit.given)
     return [hits[f] for f in sorted(fused, key=lambda f: -fused[f])]
 
 
@@ -140,7 +141,7 @@ def _box_key(box: Iterable[float]) -> tuple[int, ...]:
 
 def _photo_of(ctx: VisualContext, region_hit: Hit) -> Hit | None:
     items = ctx.store.file_items(region_hit.item.file_id, PHOTO)
-    return Hit(items[0], region_hit.score, dict(region_hit.signals)) if items else None
+    return Hit(items[0], region_hit.score, dict(region_hit.signals), region_hit.given) if items else None
 
 
 def grounded(ctx: VisualContext, photo_hit: Hit, relevance: dict[tuple, float] | None = None
@@ -228,7 +229,7 @@ def _photo_evidence(hit: Hit, decisions: list[dict] | None = None, note: str = "
         locator["note"] = note
     item = Item(hit.item.corpus, hit.item.source, "\n".join(about), locator, hit.item.title, hit.item.heading,
                 hit.item.ord, hit.item.file_id, hit.item.id)
-    return Hit(item, hit.score, dict(hit.signals))
+    return Hit(item, hit.score, dict(hit.signals), hit.given)
 
 
 def _region_evidence(ctx: VisualContext, photo_hit: Hit, unit: list, rank: int) -> Hit:  # list[Decision]
@@ -256,4 +257,4 @@ def _region_evidence(ctx: VisualContext, photo_hit: Hit, unit: list, rank: int) 
         locator["lines"] = [{"text": d.region.text, "box": [round(float(v), 1) for v in d.region.box]} for d in unit]
     item = Item(REGION, photo_hit.item.source, text, locator, photo_hit.item.title, photo_hit.item.heading,
                 rank, photo_hit.item.file_id, ctx.synthetic_id())
-    return Hit(item, photo_hit.score * (0.99 - 0.01 * rank), dict(photo_hit.signals))
+    return Hit(item, photo_hit.score * (0.99 - 0.01 * rank), dict(photo_hit.signals), photo_hit.given)
