@@ -47,6 +47,7 @@ class MainWindow(QMainWindow):
         self.sources.refreshed.connect(self._first_refresh)
         self.sources.refreshed.connect(lambda _: self.ask.scope_bar.set_sources(self.sources.source_names))
         self.models.settings_chosen.connect(self._remember_engine_settings)
+        self.sources.index_chosen.connect(self._remember_engine_settings)
         self._started = False
         self.restore()
 
@@ -127,8 +128,12 @@ class MainWindow(QMainWindow):
 
 
 def engine_overrides(qsettings: QSettings) -> dict:
-    """The LLM and threads chosen in the Models screen, for the engine's settings."""
+    """The LLM and threads chosen in the Models screen, and the index chosen in the Sources screen
+    (once chosen there, even this computer's own, it wins over settings.toml), for the engine's settings."""
     out: dict = {}
+    for key in ("index_backend", "index_passfile"):
+        if qsettings.contains(f"engine/{key}"):
+            out[key] = str(qsettings.value(f"engine/{key}") or "")
     if qsettings.value("engine/llm"):
         out["llm"] = str(qsettings.value("engine/llm"))
     if qsettings.value("engine/threads"):

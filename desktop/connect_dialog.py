@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 # kind -> (its name for people, an example URL)
 KINDS = {"postgres": ("PostgreSQL database", "postgresql://reader@db.office.lan:5432/records"),
          "sparql": ("SPARQL endpoint", "http://kg.office.lan:7878/query"),
-         "cypher": ("FalkorDB graph", "falkordb://graphs.office.lan:6379/family")}
+         "cypher": ("Graph server (FalkorDB or Neo4j)", "falkordb://graphs.office.lan:6379/family or bolt://…")}
 
 
 @dataclass
@@ -48,7 +48,7 @@ class ConnectDialog(QDialog):
         self.schemas.setPlaceholderText("public")
         self.writable = QCheckBox("Connect even if this login could change the data (not advised)")
         note = QLabel("No password in the URL: PostgreSQL reads it from PGPASSWORD or ~/.pgpass, FalkorDB from "
-                      "FALKORDB_PASSWORD. Queries run read-only on the server.")
+                      "FALKORDB_PASSWORD, Neo4j from NEO4J_PASSWORD. Queries run read-only on the server.")
         note.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.connect_dialog import KINDS, ConnectDialog
+from desktop.index_dialog import IndexDialog
 from desktop.watcher import FolderWatcher, WatchPlan, paths_to_watch
 from desktop.workers import IndexJob, IndexProgress
 from engine import holdings
@@ -86,6 +87,7 @@ class SourcesView(QWidget):
     indexing_finished = Signal(object)  # the engine's IndexReport, or None when cancelled or failed
     refreshed = Signal(list)  # [RootSummary]
     progressed = Signal(object)  # IndexProgress
+    index_chosen = Signal(dict)  # {"index_backend": ..., "index_passfile": ...}, as the Index dialog chose
 
     def __init__(self, engine: Engine, watch: bool = True, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -115,16 +117,19 @@ class SourcesView(QWidget):
         self.add_file_button.setToolTip("Follow one database or graph file")
         self.add_file_button.clicked.connect(self.pick_file)
         self.connect_button = QPushButton("Connect a server…")
-        self.connect_button.setToolTip("A team's PostgreSQL database, SPARQL endpoint or FalkorDB graph, asked "
-                                       "like your files and queried read-only on the server")
+        self.connect_button.setToolTip("A team's PostgreSQL database, SPARQL endpoint or graph server (FalkorDB, "
+                                       "Neo4j), asked like your files and queried read-only on the server")
         self.connect_button.clicked.connect(self.pick_server)
         self.remove_button = QPushButton("Remove")
         self.remove_button.setToolTip("Stop following the selected source (your files are not touched)")
         self.remove_button.clicked.connect(self.remove_selected)
+        self.index_button = QPushButton("Index…")
+        self.index_button.setToolTip("This computer's index, or one a team shares on PostgreSQL")
+        self.index_button.clicked.connect(self.pick_index)
         self.reindex_button = QPushButton("Re-index now")
         self.reindex_button.clicked.connect(lambda: self.index([]))
         for b in (self.add_folder_button, self.add_file_button, self.connect_button, self.remove_button,
-                  self.reindex_button):
+                  self.reindex_button, self.index_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         self.watch_label = QLabel()
@@ -200,6 +205,18 @@ class SourcesView(QWidget):
         self.engine.call(lambda trove: trove.connect(c.name, c.url, c.kind, c.options, c.allow_writable),
                          on_done=done, on_error=failed)
 
+    def pick_index(self, dialog: IndexDialog | None = None) -> None:
+        """Ask which index to use (`dialog`: one already filled in); the engine reopens on it, and the
+        sources are read again from it."""
+        settings = self.engine.settings
+        dialog = dialog or IndexDialog(settings.index_backend, settings.index_passfile, self)
+        if not dialog.exec():
+            return
+        chosen = dialog.chosen()
+        self.engine.reconfigure(**chosen)
+        self.index_chosen.emit(chosen)
+        self.refresh()
+
     def selected_root(self) -> str | None:
         item = self.tree.currentItem()
         while item is not None and item.parent() is not None:
@@ -227,6 +244,7 @@ class SourcesView(QWidget):
         self.remove_button.setEnabled(self.selected_root() is not None and self.job is None)
         self.remove_button.setToolTip("Stop following the selected source (your files are not touched)"
                                       if self.job is None else "Wait for indexing to finish (or cancel it)")
+        self.index_button.setEnabled(self.job is None)  # the engine reopens on another index: not mid-run
 
     # -- indexing ---------------------------------------------------------------------------------
     def index(self, paths: list[Path]) -> None:
@@ -342,9 +360,11 @@ class SourcesView(QWidget):
             self.tree.setColumnWidth(column, min(self.tree.columnWidth(column) + 12, widest))
         files = sum(s.files for s in summaries)
         servers = f" {len(connections)} connected server(s)." if connections else ""
-        self.summary.setText(f"{len(summaries)} sources, {files} files.{servers}" if summaries or connections else
-                             "No sources yet: add a folder of notes, documents, spreadsheets, photos or videos, "
-                             "or a database or graph file.")
+        backend = self.engine.settings.index_backend
+        where = f" Shared index: {backend}." if backend else ""
+        self.summary.setText(f"{len(summaries)} sources, {files} files.{servers}{where}" if summaries or connections
+                             else "No sources yet: add a folder of notes, documents, spreadsheets, photos or videos, "
+                             f"or a database or graph file.{where}")
         self.watcher.watch(watch if self.watcher.enabled else WatchPlan())
         self.watch_label.setText(watch.describe(self.watcher.rescan.interval()) if self.watcher.enabled
                                  and watch.paths else "")
