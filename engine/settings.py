@@ -87,7 +87,8 @@ class Settings:
     detector: str = "default"  # the object detector: a catalog tag (default/fast/better) or a model name
     photo_ocr: bool = True  # read text in photos and video keyframes (the slowest vision step)
     pdf_ocr: bool = True  # read scanned PDF pages (no text layer) with the photos' OCR
-    document_pictures: bool = True  # the pictures inside PDF, Word, PowerPoint, OpenDocument, EPUB files become photos
+    document_pictures: bool = True  # the pictures inside PDF, Word, PowerPoint, OpenDocument, EPUB files and
+    # those attached to e-mail become photos
     region_overlap: float = 0.8  # GranuRAG: a box this much inside a larger one of its kind replaces it
     object_min_score: float = 0.35  # detector scores below these are not regions
     face_min_score: float = 0.7

@@ -1,7 +1,9 @@
 """E-mail messages into a document: each message a section under its subject, with its header
 line, its body, and the text of the attachments Trove can read under headings of their own (an
-attachment is cited as part of its message: "… > Attachment: contract.pdf"). A message reaches
-here as a `Mail`, whatever it was read from (.eml, a mailbox, an Outlook .msg)."""
+attachment is cited as part of its message: "… > Attachment: contract.pdf"). Attached pictures, and
+the pictures inside attached documents, become the document's pictures (photos, cited as a picture
+of their message). A message reaches here as a `Mail`, whatever it was read from (.eml, a mailbox,
+an Outlook .msg)."""
 
 from __future__ import annotations
 
@@ -13,9 +15,11 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage, Message
 from pathlib import Path
 
+from engine.ingest.extensions import PHOTO
 from engine.ingest.parsed import DocBuilder, ParsedDoc
 from engine.ingest.parsers.html import add_html
 from engine.ingest.parsers.plain import paragraphs
+from engine.ingest.pictures import Pictures
 
 ParserFor = Callable[[Path], Callable[[Path], ParsedDoc] | None]  # parsers.parser_for: a file's reader, or None
 ATTACHMENT_MAX_MB = 25  # larger attachments are named, not read
@@ -62,13 +66,16 @@ class MailParser:
 
     def document(self, mail: Mail, path: Path) -> ParsedDoc:
         """A file holding one message, titled by its subject."""
-        builder = DocBuilder()
-        add_mail(builder, mail, self.parser_for)
-        return builder.build(mail.subject or path.stem, {"from": mail.sender}, page_fields={None: mail.fields()})
+        builder, pictures = DocBuilder(), Pictures()
+        add_mail(builder, mail, self.parser_for, pictures=pictures)
+        doc = builder.build(mail.subject or path.stem, {"from": mail.sender}, page_fields={None: mail.fields()})
+        doc.pictures = pictures.kept
+        return doc
 
 
-def add_mail(builder: DocBuilder, mail: Mail, parser_for: ParserFor, page: int | None = None) -> None:
-    """Append one message to `builder`, its subject a level-1 heading."""
+def add_mail(builder: DocBuilder, mail: Mail, parser_for: ParserFor, page: int | None = None,
+             pictures: Pictures | None = None) -> None:
+    """Append one message to `builder`, its subject a level-1 heading; its pictures to `pictures`."""
     builder.heading(1, mail.subject or "(no subject)", page)
     said = {"From": mail.sender, "To": mail.to, "Cc": mail.cc,
             "Date": mail.sent_as_written or (mail.sent.isoformat() if mail.sent else "")}
@@ -79,7 +86,7 @@ def add_mail(builder: DocBuilder, mail: Mail, parser_for: ParserFor, page: int |
             builder.paragraph(para, page)
     else:
         add_html(builder, mail.html, page, below=1)
-    _add_attachments(builder, mail.attachments, parser_for, page)
+    _add_attachments(builder, mail.attachments, parser_for, page, pictures)
 
 
 def _cut(value: str) -> str:
@@ -129,14 +136,22 @@ def _content(part: Message) -> str:
 
 # -- attachments -----------------------------------------------------------------------------------------
 def _add_attachments(builder: DocBuilder, attachments: list[Attachment], parser_for: ParserFor,
-                     page: int | None) -> None:
+                     page: int | None, pictures: Pictures | None) -> None:
     """The attachments that were not read named in one line, then the text of each one that was
-    under "Attachment: NAME"."""
+    under "Attachment: NAME"; attached pictures, and those inside attached documents, to `pictures`."""
     read, named = [], []
     for attachment in attachments:
+        if pictures is not None and _is_picture(attachment):
+            assert attachment.data is not None
+            if pictures.add(attachment.data, page, f"attachment {attachment.name}"):
+                named.append(f"{attachment.name} (a picture, looked at as a photo)")
+                continue
         doc, why = _read_attachment(attachment, parser_for)
         if doc is not None:
             read.append((attachment.name, doc))
+            for picture in doc.pictures:
+                if pictures is not None:
+                    pictures.add(picture.data, page, picture.alt or f"in attachment {attachment.name}")
         else:
             named.append(f"{attachment.name} ({why})")
     if named:
@@ -144,6 +159,10 @@ def _add_attachments(builder: DocBuilder, attachments: list[Attachment], parser_
     for name, doc in read:
         builder.heading(2, f"Attachment: {name}", page)
         _replay(builder, doc, page)
+
+
+def _is_picture(attachment: Attachment) -> bool:
+    return attachment.data is not None and Path(attachment.name).suffix.lower() in PHOTO
 
 
 def _read_attachment(attachment: Attachment, parser_for: ParserFor) -> tuple[ParsedDoc | None, str]:

@@ -25,12 +25,17 @@ class Pictures:
     def full(self) -> bool:
         return len(self.kept) >= self.limit
 
-    def add(self, data: bytes, page: int | None, alt: str = "") -> None:
-        if self.full or hash(data) in self._seen:
-            return
+    def add(self, data: bytes, page: int | None, alt: str = "") -> bool:
+        """Whether the picture is kept (or was, shown before)."""
+        if hash(data) in self._seen:
+            return any(hash(p.data) == hash(data) for p in self.kept)
+        if self.full:
+            return False
         self._seen.add(hash(data))
         if worth_indexing(data):
             self.kept.append(Picture(data, page, " ".join(alt.split())))
+            return True
+        return False
 
 
 def worth_indexing(data: bytes) -> bool:

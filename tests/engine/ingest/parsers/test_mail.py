@@ -100,3 +100,36 @@ def test_a_compound_file_that_is_no_message_is_refused(tmp_path: Path):
     renamed.write_text("From: someone\n\nsaved as text")
     with pytest.raises(ParseError, match="not an Outlook message: it is not a Compound File"):
         parsed(renamed)
+
+
+def _photo(path: Path) -> bytes:
+    """The example cat photo as a plain JPEG."""
+    from PIL import Image
+
+    from tests.conftest import EXAMPLES
+
+    Image.open(EXAMPLES / "photos" / "home" / "chelsea-window.jpg").convert("RGB").save(path, quality=90)
+    return path.read_bytes()
+
+
+def test_attached_pictures_and_those_inside_attached_documents_become_the_mails_pictures(tmp_path: Path):
+    from tests.office_files import mbox
+
+    cat = _photo(tmp_path / "cat.jpg")
+    deck = pptx_deck(tmp_path / "plans.pptx", tmp_path).read_bytes()  # a deck with one picture on slide 1
+    box = mbox(tmp_path / "home.mbox", [
+        message("Hello", "Ana <ana@example.org>", "Sat, 01 Mar 2025 10:00:00 +0100", "No pictures here."),
+        message("Our cat", "Ana <ana@example.org>", "Sun, 02 Mar 2025 11:00:00 +0100", "Look at her.",
+                attachments=(("chelsea.jpg", cat, "image/jpeg"), ("again.jpg", cat, "image/jpeg"),
+                             ("plans.pptx", deck, "application/octet-stream")))])
+    doc = parsed(box)
+    assert [(p.page, p.alt) for p in doc.pictures] == [(2, "attachment chelsea.jpg"),
+                                                      (2, "the green tool shed by the gate")]
+    assert doc.pictures[0].data == cat  # the same picture attached twice is looked at once
+    named = [b.text for b in doc.blocks if b.text.startswith("Other attachments:")]
+    assert named == ["Other attachments: chelsea.jpg (a picture, looked at as a photo); again.jpg (a picture, "
+                     "looked at as a photo)"]
+    one = tmp_path / "cat.eml"
+    one.write_bytes(bytes(message("Our cat", "Ana <ana@example.org>", "Sun, 02 Mar 2025 11:00:00 +0100", "Look.",
+                                  attachments=(("chelsea.jpg", cat, "image/jpeg"),))))
+    assert [(p.page, p.alt) for p in parsed(one).pictures] == [(None, "attachment chelsea.jpg")]

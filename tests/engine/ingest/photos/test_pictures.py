@@ -97,3 +97,20 @@ def test_without_the_setting_no_picture_is_read_and_a_deleted_document_takes_its
     (shelf / "second.docx").unlink()
     trove.index()
     assert trove.store.corpora().get(PHOTO, 0) == 0 and not kept.parent.exists()
+
+
+def test_a_picture_attached_to_an_email_is_a_photo_cited_as_its_message(trove: Trove, tmp_path: Path, cat: Path):
+    from tests.office_files import mbox, message
+
+    folder = tmp_path / "mail"
+    folder.mkdir()
+    mbox(folder / "home.mbox", [
+        message("Boiler", "Henk <henk@example.nl>", "Tue, 04 Mar 2025 09:12:00 +0100", "Thursday at 8:00."),
+        message("Our cat", "Ana <ana@example.org>", "Sun, 02 Mar 2025 11:00:00 +0100", "Look at her.",
+                attachments=(("chelsea.jpg", cat.read_bytes(), "image/jpeg"),))])
+    report = trove.index([folder])
+    assert report.indexed == 1 and report.failed == 0
+    found = trove.search("a photo of a cat at the window", corpus=PHOTO, k=1)[0].item
+    assert found.source == str(folder / "home.mbox") and found.locator["page"] == 2
+    assert citation_place(found.source, found.locator).startswith("home.mbox, message 2, picture 1")
+    assert "attachment chelsea.jpg" in found.text and Path(found.locator["picture_file"]).is_file()
