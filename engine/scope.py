@@ -18,7 +18,7 @@ from engine.routing.labels import LABELS, NATIVE
 
 if TYPE_CHECKING:
     from local_stores.catalog import Catalog, FileRecord
-    from local_stores.corpus_store import CorpusStore
+    from local_stores.corpus_store import CorpusStore, Item
 
 KINDS = tuple(label for label in LABELS if label != "none")
 
@@ -72,6 +72,16 @@ class Within:
     files: frozenset[int] | None
     sources: frozenset[str] | None
     labels: frozenset[str] | None
+    span: tuple[float | None, float | None] | None = None  # since, until (seconds): e-mail is kept by its date
+
+    def admits(self, item: Item) -> bool:
+        """Whether an item of a file in scope is in the time span too: a message by its own date (its
+        mailbox is in scope when one of its messages is); anything without a date of its own, yes."""
+        sent = _iso_moment(item.locator.get("date")) if self.span is not None else None
+        if sent is None or self.span is None:
+            return True
+        since, until = self.span
+        return (since is None or sent >= since) and (until is None or sent <= until)
 
 
 EVERYTHING = Within(None, None, None)
@@ -111,8 +121,10 @@ def resolve(scope: Scope | None, catalog: Catalog, store: CorpusStore) -> Within
                                                             for s in sources)}
     if not labels or (files is not None and not files and not in_sources):
         raise TroveError(f"nothing indexed is in the scope ({scope.describe()})")
+    span = ((_moment(scope.since) if scope.since else None, _moment(scope.until, end=True) if scope.until else None)
+            if scope.since or scope.until else None)
     return Within(files, in_sources if (scope.paths or scope.sources or scope.since or scope.until) else None,
-                  frozenset(labels))
+                  frozenset(labels), span)
 
 
 def _known_paths(scope: Scope, catalog: Catalog, records: list[FileRecord]) -> None:

@@ -54,7 +54,8 @@ class Gatherer:
         self._inventory: tuple[tuple, Inventory, dict | None] | None = None  # (pack versions, elements, vectors)
 
     def retriever(self, within: Within = EVERYTHING) -> HybridRetriever:
-        return HybridRetriever(self.store, self.models.embedder, files=within.files)
+        return HybridRetriever(self.store, self.models.embedder, files=within.files,
+                               admits=within.admits if within.span is not None else None)
 
     def gather(self, question: str, image: Path | str | None = None, labels: Sequence[str] | None = None,
                on_routes: Callable[[list[Route]], None] | None = None, follow: FollowUp | None = None,

@@ -10,7 +10,7 @@ plain reciprocal-rank fusion on Cranfield and CISI.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -51,13 +51,14 @@ class SearchConfig:
 
 class HybridRetriever:
     """Searches every file's items, or only those of `files` (a scope: filtered inside the FTS5 and
-    vector queries, so `k` results still come back)."""
+    vector queries, so `k` results still come back), and of those the items `admits` lets through
+    (a time span's messages: judged on the whole ranked pool, before it is cut to `k`)."""
 
     def __init__(self, store: CorpusStore, embedder: TextEmbedderLike, config: SearchConfig | None = None,
-                 files: Collection[int] | None = None) -> None:
+                 files: Collection[int] | None = None, admits: Callable[[Item], bool] | None = None) -> None:
         self.store, self.embedder = store, embedder
         self.config = config or SearchConfig()
-        self.files = files
+        self.files, self.admits = files, admits
 
     def search(self, query: str, corpus: str = PARAGRAPH, k: int = 10, vector: np.ndarray | None = None,
                mode: str = "hybrid") -> list[Hit]:
@@ -129,10 +130,10 @@ class HybridRetriever:
         return {i: a * sparse.get(i, 0.0) / top_bm25 + (1 - a) * dense.get(i, 0.0) for i in keys}
 
     def _hits(self, scores: dict[int, float], k: int, **signals: dict[int, float]) -> list[Hit]:
-        top = sorted(scores, key=lambda i: -scores[i])[:k]
-        items = self.store.items(top)
-        return [Hit(items[i], scores[i], {name: float(s[i]) for name, s in signals.items() if i in s})
-                for i in top if i in items]
+        ranked = sorted(scores, key=lambda i: -scores[i])
+        items = self.store.items(ranked if self.admits is not None else ranked[:k])
+        top = [i for i in ranked if i in items and (self.admits is None or self.admits(items[i]))][:k]
+        return [Hit(items[i], scores[i], {name: float(s[i]) for name, s in signals.items() if i in s}) for i in top]
 
     def _segments_for(self, positions: dict[int, tuple[int, int, int]]) -> dict[int, int]:
         """paragraph item id -> id of the document item (segment) that contains it."""

@@ -97,5 +97,8 @@ def test_mail_is_in_a_time_span_by_the_date_it_was_sent_not_its_file_time(trove:
     assert february and {Path(h.item.source).name for h in february} == {"henk.eml"}
     march = trove.search(query, k=5, scope=Scope(since="2025-03-05", until="2025-03-31"))
     assert march and {Path(h.item.source).name for h in march} == {"home.mbox"}  # two of its messages are
+    assert {h.item.locator["date"][:10] for h in march} <= {"2025-03-07", "2025-03-10"}  # not the boiler's mail
+    everything = trove.search(query, k=5)
+    assert any(h.item.locator.get("date", "").startswith("2025-03-04") for h in everything)  # which is found unscoped
     with pytest.raises(TroveError, match="nothing indexed is in the scope"):
         trove.search(query, k=5, scope=Scope(since="2025-04-01"))
