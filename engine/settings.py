@@ -47,6 +47,7 @@ class Settings:
     threads: int = 2
     max_file_mb: float = 100.0
     max_video_mb: float = 8192.0  # videos are big; they are decoded as a stream, never loaded whole
+    max_mailbox_mb: float = 4096.0  # a mailbox is read a message at a time; its attachments are most of it
     paragraph_words: int = 100
     document_tokens: int = 4000
     embed_batch: int = 32  # texts per embedding batch at most (and 512 tokens, engine.runtimes.text_embedder)

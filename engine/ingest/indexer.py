@@ -45,6 +45,9 @@ if TYPE_CHECKING:
     from engine.ingest.photos.analyse import VisionModels
     from engine.runtimes.text_embedder import TextEmbedder
 
+# the setting that limits a file's size, by kind (any other kind: max_file_mb)
+SIZE_LIMITS = {"video": "max_video_mb", "mailbox": "max_mailbox_mb"}
+
 
 def kind_of(path: Path) -> str | None:
     """The kind of a file Trove indexes (a document, a graph, RDF, a table, a photo, a video, or the
@@ -55,8 +58,6 @@ def kind_of(path: Path) -> str | None:
         return "pack"
     return (document_kind(path) or graphs.kind_of(path) or rdf.kind_of(path) or tables.kind_of(path)
             or media.kind_of(path))
-
-
 
 
 @dataclass
@@ -446,8 +447,8 @@ class Indexer:
                 raise ParseError("cannot read: the file vanished or is a broken link")
             if found.size == 0:
                 raise SkipFile("empty file")
-            limit_mb, setting = ((self.settings.max_video_mb, "max_video_mb") if found.kind == "video"
-                                 else (self.settings.max_file_mb, "max_file_mb"))
+            setting = SIZE_LIMITS.get(found.kind, "max_file_mb")
+            limit_mb = getattr(self.settings, setting)
             if found.size > limit_mb * 2**20:
                 raise SkipFile(f"too large: {found.size / 2**20:.1f} MB is over the {limit_mb:g} MB "
                                f"limit (setting {setting})")

@@ -11,19 +11,21 @@ from engine.ingest.parsed import Picture
 MIN_SIDE = 100  # pixels: smaller pictures are icons, bullets and rules
 MAX_PICTURES = 24  # per document: each one costs a photo's analysis (about a second on 2 cores)
 MAX_MEGAPIXELS = 40
+MAX_MB = 256  # the kept pictures' bytes, per document (a mailbox of phone photos), held until they are analysed
 
 
 class Pictures:
     """Collects a document's pictures as its parser meets them, keeping those worth indexing."""
 
-    def __init__(self, limit: int = MAX_PICTURES) -> None:
+    def __init__(self, limit: int = MAX_PICTURES, max_mb: float = MAX_MB) -> None:
         self.kept: list[Picture] = []
-        self.limit = limit
+        self.limit, self.max_bytes = limit, int(max_mb * 2**20)
+        self._bytes = 0
         self._seen: set[int] = set()  # the same picture shown twice (a logo on every slide) is kept once
 
     @property
     def full(self) -> bool:
-        return len(self.kept) >= self.limit
+        return len(self.kept) >= self.limit or self._bytes >= self.max_bytes
 
     def add(self, data: bytes, page: int | None, alt: str = "") -> bool:
         """Whether the picture is kept (or was, shown before)."""
@@ -32,8 +34,9 @@ class Pictures:
         if self.full:
             return False
         self._seen.add(hash(data))
-        if worth_indexing(data):
+        if worth_indexing(data) and self._bytes + len(data) <= self.max_bytes:
             self.kept.append(Picture(data, page, " ".join(alt.split())))
+            self._bytes += len(data)
             return True
         return False
 

@@ -230,3 +230,23 @@ def test_removing_a_folder_takes_its_files_out_of_every_corpus(trove: Trove, tmp
     _consistency(trove)
     with pytest.raises(TroveError, match="not a folder Trove follows"):
         trove.remove(drop)
+
+
+def test_a_mailbox_has_a_size_limit_of_its_own(trove: Trove, tmp_path: Path):
+    from tests.office_files import household_mail
+
+    folder = tmp_path / "mail"
+    folder.mkdir()
+    household_mail(folder / "home.mbox")
+    (folder / "notes.txt").write_text("The boiler was serviced in March. " * 100, encoding="utf-8")
+    trove.settings = trove.settings.with_(max_file_mb=0.002)  # 2 KB: the note is over it, the mailbox not read so
+    trove.index([folder])
+    states = {Path(p["path"]).name: (p["state"], p["reason"]) for p in trove.status()["problems"]}
+    assert states["notes.txt"][0] == "skipped" and "max_file_mb" in states["notes.txt"][1]
+    assert "home.mbox" not in states and trove.search("boiler service Thursday", k=1)[0].item.source.endswith(
+        "home.mbox")
+    trove.settings = trove.settings.with_(max_mailbox_mb=0.001)
+    (folder / "home.mbox").touch()
+    trove.index()
+    states = {Path(p["path"]).name: (p["state"], p["reason"]) for p in trove.status()["problems"]}
+    assert states["home.mbox"][0] == "skipped" and "setting max_mailbox_mb" in states["home.mbox"][1]

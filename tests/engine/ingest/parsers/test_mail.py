@@ -133,3 +133,12 @@ def test_attached_pictures_and_those_inside_attached_documents_become_the_mails_
     one.write_bytes(bytes(message("Our cat", "Ana <ana@example.org>", "Sun, 02 Mar 2025 11:00:00 +0100", "Look.",
                                   attachments=(("chelsea.jpg", cat, "image/jpeg"),))))
     assert [(p.page, p.alt) for p in parsed(one).pictures] == [(None, "attachment chelsea.jpg")]
+
+
+def test_the_pictures_kept_of_one_document_are_held_to_a_byte_budget(tmp_path: Path):
+    from engine.ingest.pictures import Pictures
+
+    cat = _photo(tmp_path / "cat.jpg")
+    budget = Pictures(limit=10, max_mb=2.5 * len(cat) / 2**20)
+    kept = [budget.add(cat + bytes([n]), page=n) for n in range(4)]  # four different files of the same size
+    assert kept == [True, True, False, False] and len(budget.kept) == 2
