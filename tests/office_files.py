@@ -234,3 +234,30 @@ def epub_with_picture(path: Path, photo: Path, alt: str) -> Path:
         zf.writestr("OEBPS/text/c1.xhtml", chapter)
         zf.writestr("OEBPS/images/cat one.jpg", photo.read_bytes())
     return path
+
+
+def word97_doc(path: Path, pieces: list[tuple[str, bool]], flags: int = 0x0200, n_fib: int = 0x00C1) -> Path:
+    """A Word 97 .doc ([MS-DOC]): a FIB, and the main document's text in `pieces`, each (text,
+    8-bit?) — 8-bit pieces in cp1252, the others UTF-16 — found through a piece table in the table
+    stream. Text marks as Word writes them: \\r ends a paragraph, \\x07 a cell (and a row), a field is
+    \\x13code\\x14shown\\x15. `flags`: FibBase's (0x0200: the table stream is 1Table; 0x0100: encrypted)."""
+    from tests.compound_file import write
+
+    fib = bytearray(154 + 93 * 8 + 2)  # FibBase, csw + FibRgW97, cslw + FibRgLw97, FibRgFcLcb97, cswNew = 0
+    text = "".join(piece for piece, _ in pieces)
+    struct.pack_into("<HHH", fib, 0, 0xA5EC, n_fib, 0)
+    struct.pack_into("<H", fib, 0x0A, flags)
+    struct.pack_into("<H", fib, 32, 14)
+    struct.pack_into("<H", fib, 62, 22)
+    struct.pack_into("<i", fib, 64 + 3 * 4, len(text))  # ccpText
+    struct.pack_into("<H", fib, 152, 93)
+    word, cps, descriptors = bytearray(fib), [0], b""
+    for piece, eight_bit in pieces:
+        fc = len(word)
+        word += piece.encode("cp1252") if eight_bit else piece.encode("utf-16-le")
+        descriptors += struct.pack("<HIH", 0, (fc * 2) | 0x40000000 if eight_bit else fc, 0)
+        cps.append(cps[-1] + len(piece))
+    plc = struct.pack(f"<{len(cps)}I", *cps) + descriptors
+    clx = b"\x01" + struct.pack("<h", 2) + b"\x00\x00" + b"\x02" + struct.pack("<I", len(plc)) + plc  # a Prc first
+    struct.pack_into("<II", word, 154 + 33 * 8, 0, len(clx))  # fcClx, lcbClx
+    return write(path, {"WordDocument": bytes(word), "1Table" if flags & 0x0200 else "0Table": clx})
