@@ -261,3 +261,64 @@ def word97_doc(path: Path, pieces: list[tuple[str, bool]], flags: int = 0x0200, 
     clx = b"\x01" + struct.pack("<h", 2) + b"\x00\x00" + b"\x02" + struct.pack("<I", len(plc)) + plc  # a Prc first
     struct.pack_into("<II", word, 154 + 33 * 8, 0, len(clx))  # fcClx, lcbClx
     return write(path, {"WordDocument": bytes(word), "1Table" if flags & 0x0200 else "0Table": clx})
+
+
+def _ppt_record(kind: int, body: bytes, version: int = 0, instance: int = 0) -> bytes:
+    return struct.pack("<HHI", version | instance << 4, kind, len(body)) + body
+
+
+def _ppt_text(text: str, text_type: int) -> bytes:
+    """A TextHeaderAtom, then the text as a TextBytesAtom (cp1252 will do) or else a TextCharsAtom."""
+    try:
+        run = _ppt_record(0x0FA8, text.encode("cp1252"))
+    except UnicodeEncodeError:
+        run = _ppt_record(0x0FA0, text.encode("utf-16-le"))
+    return _ppt_record(0x0F9F, struct.pack("<I", text_type)) + run
+
+
+def ppt_deck(path: Path, slides: list[tuple[str, list[str], str]], in_slide_list: bool = False,
+             edited: tuple[int, str] | None = None) -> Path:
+    """A PowerPoint 97–2003 .ppt ([MS-PPT]): slides of (title, body lines, notes) in slide containers
+    found through the persist directory (or, `in_slide_list`, the text in the slide list as
+    PowerPoint 97 kept it). `edited`: (slide index, new title) saved as a second edit, its slide
+    written again after the first edit's records, as an incremental save does."""
+    from tests.compound_file import write
+
+    stream, offsets = bytearray(), {}
+
+    def place(persist_id: int, record: bytes) -> None:
+        offsets[persist_id] = len(stream)
+        stream.extend(record)
+
+    def slide_record(title: str, body: list[str], notes_id: int) -> bytes:
+        atom = _ppt_record(0x03EF, bytes(16) + struct.pack("<IHH", notes_id, 0, 0), version=2)
+        texts = b"" if in_slide_list else _ppt_text(title, 0) + _ppt_text("\r".join(body), 1)
+        return _ppt_record(0x03EE, atom + texts, version=0xF)
+
+    listed = b""
+    for i, (title, body, notes) in enumerate(slides):
+        slide_id, notes_id = 2 + 2 * i, 3 + 2 * i
+        listed += _ppt_record(0x03F3, struct.pack("<IIIII", slide_id, 0, 2, 256 + i, 0))
+        listed += _ppt_text(title, 0) + _ppt_text("\r".join(body), 1) if in_slide_list else b""
+        place(slide_id, slide_record(title, body, notes_id if notes else 0))
+        if notes:
+            place(notes_id, _ppt_record(0x03F0, _ppt_text(notes, 2) + _ppt_text(str(i + 1), 4), version=0xF))
+    place(1, _ppt_record(0x03E8, _ppt_record(0x0FF0, listed, version=0xF), version=0xF))
+
+    def save(ids: dict[int, int], last_edit: int) -> int:
+        directory = len(stream)
+        entries = b"".join(struct.pack("<I", pid | 1 << 20) + struct.pack("<I", at) for pid, at in sorted(ids.items()))
+        stream.extend(_ppt_record(0x1772, entries))
+        edit = len(stream)
+        stream.extend(_ppt_record(0x0FF5, struct.pack("<IHBBIIIIHH", 0, 0, 0, 3, last_edit, directory, 1,
+                                                         2 + 2 * len(slides), 1, 0)))
+        return edit
+
+    edit = save(dict(offsets), 0)
+    if edited is not None:
+        index, title = edited
+        slide_id = 2 + 2 * index
+        place(slide_id, slide_record(title, slides[index][1], 0))
+        edit = save({slide_id: offsets[slide_id]}, edit)
+    user = struct.pack("<IIIHHBBH", 0x14, 0xE391C05F, edit, 0, 0, 3, 0, 0)
+    return write(path, {"PowerPoint Document": bytes(stream), "Current User": _ppt_record(0x0FF6, user)})

@@ -8,12 +8,17 @@ that lies is cut there and fails its CRC check)."""
 
 from __future__ import annotations
 
+import struct
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from engine.errors import ParseError, SkipFile
+
+if TYPE_CHECKING:
+    from olefile import OleFileIO
 from engine.settings import Settings
 
 MAX_UNPACKED_MB: float = Settings.max_unpacked_mb  # the setting's default
@@ -83,13 +88,43 @@ def check_not_encrypted(path: Path) -> None:
         return
     if holds(path, ENCRYPTED_PACKAGE):
         raise ParseError(PROTECTED.format(what=f"{path.suffix.lower()} file"))
-    raise ParseError(f"a legacy binary Office file (.doc/.ppt/.xls) named {path.suffix.lower()}: Trove does not "
-                     f"read those; save it as {path.suffix.lower()} to index it")
+    raise ParseError(f"a binary Office file (.doc, .ppt, .xls) named {path.suffix.lower()}: give it its own "
+                     "extension to index it")
 
 
 def is_ole(path: Path) -> bool:
     with path.open("rb") as file:
         return file.read(len(OLE_MAGIC)) == OLE_MAGIC
+
+
+@contextmanager
+def open_compound(path: Path, what: str) -> Iterator[OleFileIO]:
+    """The Compound File at `path` (a .doc, .ppt or .msg), open: SkipFile when it is empty, ParseError
+    when it is no Compound File (`what` it should have been) or is damaged, even while it is read."""
+    import olefile
+
+    if path.stat().st_size == 0:
+        raise SkipFile("empty file")
+    if not is_ole(path):
+        raise ParseError(f"not {what}: it is not a Compound File")
+    try:
+        with olefile.OleFileIO(str(path)) as ole:
+            yield ole
+    except (OSError, struct.error, ValueError, IndexError, KeyError, UnicodeDecodeError, RecursionError) as exc:
+        raise ParseError(f"corrupt {path.suffix.lower()}: {exc}") from exc
+
+
+def summary_title(ole: OleFileIO, placeholder: str = "") -> str:
+    """The title in a Compound File's summary information ("" when none, or when it is `placeholder`,
+    the one the program fills in itself)."""
+    try:
+        title = ole.get_metadata().title
+    except (OSError, struct.error, ValueError, IndexError, AttributeError):
+        return ""
+    if isinstance(title, bytes):
+        title = title.decode("cp1252", "replace")
+    title = " ".join(str(title or "").split())
+    return "" if title == placeholder else title
 
 
 def holds(path: Path, needle: bytes, chunk_bytes: int = 1 << 20) -> bool:

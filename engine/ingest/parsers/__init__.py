@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Protocol
 
 from engine.ingest.parsed import ParsedDoc
-from engine.ingest.parsers import doc, docx, epub, html, markdown, odp, odt, pdf, plain, pptx, rst, rtf
+from engine.ingest.parsers import doc, docx, epub, html, markdown, odp, odt, pdf, plain, ppt, pptx, rst, rtf
 from engine.ingest.parsers.eml import Eml
 from engine.ingest.parsers.mbox import Mbox
 from engine.ingest.parsers.msg import Msg
@@ -63,6 +63,6 @@ def _parser_of(path: Path) -> DocumentParser | None:
 
 
 PARSERS: dict[str, DocumentParser] = {parser.KIND: parser for parser in (
-    plain, markdown, rst, html, rtf, pdf, doc, docx, odt, epub, pptx, odp, Eml(parser_for), Mbox(parser_for),
+    plain, markdown, rst, html, rtf, pdf, doc, docx, odt, epub, ppt, pptx, odp, Eml(parser_for), Mbox(parser_for),
     Msg(parser_for))}
 _BY_EXTENSION = {ext: parser for parser in PARSERS.values() for ext in parser.EXTENSIONS}

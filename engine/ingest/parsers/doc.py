@@ -11,8 +11,8 @@ import struct
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.errors import ParseError, SkipFile
-from engine.ingest.archives import is_ole
+from engine.errors import ParseError
+from engine.ingest.archives import open_compound, summary_title
 from engine.ingest.parsed import DocBuilder, ParsedDoc
 
 if TYPE_CHECKING:
@@ -34,18 +34,9 @@ _FIELD = re.compile("\x13[^\x13\x14\x15]*(?:\x14([^\x13\x14\x15]*))?\x15")  # co
 
 
 def parse(path: Path) -> ParsedDoc:
-    import olefile
-
-    if path.stat().st_size == 0:
-        raise SkipFile("empty file")
-    if not is_ole(path):
-        raise ParseError("not a Word 97–2003 document: it is not a Compound File")
-    try:
-        with olefile.OleFileIO(str(path)) as ole:
-            text = main_text(ole)
-            title = _title(ole)
-    except (OSError, struct.error, ValueError, IndexError, UnicodeDecodeError) as exc:  # a damaged file
-        raise ParseError(f"corrupt .doc: {exc}") from exc
+    with open_compound(path, "a Word 97–2003 document") as ole:
+        text = main_text(ole)
+        title = summary_title(ole)
     builder = DocBuilder()
     for paragraph in _paragraphs(text):
         builder.paragraph(paragraph)
@@ -117,12 +108,3 @@ def _paragraphs(text: str) -> list[str]:
                 out.append(line)
     return out
 
-
-def _title(ole: OleFileIO) -> str:
-    try:
-        title = ole.get_metadata().title
-    except (OSError, struct.error, ValueError, IndexError, AttributeError):
-        return ""
-    if isinstance(title, bytes):
-        title = title.decode("cp1252", "replace")
-    return " ".join(str(title or "").split())

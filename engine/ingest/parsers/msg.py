@@ -9,8 +9,8 @@ import struct
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.errors import ParseError, SkipFile
-from engine.ingest.archives import is_ole
+from engine.errors import ParseError
+from engine.ingest.archives import open_compound
 from engine.ingest.mail import Attachment, Mail, MailParser
 from engine.ingest.parsed import ParsedDoc
 
@@ -36,19 +36,10 @@ class Msg(MailParser):
 
 def read(path: Path) -> Mail:
     """The message in `path`; SkipFile when empty, ParseError when it is no Outlook message."""
-    import olefile
-
-    if path.stat().st_size == 0:
-        raise SkipFile("empty file")
-    if not is_ole(path):
-        raise ParseError("not an Outlook message: it is not a Compound File")
-    try:
-        with olefile.OleFileIO(str(path)) as ole:
-            if not ole.exists(PROPERTIES):
-                raise ParseError("a Compound File, but not an Outlook message (it has no message properties)")
-            return _mail(ole)
-    except (OSError, struct.error, ValueError, IndexError) as exc:  # what olefile raises on a damaged file
-        raise ParseError(f"corrupt .msg: {exc}") from exc
+    with open_compound(path, "an Outlook message") as ole:
+        if not ole.exists(PROPERTIES):
+            raise ParseError("a Compound File, but not an Outlook message (it has no message properties)")
+        return _mail(ole)
 
 
 def _mail(ole: OleFileIO) -> Mail:
