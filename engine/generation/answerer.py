@@ -16,10 +16,11 @@ from engine.corpora import PARAGRAPH
 from engine.generation import answer as answering
 from engine.generation import finding
 from engine.generation.evidence import Evidence, pack
+from engine.generation.untrusted import inline
 from engine.grounding import counting
 from engine.locators import image_file, source_name
 from engine.native.hits import cell
-from engine.result import AskResult, Citation, clock
+from engine.result import AskResult, Citation, QueryRun, clock
 from engine.retrieval.gathering import Gathered, timed
 from engine.retrieval.hybrid import Hit
 from engine.routing.base import Decision, Route
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from local_stores.corpus_store import CorpusStore
 
 NOTHING_RELEVANT = "Nothing in your files matches this question."
+SURE_OF_SOURCE = 0.5  # a structured route this sure: a question its query failed on is not general knowledge
 NOTHING_INDEXED = "Nothing is indexed yet: add a folder first (trove index PATH)."
 _QUESTION = re.compile(r"^\s*(?:who|what|when|where|which|why|how|is|are|was|were|do|does|did|can|name|list)\b|\?\s*$",
                        re.IGNORECASE)
@@ -59,6 +61,8 @@ class Answerer:
         routes = gathered.routes
         if routes and routes[0].router == Decision.EMPTY_INDEX:
             result.answer, result.answered = NOTHING_INDEXED, False
+        elif not relevant and _asked_and_failed(gathered, question):
+            result.answer, result.answered = queries_failed(gathered.runs), False
         elif not relevant and general and ({route.label for route in routes} == {"none"} or _general(question)):
             self._general(result, question, timings, on_token)
         elif not relevant:
@@ -182,6 +186,25 @@ class Answerer:
             keep = sorted(scored, key=lambda p: p.ord)
             out[hit.item.id] = " … ".join(p.text for p in keep)
         return out
+
+
+def _asked_and_failed(gathered: Gathered, question: str) -> bool:
+    """Whether the sources chosen for the question were asked and could not say, and the question is
+    theirs: the router was sure of them (SURE_OF_SOURCE), or it does not read as general knowledge."""
+    if not any(not run.ok for run in gathered.runs):
+        return False
+    sure = max((route.confidence for route in gathered.routes if route.label in NATIVE), default=0.0)
+    return sure >= SURE_OF_SOURCE or not _general(question)
+
+
+def queries_failed(runs: list[QueryRun]) -> str:
+    """What to say when the sources chosen for a question could not be queried for it: a question
+    about a graph of one's family is not one for the model's general knowledge."""
+    failed = [run for run in runs if not run.ok]
+    names = ", ".join(dict.fromkeys(run.source for run in failed))
+    why = inline(failed[0].error or "no query ran", 200)
+    return (f"I could not answer this from {names}: no query I wrote for it ran ({why}). Rephrase the question "
+            "with the names your data uses, or ask the source in its own language (trove query).")
 
 
 def _general(question: str) -> bool:

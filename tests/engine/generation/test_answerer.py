@@ -30,3 +30,24 @@ def test_no_moment_says_what_the_nearest_clip_shows():
     text = not_shown(_clip(GYMNASTICS, "/v/video9771.mp4"))
     assert text.startswith("Your videos do not show this.")
     assert "video9771.mp4 from 0:00 to 0:07" in text and "Shows 1 person." in text
+
+
+def test_a_question_its_sources_could_not_be_queried_for_is_not_answered_from_general_knowledge(trove):  # noqa: ANN001
+    import numpy as np
+
+    from engine.result import QueryRun
+    from engine.retrieval.gathering import Gathered
+    from engine.routing.base import Route
+    from tests.scripted import ScriptedLLM
+
+    trove.models.llm = ScriptedLLM(["Leonardo da Vinci painted it."])
+    failed = [QueryRun("cypher", "family", "MATCH (a) WHERE lower(a.name) = 'astrid' RETURN a", False,
+                       "Unknown function 'lower'")]
+    sure = Gathered([Route("graph", 0.93, "rule")], [], failed, np.zeros(384, dtype=np.float32))
+    result = trove.answerer.answer("Who are the grandchildren of Astrid Lindqvist?", sure, [])
+    assert not result.answered and not result.general and trove.models.llm.sent == []
+    assert result.answer.startswith("I could not answer this from family: no query I wrote for it ran "
+                                    "(Unknown function 'lower')")
+    unsure = Gathered([Route("graph", 0.31, "rule")], [], failed, np.zeros(384, dtype=np.float32))
+    general = trove.answerer.answer("Who painted the Mona Lisa?", unsure, [])  # misrouted by its words
+    assert general.general and "Leonardo da Vinci" in general.answer
