@@ -21,6 +21,12 @@ CASES = [  # (file name, its bytes, the error, what its reason says)
     ("notes.pptx", b"Just some text someone renamed.\n", ParseError, r"corrupt \.pptx"),
     ("cut.odp", b"PK\x03\x04 this zip ends here", ParseError, r"corrupt \.odp"),
     ("notes.odp", b"Just some text someone renamed.\n", ParseError, r"corrupt \.odp"),
+    ("empty.doc", b"", SkipFile, "empty"),
+    ("renamed.doc", b"{\\rtf1 really an RTF}", ParseError, "not a Word 97–2003 document: it is not a Compound File"),
+    ("cut.doc", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(100), ParseError, r"corrupt \.doc"),
+    ("empty.ppt", b"", SkipFile, "empty"),
+    ("renamed.ppt", b"not a deck", ParseError, "not a PowerPoint 97–2003 deck: it is not a Compound File"),
+    ("cut.ppt", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(100), ParseError, r"corrupt \.ppt"),
 ]
 
 

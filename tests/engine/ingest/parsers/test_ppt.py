@@ -49,11 +49,8 @@ def test_files_that_are_no_readable_deck_say_why(tmp_path: Path):
                                                   "PowerPoint Document": b"x" * 64}))
     with pytest.raises(ParseError, match="not a PowerPoint deck"):
         ppt.parse(write(tmp_path / "letter.ppt", {"WordDocument": b"x" * 64}))
-    with pytest.raises(ParseError, match="corrupt .ppt"):
+    with pytest.raises(ParseError, match="corrupt .ppt"):  # its edit points past the end of the stream
         ppt.parse(write(tmp_path / "cut.ppt", {"PowerPoint Document": b"\x00" * 16, "Current User": b"\x00" * 40}))
-    (tmp_path / "renamed.ppt").write_text("not a deck", encoding="ascii")
-    with pytest.raises(ParseError, match="not a Compound File"):
-        ppt.parse(tmp_path / "renamed.ppt")
 
 
 def test_a_ppt_is_indexed_and_cited_by_slide(trove: Trove, tmp_path: Path):
