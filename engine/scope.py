@@ -65,6 +65,9 @@ class Scope:
         return "; ".join(parts) or "everything"
 
 
+Span = tuple[float | None, float | None]  # since, until, in seconds since the epoch (None: open)
+
+
 @dataclass(frozen=True)
 class Within:
     """A scope resolved against the index: None means "not limited"."""
@@ -72,16 +75,15 @@ class Within:
     files: frozenset[int] | None
     sources: frozenset[str] | None
     labels: frozenset[str] | None
-    span: tuple[float | None, float | None] | None = None  # since, until (seconds): e-mail is kept by its date
+    span: Span | None = None  # e-mail is kept by its date
 
     def admits(self, item: Item) -> bool:
         """Whether an item of a file in scope is in the time span too: a message by its own date (its
         mailbox is in scope when one of its messages is); anything without a date of its own, yes."""
-        sent = _iso_moment(item.locator.get("date")) if self.span is not None else None
-        if sent is None or self.span is None:
+        if self.span is None:
             return True
-        since, until = self.span
-        return (since is None or sent >= since) and (until is None or sent <= until)
+        sent = _iso_moment(item.locator.get("date"))
+        return sent is None or _in_span(sent, self.span)
 
 
 EVERYTHING = Within(None, None, None)
@@ -110,8 +112,9 @@ def resolve(scope: Scope | None, catalog: Catalog, store: CorpusStore) -> Within
             raise TroveError(f"{name}: no source of that name (see trove status)")
     records = [r for r in catalog.files() if r.state == "indexed"]
     _known_paths(scope, catalog, records)
-    limited = scope.paths or scope.since or scope.until or scope.sources
-    files = _files(scope, records, catalog, store) if limited else None
+    span = _span(scope)
+    limited = scope.paths or span or scope.sources
+    files = _files(scope, span, records, catalog, store) if limited else None
     in_sources = frozenset(s["name"] for s in sources if _source_in(scope, s, files, catalog))
     labels = set(scope.kinds or KINDS)
     if files is not None:
@@ -121,10 +124,18 @@ def resolve(scope: Scope | None, catalog: Catalog, store: CorpusStore) -> Within
                                                             for s in sources)}
     if not labels or (files is not None and not files and not in_sources):
         raise TroveError(f"nothing indexed is in the scope ({scope.describe()})")
-    span = ((_moment(scope.since) if scope.since else None, _moment(scope.until, end=True) if scope.until else None)
-            if scope.since or scope.until else None)
-    return Within(files, in_sources if (scope.paths or scope.sources or scope.since or scope.until) else None,
-                  frozenset(labels), span)
+    return Within(files, in_sources if limited else None, frozenset(labels), span)
+
+
+def _span(scope: Scope) -> Span | None:
+    if not (scope.since or scope.until):
+        return None
+    return _moment(scope.since) if scope.since else None, _moment(scope.until, end=True) if scope.until else None
+
+
+def _in_span(moment: float, span: Span) -> bool:
+    since, until = span
+    return (since is None or moment >= since) and (until is None or moment <= until)
 
 
 def _known_paths(scope: Scope, catalog: Catalog, records: list[FileRecord]) -> None:
@@ -135,10 +146,9 @@ def _known_paths(scope: Scope, catalog: Catalog, records: list[FileRecord]) -> N
             raise TroveError(f"{path}: not in a folder Trove follows (see trove status)")
 
 
-def _files(scope: Scope, records: list[FileRecord], catalog: Catalog, store: CorpusStore) -> frozenset[int]:
-    since = _moment(scope.since) if scope.since else None
-    until = _moment(scope.until, end=True) if scope.until else None
-    dated = _dated(catalog, store, records) if since is not None or until is not None else {}  # by path
+def _files(scope: Scope, span: Span | None, records: list[FileRecord], catalog: Catalog,
+           store: CorpusStore) -> frozenset[int]:
+    dated = _dated(catalog, store, records) if span is not None else {}  # by path
     named = {s["location"] for s in catalog.sources() if s["name"] in scope.sources}
     out = set()
     for record in records:
@@ -147,7 +157,7 @@ def _files(scope: Scope, records: list[FileRecord], catalog: Catalog, store: Cor
         if scope.sources and not any(Path(record.path).is_relative_to(loc) for loc in named):
             continue
         moments = dated.get(record.path) or [record.mtime_ns / 1e9]
-        if not any((since is None or m >= since) and (until is None or m <= until) for m in moments):
+        if span is not None and not any(_in_span(m, span) for m in moments):
             continue
         out.add(record.id)
     return frozenset(out)

@@ -77,6 +77,7 @@ _START = re.compile(r"\b(MATCH|OPTIONAL\s+MATCH|UNWIND|WITH|RETURN)\b", re.IGNOR
 # Neo4j functions the model knows, and their Kùzu names
 _RENAMES = [(r"\btype\(", "label("), (r"\btoInteger\(", "to_int64("), (r"\btoFloat\(", "to_double("),
             (r"\btoString\(", "to_string(")]
+_QUOTED = re.compile(r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")  # a string literal (one group: split keeps it)
 # and back: Kùzu's spellings (the prompt's own `lower(p.name)`) as Neo4j's, which FalkorDB speaks too
 _NEO4J_RENAMES = [(r"(?<![\w.])lower\(", "toLower("), (r"(?<![\w.])upper\(", "toUpper("),
                   (r"\bto_int64\(", "toInteger("), (r"\bto_double\(", "toFloat("), (r"\bto_string\(", "toString(")]
@@ -168,7 +169,7 @@ def fix(query: str, source: Source) -> str:
     """Functions Kùzu and Neo4j name differently, spelt as the source's engine names them (FalkorDB
     and Neo4j servers speak Neo4j's Cypher). Text inside quotes is left alone."""
     renames = _RENAMES if source.engine == "kuzu" else _NEO4J_RENAMES
-    parts = re.split(r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")", query)
+    parts = _QUOTED.split(query)
     for i in range(0, len(parts), 2):  # the even parts are outside quotes
         for pattern, replacement in renames:
             parts[i] = re.sub(pattern, replacement, parts[i], flags=re.IGNORECASE)
@@ -197,7 +198,7 @@ def check(statement: str, source: Source) -> str | None:
     d = source.descriptor
     nodes, rels = d.get("nodes", {}), d.get("relationships", {})
     props = {p["name"] for part in (*nodes.values(), *rels.values()) for p in part.get("properties", [])}
-    bare = re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "''", statement)
+    bare = _QUOTED.sub("''", statement)
     if unknown := [label for label in _LABEL.findall(bare) if label not in nodes]:
         return f"no node label {unknown[0]} in this graph (labels: {', '.join(nodes)})"
     if unknown := [rel for rel in _TYPE.findall(bare) if rel not in rels]:
