@@ -5,10 +5,15 @@ from __future__ import annotations
 from pathlib import PurePath
 
 
+def on_server(source: str) -> bool:
+    """Whether a source is a server's URL (a connected source), not a file's path."""
+    return "://" in source
+
+
 def source_name(source: str, locator: dict) -> str:
     """What a citation's source is called: a file's name, or the name a source on a server was
     connected under (its URL's last part says little: `…/query`, `…?host=/srv/pg`)."""
-    if "://" in source and locator.get("source"):
+    if on_server(source) and locator.get("source"):
         return str(locator["source"])
     return PurePath(source).name
 

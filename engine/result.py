@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from engine.locators import mail_words, page_words, picture_words, source_name
+from engine.locators import mail_words, on_server, page_words, picture_words, source_name
 
 LANGUAGES = {"sql": "SQL", "cypher": "Cypher", "sparql": "SPARQL"}
 
@@ -87,7 +87,7 @@ def clock(seconds: float) -> str:
 def citation_place(source: str, locator: dict, rows_shown: int = 12) -> str:
     """Where a citation points, in words (the CLI and the app both show it): the file with its sheet and
     rows, the box in a photo, the seconds of a video, the page and characters."""
-    where = source_name(source, locator) + (f" at {source}" if "://" in source else "")
+    where = source_name(source, locator) + (f" at {source}" if on_server(source) else "")
     if "query" in locator:
         rows = locator.get("rows")
         where += f", sheet {locator['sheet']}" if locator.get("sheet") else ""

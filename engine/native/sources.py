@@ -5,8 +5,8 @@ question. Which store runs a source's queries is `engine.native.kinds`'s to say.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
+from engine.locators import source_name
 from engine.native.kinds import KINDS, kind
 from engine.native.writers import writer_for
 from engine.native.writers.summary import stem
@@ -47,7 +47,7 @@ class Source:
     def shown(self) -> str:
         """The source as people and the model read it: its file's name, or the name a server's source
         was connected under (its URL says little: `…/query`, `…?host=/srv/pg`)."""
-        return self.name if kind(self.kind).connect else Path(self.location).name
+        return source_name(self.location, {"source": self.name})
 
 
 @dataclass
