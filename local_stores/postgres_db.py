@@ -42,7 +42,7 @@ class PostgresDb(Transactions):
         self.conn = _connect(self.url, passfile)
         self.read_only = not self._may_write() if read_only is None else read_only
         if self.read_only:
-            self.conn.execute("SET default_transaction_read_only = on")
+            self._reading_only()
         else:
             self._ensure_vector()
             self.script(f"CREATE SEQUENCE IF NOT EXISTS {CHANGES}")
@@ -111,33 +111,37 @@ class PostgresDb(Transactions):
 
         try:
             with ExitStack() as opened:
-                self._guarded(lambda conn: opened.enter_context(conn.transaction()), again=True)
+                self._guarded(lambda conn: opened.enter_context(conn.transaction()), settled=True)
                 yield
         except psycopg.OperationalError as exc:  # the COMMIT itself
-            if not (self.conn.broken or self.conn.closed):
+            if not self._dropped():
                 raise
             raise self._cut_short(exc) from None
         if not self.read_only:
-            self._guarded(lambda conn: conn.execute(f"SELECT nextval('{CHANGES}')"), again=True)
+            self._guarded(lambda conn: conn.execute(f"SELECT nextval('{CHANGES}')"), settled=True)
 
     def close(self) -> None:
         self.conn.close()
 
-    def _guarded(self, statement: Callable[[psycopg.Connection], T], again: bool | None = None) -> T:
+    def _guarded(self, statement: Callable[[psycopg.Connection], T], settled: bool = False) -> T:
         """`statement(conn)`; when the server dropped the connection (restarted, or ended the session),
-        connected again and run once more, outside a transaction (`again`); inside one, what it
-        wrote is gone with the connection, and the caller is told so."""
+        connected again and run once more, outside a transaction or where none is at stake (`settled`:
+        its BEGIN, or after its COMMIT); inside one, what it wrote is gone with the connection, and
+        the caller is told so."""
         import psycopg
 
         try:
             return statement(self.conn)
         except psycopg.OperationalError as exc:
-            if not (self.conn.broken or self.conn.closed):  # the statement's own failure (a timeout, say)
+            if not self._dropped():  # the statement's own failure (a timeout, say)
                 raise
-            if not (again if again is not None else not self.in_transaction):
+            if self.in_transaction and not settled:
                 raise self._cut_short(exc) from None
             self._reconnect()
         return statement(self.conn)
+
+    def _dropped(self) -> bool:
+        return bool(self.conn.broken or self.conn.closed)
 
     def _cut_short(self, exc: Exception) -> IndexUnreachable:
         return IndexUnreachable(f"{self.url}: the index's server dropped the connection in the middle of a "
@@ -147,7 +151,11 @@ class PostgresDb(Transactions):
         self.conn.close()
         self.conn = _connect(self.url, self.passfile)
         if self.read_only:
-            self.conn.execute("SET default_transaction_read_only = on")
+            self._reading_only()
+
+    def _reading_only(self) -> None:
+        """Every transaction of this session READ ONLY on the server (a home that only asks)."""
+        self.conn.execute("SET default_transaction_read_only = on")
 
     def _may_write(self) -> bool:
         """Whether this login may make the index's tables, or add to them once made."""
