@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from engine.errors import ParseError, SkipFile
+from engine.settings import Settings
 
 if TYPE_CHECKING:
     from olefile import OleFileIO
-from engine.settings import Settings
 
 MAX_UNPACKED_MB: float = Settings.max_unpacked_mb  # the setting's default
 MAX_RATIO = 200  # a large part packed tighter than this is a zip bomb: real XML packs 5-30 to 1

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from engine.ingest.photos.analyse import VisionModels
     from engine.runtimes.text_embedder import TextEmbedder
 
+Reader = Callable[["Found", "Outcome", "IndexReport"], None]  # reads a file into its outcome, timed in the report
 # the setting that limits a file's size, by kind (any other kind: max_file_mb)
 SIZE_LIMITS = {"video": "max_video_mb", "mailbox": "max_mailbox_mb"}
 
@@ -140,13 +141,13 @@ def _pack_descriptor(pack: KnowledgePack) -> dict:
                           "reference_photos": [str(p) for p in e.reference_photos]} for e in pack.entities]}
 
 
-
 def _read_with_its_photo(found: Found, outcome: Outcome, report: IndexReport) -> None:  # noqa: ARG001
     """A photo's sidecar (.xmp, .json) is read with its photo, which is read again when it changes."""
 
 
 def _read_pack(found: Found, outcome: Outcome, report: IndexReport) -> None:  # noqa: ARG001
     outcome.source = _pack_descriptor(load_pack(found.path))
+
 
 def _retry(record: FileRecord) -> bool:
     """A file that failed on a bug (not on its content) is tried again on every run."""
@@ -173,6 +174,10 @@ class Indexer:
         self._references: dict[str, str] = {}
         self._recaption: set[str] = set()  # photos whose alt text in a note changed during this run
         self._media_changed = False
+        self._readers: dict[str, Reader] = {  # by file kind; any other kind is read as a document
+            **dict.fromkeys(media.KINDS, self._read_media), **dict.fromkeys(tables.KINDS, self._read_tables),
+            "database": self._read_database,  # a SQLite or DuckDB file is queried in place, not loaded
+            "graph": self._read_graph, "rdf": self._read_rdf, "sidecar": _read_with_its_photo, "pack": _read_pack}
 
     @property
     def embedder(self) -> TextEmbedder:
@@ -429,7 +434,7 @@ class Indexer:
         return {str(found.path) for _, found in plan if found.kind == "photo" and str(found.path) in indexed}
 
     def _prepare(self, root_id: int, found: Found, report: IndexReport) -> Outcome | None:
-        """The file hashed and read by the reader of its kind (`_reader`); None when it has not changed."""
+        """The file hashed and read by the reader of its kind (`_readers`); None when it has not changed."""
         path_s = str(found.path)
         record = self.catalog.file(path_s)
         forced = path_s in self._force
@@ -458,7 +463,7 @@ class Indexer:
                 self.catalog.touch_file(record.id, found.size, found.mtime_ns)
                 report.unchanged += 1
                 return None
-            self._reader(found.kind)(found, outcome, report)
+            self._readers.get(found.kind, self._read_document)(found, outcome, report)
         except SkipFile as exc:
             outcome.state, outcome.reason = "skipped", str(exc)
         except ParseError as exc:
@@ -471,15 +476,7 @@ class Indexer:
             outcome.state, outcome.reason = "failed", f"{UNEXPECTED} while reading: {type(exc).__name__}: {exc}"
         return outcome
 
-    # -- reading a file, by its kind: one reader each, chosen in _reader ---------------------------------
-    def _reader(self, kind: str) -> Callable[[Found, Outcome, IndexReport], None]:
-        """The reader of a file kind (a document's when the kind has none of its own)."""
-        readers: dict[str, Callable[[Found, Outcome, IndexReport], None]] = {
-            **dict.fromkeys(media.KINDS, self._read_media), **dict.fromkeys(tables.KINDS, self._read_tables),
-            "database": self._read_database,  # a SQLite or DuckDB file is queried in place, not loaded
-            "graph": self._read_graph, "rdf": self._read_rdf, "sidecar": _read_with_its_photo, "pack": _read_pack}
-        return readers.get(kind, self._read_document)
-
+    # -- reading a file, by its kind: one reader each (self._readers) ---------------------------------------
     def _read_database(self, found: Found, outcome: Outcome, report: IndexReport) -> None:
         t0 = time.perf_counter()
         outcome.source = tables.describe_database(found.path, **self._limits())

@@ -149,8 +149,8 @@ def _add_attachments(builder: DocBuilder, attachments: list[Attachment], parser_
         doc, why = _read_attachment(attachment, parser_for)
         if doc is not None:
             read.append((attachment.name, doc))
-            for picture in doc.pictures:
-                if pictures is not None:
+            if pictures is not None:
+                for picture in doc.pictures:
                     pictures.add(picture.data, page, picture.alt or f"in attachment {attachment.name}")
         else:
             named.append(f"{attachment.name} ({why})")

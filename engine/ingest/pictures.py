@@ -21,7 +21,7 @@ class Pictures:
         self.kept: list[Picture] = []
         self.limit, self.max_bytes = limit, int(max_mb * 2**20)
         self._bytes = 0
-        self._seen: set[int] = set()  # the same picture shown twice (a logo on every slide) is kept once
+        self._seen: dict[int, bool] = {}  # a picture's hash: kept? (a logo on every slide is looked at once)
 
     @property
     def full(self) -> bool:
@@ -29,16 +29,16 @@ class Pictures:
 
     def add(self, data: bytes, page: int | None, alt: str = "") -> bool:
         """Whether the picture is kept (or was, shown before)."""
-        if hash(data) in self._seen:
-            return any(hash(p.data) == hash(data) for p in self.kept)
+        key = hash(data)
+        if key in self._seen:
+            return self._seen[key]
         if self.full:
             return False
-        self._seen.add(hash(data))
-        if worth_indexing(data) and self._bytes + len(data) <= self.max_bytes:
+        self._seen[key] = worth_indexing(data) and self._bytes + len(data) <= self.max_bytes
+        if self._seen[key]:
             self.kept.append(Picture(data, page, " ".join(alt.split())))
             self._bytes += len(data)
-            return True
-        return False
+        return self._seen[key]
 
 
 def worth_indexing(data: bytes) -> bool:

@@ -134,7 +134,7 @@ def _notes_id(data: bytes, slide: int) -> int | None:
 def _records(data: bytes, container: int, depth: int = 64) -> Iterator[tuple[int, int, int, int]]:
     """(type, instance, offset, length) of the records inside the container at `container`, depth first,
     `depth` levels down."""
-    _, kind, length = _header(data, container)
+    length = _header(data, container)[2]
     at, end = container + 8, min(container + 8 + length, len(data))
     while at + 8 <= end:
         version_instance, kind, length = _header(data, at)
