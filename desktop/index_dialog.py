@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine import backend_problem
+
 EXAMPLE_URL = "postgresql://reader@db.office.lan:5432/trove_index"
 
 
@@ -81,11 +83,5 @@ class IndexDialog(QDialog):
 
 
 def _problem(url: str) -> str:
-    if not url:
-        return "Give the index's URL."
-    if not url.startswith(("postgresql://", "postgres://")):
-        return "A shared index is a PostgreSQL database: its URL starts with postgresql://"
-    userinfo = url.split("://", 1)[1].split("@", 1)[0] if "@" in url else ""
-    if ":" in userinfo and userinfo.split(":", 1)[1]:
-        return "Leave the password out of the URL: PGPASSWORD, ~/.pgpass or a password file give it."
-    return ""
+    """Why the URL cannot be the index's, as the index itself would refuse it; "" when it may be."""
+    return "Give the index's URL." if not url else backend_problem(url) or ""

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from engine.conversations.turns import Conversation, Turn
     from engine.errors import TroveError
     from engine.gate import Busy, Gate
+    from engine.home_index import backend_problem
     from engine.ingest.extensions import PHOTO as PHOTO_SUFFIXES
     from engine.ingest.indexer import IndexReport, Progress
     from engine.locators import image_file, mail_words, page_words, source_name
@@ -39,14 +40,14 @@ _PUBLIC = {
     "Scope": "engine.scope", "TroveError": "engine.errors", "Gate": "engine.gate", "Busy": "engine.gate",
     "PHOTO_SUFFIXES": "engine.ingest.extensions", "holdings": "engine.connections",
     "page_words": "engine.locators", "mail_words": "engine.locators", "image_file": "engine.locators",
-    "source_name": "engine.locators",
+    "source_name": "engine.locators", "backend_problem": "engine.home_index",
 }
 _RENAMED = {"PHOTO_SUFFIXES": "PHOTO"}  # public name -> its name in its module
 __all__ = ["AskResult", "Busy", "Citation", "ClipThumb", "Conversation", "Decision", "Gate", "IndexReport",
            "IndexedFile", "PHOTO_SUFFIXES", "PageText", "Progress",
            "QueryRun", "RootSummary", "Route", "Scope", "Settings", "Summary", "Trove", "TroveError", "Turn",
-           "citation_place", "clock", "holdings", "image_file", "load_settings", "mail_words", "page_picture",
-           "page_words", "photo_pixels", "source_name",
+           "backend_problem", "citation_place", "clock", "holdings", "image_file", "load_settings", "mail_words",
+           "page_picture", "page_words", "photo_pixels", "source_name",
            "write_markdown"]
 
 

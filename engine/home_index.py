@@ -25,6 +25,18 @@ class HomeIndex:
     corpora: CorpusStore
 
 
+def backend_problem(backend: str) -> str | None:
+    """What is wrong with a shared index's URL before it is tried (not PostgreSQL's, a password in
+    it), None when nothing: the checks the index makes when it opens, for the app to say first."""
+    from local_stores.postgres_database import safe_url
+
+    try:
+        safe_url(backend)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def open_index(settings: Settings, read_only: bool | None) -> HomeIndex:
     """The home's index; read-only (`read_only` None: when this process may not write it, e.g. a
     read-only home or a login that may only read the shared index). A home that is not a folder, or

@@ -31,9 +31,9 @@ def test_only_a_choice_that_can_work_is_accepted(qtbot):  # noqa: ANN001
     dialog.shared.setChecked(True)
     assert not dialog.ok.isEnabled() and "Give the index's URL" in dialog.problem.text()
     dialog.url.setText("postgresql://reader:secret@db.office.lan/trove_index")
-    assert not dialog.ok.isEnabled() and "password out of the URL" in dialog.problem.text()
+    assert not dialog.ok.isEnabled() and "the URL holds a password" in dialog.problem.text()
     dialog.url.setText("mysql://reader@db.office.lan/trove_index")
-    assert not dialog.ok.isEnabled()
+    assert not dialog.ok.isEnabled() and "not a PostgreSQL URL" in dialog.problem.text()
     dialog.url.setText("postgresql://reader@db.office.lan/trove_index")
     assert dialog.ok.isEnabled() and dialog.chosen() == {
         "index_backend": "postgresql://reader@db.office.lan/trove_index", "index_passfile": ""}
