@@ -25,7 +25,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
@@ -35,7 +35,9 @@ from bench.native import EVAL, ROOT, Case, movies, same, sparql, spider, stores_
 from local_stores.quoting import Quoted
 
 if TYPE_CHECKING:
+    from engine.native.examples import ExamplePicker
     from engine.native.sources import Source, Stores
+    from engine.runtimes.llm import LLM
     from tests.postgres_server import PostgresServer
 
 T = TypeVar("T")
@@ -167,7 +169,17 @@ LABELS = {"spider": ("SQLite", "PostgreSQL"), "geoquery": ("SQLite", "PostgreSQL
 ENGINES = ("embedded", "server")
 
 
-def _ask_both(name: str, parts: dict, work: Path, stack: ExitStack) -> list[dict]:
+@dataclass(frozen=True)
+class Asker:
+    """What writes and runs the questions: the model, the example picker, the stores, how many a dataset."""
+
+    llm: LLM
+    picker: ExamplePicker
+    stores: Stores
+    limit: int
+
+
+def _ask_both(name: str, asker: Asker, work: Path, stack: ExitStack) -> list[dict]:
     """Each question of the dataset written and run by Trove on the embedded engine, then on the
     server (one after the other: the same load on the machine for both)."""
     from engine.native import values
@@ -177,12 +189,12 @@ def _ask_both(name: str, parts: dict, work: Path, stack: ExitStack) -> list[dict
     from local_stores.value_index import ValueIndex
 
     build, twin = DATASETS[name]
-    cases = build(work, parts["stores"], parts["limit"])
+    cases = build(work, asker.stores, asker.limit)
     (work / name).mkdir()
     engines = {"embedded": {c.source.name: c.source for c in cases}, "server": twin(cases, work / name, stack)}
     held = {engine: ValueIndex(Database(work / f"values-{name}-{engine}.sqlite")) for engine in engines}
     for engine, sources in engines.items():
-        values.refresh(held[engine], list(sources.values()), parts["stores"])
+        values.refresh(held[engine], list(sources.values()), asker.stores)
     outcomes = []
     for case in cases:
         outcome: dict[str, object] = {"question": case.question, "source": case.source.name,
@@ -190,8 +202,8 @@ def _ask_both(name: str, parts: dict, work: Path, stack: ExitStack) -> list[dict
         for engine, sources in engines.items():
             source = sources[case.source.name]
             t0 = time.perf_counter()
-            examples = parts["picker"].pick(writer_for(source.language).EXAMPLES, case.question, 3, source.engine)
-            run = write_and_run(parts["llm"], case.question, source, parts["stores"], 3, 10, 1000, examples,
+            examples = asker.picker.pick(writer_for(source.language).EXAMPLES, case.question, 3, source.engine)
+            run = write_and_run(asker.llm, case.question, source, asker.stores, 3, 10, 1000, examples,
                                 held[engine])
             rows = [tuple(r) for r in run.result.rows] if run.result else None
             outcome[engine] = {"query": run.query, "ok": same(rows, replace(case, source=source)), "runs": run.ok,
@@ -246,14 +258,13 @@ def main(argv: list[str] | None = None) -> int:
     from engine.settings import default_home, default_models_dir
 
     manager = ModelManager(default_models_dir(default_home()))
-    parts = {"llm": LLM.from_manager(manager, args.llm, n_ctx=4096), "limit": args.limit,
-             "picker": ExamplePicker(TextEmbedder.from_manager(manager))}
+    llm, picker = LLM.from_manager(manager, args.llm, n_ctx=4096), ExamplePicker(TextEmbedder.from_manager(manager))
     command = f"python -m bench.servers --datasets {args.datasets} --llm {args.llm} --limit {args.limit}"
     details: dict[str, list[dict]] = {}
     with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
-        parts["stores"] = stores_in(Path(tmp))
+        asker = Asker(llm, picker, stores_in(Path(tmp)), args.limit)
         for name in args.datasets.split(","):  # recorded after each: a long run stopped keeps what it measured
-            details[name] = _ask_both(name, parts, Path(tmp), stack)
+            details[name] = _ask_both(name, asker, Path(tmp), stack)
             text = _record(args.out, args.llm, command, details)
             print("\n".join(_table_rows(name, details[name])), file=sys.stderr, flush=True)
     print(text)
