@@ -67,6 +67,7 @@ def main() -> int:
     if not PDFS.is_dir():
         raise SystemExit(f"{PDFS} is absent: this benchmark reads the shared evaluation PDFs in place")
     from engine.corpora import PHOTO
+    from engine.locators import as_locator
     from engine.result import citation_place
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -88,7 +89,7 @@ def main() -> int:
         for name, query in LOOKS_FOR.items():
             hits = trove.search(query, corpus=PHOTO, k=10)
             mine = [(rank, h.item) for rank, h in enumerate(hits, 1) if Path(h.item.source).name == name]
-            cited = citation_place(mine[0][1].source, mine[0][1].locator) if mine else "-"
+            cited = citation_place(mine[0][1].source, as_locator(mine[0][1].locator)) if mine else "-"
             print(f"| {name} | {query} | {mine[0][0] if mine else '-'} | {cited} |")
         trove.close()
     return 0

@@ -19,7 +19,19 @@ if TYPE_CHECKING:
     from engine.home_index import backend_problem
     from engine.ingest.extensions import PHOTO as PHOTO_SUFFIXES
     from engine.ingest.indexer import IndexReport, Progress
-    from engine.locators import image_file, mail_words, page_words, source_name
+    from engine.locators import (
+        Locator,
+        MomentLocator,
+        PassageLocator,
+        PhotoLocator,
+        QueryLocator,
+        RegionLocator,
+        as_locator,
+        image_file,
+        mail_words,
+        page_words,
+        source_name,
+    )
     from engine.pipeline import Trove
     from engine.result import AskResult, Citation, QueryRun, citation_place, clock
     from engine.routing.base import Decision, Route
@@ -41,11 +53,15 @@ _PUBLIC = {
     "PHOTO_SUFFIXES": "engine.ingest.extensions", "holdings": "engine.connections",
     "page_words": "engine.locators", "mail_words": "engine.locators", "image_file": "engine.locators",
     "source_name": "engine.locators", "backend_problem": "engine.home_index",
+    "Locator": "engine.locators", "PassageLocator": "engine.locators", "QueryLocator": "engine.locators",
+    "PhotoLocator": "engine.locators", "RegionLocator": "engine.locators", "MomentLocator": "engine.locators",
+    "as_locator": "engine.locators",
 }
 _RENAMED = {"PHOTO_SUFFIXES": "PHOTO"}  # public name -> its name in its module
 __all__ = ["AskResult", "Busy", "Citation", "ClipThumb", "Conversation", "Decision", "Gate", "IndexReport",
-           "IndexedFile", "PHOTO_SUFFIXES", "PageText", "Progress",
-           "QueryRun", "RootSummary", "Route", "Scope", "Settings", "Summary", "Trove", "TroveError", "Turn",
+           "IndexedFile", "Locator", "MomentLocator", "PHOTO_SUFFIXES", "PageText", "PassageLocator",
+           "PhotoLocator", "Progress", "QueryLocator", "QueryRun", "RegionLocator", "RootSummary", "Route",
+           "Scope", "Settings", "Summary", "Trove", "TroveError", "Turn", "as_locator",
            "backend_problem", "citation_place", "clock", "holdings", "image_file", "load_settings", "mail_words",
            "page_picture", "page_words", "photo_pixels", "source_name",
            "write_markdown"]

@@ -13,6 +13,7 @@ import numpy as np
 
 from engine.corpora import CLIP, PARAGRAPH
 from engine.errors import NoSuch
+from engine.locators import MomentLocator, PassageLocator
 
 if TYPE_CHECKING:
     from local_stores.catalog import Catalog
@@ -61,7 +62,7 @@ class PageText:
     pages: tuple[int, int] | None = None  # first and last page shown
 
 
-def page_text(catalog: Catalog, store: CorpusStore, source: str, locator: dict, cited: str) -> PageText:
+def page_text(catalog: Catalog, store: CorpusStore, source: str, locator: PassageLocator, cited: str) -> PageText:
     """The page(s) of `source` that hold the cited characters `locator[start:end]`."""
     record = catalog.file(source)
     full = store.file_text(record.id) if record else None
@@ -89,7 +90,7 @@ class ClipThumb:
     thumbnail: str | None
 
 
-def clips(catalog: Catalog, store: CorpusStore, source: str, locator: dict) -> list[ClipThumb]:
+def clips(catalog: Catalog, store: CorpusStore, source: str, locator: MomentLocator) -> list[ClipThumb]:
     """Every clip of the video `source` with its keyframe thumbnail (made by the engine at indexing,
     engine.ingest.videos.items); the cited clip alone when the video is no longer indexed."""
     record = catalog.file(source)

@@ -22,6 +22,7 @@ from engine.generation.untrusted import cut_question
 from engine.home_index import open_index
 from engine.ingest.indexer import IndexReport, Progress
 from engine.ingest.writing import IndexWriting
+from engine.locators import MomentLocator, PassageLocator
 from engine.models import ModelManager
 from engine.models.loaded import Models
 from engine.native.querier import NativeQuerier
@@ -137,11 +138,11 @@ class Trove:
         """Every added folder or file with its counts by kind and state, last indexing time and problems."""
         return browsing.roots(self.catalog)
 
-    def page_text(self, source: str, locator: dict, cited: str) -> PageText:
+    def page_text(self, source: str, locator: PassageLocator, cited: str) -> PageText:
         """The page(s) of `source` that hold a cited passage (the whole file when it has no pages)."""
         return browsing.page_text(self.catalog, self.store, source, locator, cited)
 
-    def clips(self, source: str, locator: dict) -> list[ClipThumb]:
+    def clips(self, source: str, locator: MomentLocator) -> list[ClipThumb]:
         """Every clip of the cited video `source`, with its keyframe thumbnail."""
         return browsing.clips(self.catalog, self.store, source, locator)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from engine.locators import mail_words, on_server, page_words, picture_words, source_name
+from engine.locators import Locator, as_locator, mail_words, on_server, page_words, picture_words, source_name
 
 LANGUAGES = {"sql": "SQL", "cypher": "Cypher", "sparql": "SPARQL"}
 
@@ -14,7 +14,7 @@ class Citation:
     n: int
     kind: str  # paragraph | document | table | graph | rdf | image | region | clip | video
     source: str  # the file
-    locator: dict  # page, start, end; query, rows; box; start_s, end_s (see citation_place)
+    locator: Locator  # the kind's shape (engine.locators); citation_place says it in words
     text: str
     title: str = ""
     score: float = 0.0
@@ -70,12 +70,16 @@ class AskResult:
         """The result `to_dict` gave (a stored conversation turn), timings and all."""
         asked_as = data.get("asked_as", "")
         return cls(question=data.get("question", asked_as), answer=data["answer"],
-                   citations=[Citation(**c) for c in data.get("citations", [])], routes=data.get("routes", []),
+                   citations=[_citation(c) for c in data.get("citations", [])], routes=data.get("routes", []),
                    queries=[QueryRun(**q) for q in data.get("queries", [])],
                    timings_ms=data.get("timings_ms", {}), answered=data.get("answered", True),
                    general=data.get("general", False), unsupported=data.get("unsupported", []),
                    dropped=data.get("dropped", []), model=data.get("model", ""), notices=data.get("notices", []),
                    asked_as="" if asked_as == data.get("question") else asked_as, scope=data.get("scope", {}))
+
+
+def _citation(data: dict) -> Citation:
+    return Citation(**{**data, "locator": as_locator(data.get("locator", {}))})
 
 
 def clock(seconds: float) -> str:
@@ -84,7 +88,7 @@ def clock(seconds: float) -> str:
     return f"{minutes}:{rest:02d}"
 
 
-def citation_place(source: str, locator: dict, rows_shown: int = 12) -> str:
+def citation_place(source: str, locator: Locator, rows_shown: int = 12) -> str:
     """Where a citation points, in words (the CLI and the app both show it): the file with its sheet and
     rows, the box in a photo, the seconds of a video, the page and characters."""
     where = source_name(source, locator) + (f" at {source}" if on_server(source) else "")

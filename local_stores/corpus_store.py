@@ -9,9 +9,9 @@ pgvector: one index a team shares). `tests/local_stores/corpus_store_contract.py
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -48,7 +48,7 @@ class Item:
     corpus: str
     source: str  # the file path
     text: str
-    locator: dict
+    locator: Mapping[str, Any]  # where it is in the file: JSON, its shape the engine's (engine.locators)
     title: str = ""
     heading: str = ""
     ord: int = 0

@@ -24,7 +24,7 @@ from engine import source_name
 
 if TYPE_CHECKING:
     from desktop.workers import Engine
-    from engine import AskResult, Citation
+    from engine import AskResult, Citation, Locator
 
 R = TypeVar("R")
 
@@ -130,9 +130,9 @@ class Header(QWidget):
         for w in (self.title, self.place, self.note):
             layout.addWidget(w)
 
-    def set(self, n: int, kind: str, source: str, place: str, locator: dict | None = None) -> None:
+    def set(self, n: int, kind: str, source: str, place: str, locator: Locator | None = None) -> None:
         """`locator`: a query citation's, whose source on a server is shown by its name."""
-        self.title.setText(f"[{n}] {source_name(source, locator or {})}")
+        self.title.setText(f"[{n}] {source_name(source, locator)}")
         self.title.setToolTip(source)
         self.place.setText(f"{kind} · {place}")
 

@@ -4,7 +4,7 @@ button that opens the file itself (at that page, for a PDF)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices, QTextCharFormat, QTextCursor
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
     from desktop.workers import Engine
-    from engine import AskResult, Citation, PageText
+    from engine import AskResult, Citation, PageText, PassageLocator
 
 
 def file_url(source: str, page: int | None) -> QUrl:
@@ -52,7 +52,7 @@ class DocumentViewer(Viewer):
 
     def show_citation(self, citation: Citation, result: AskResult) -> None:
         self.citation = citation
-        loc = citation.locator
+        loc = cast("PassageLocator", citation.locator)  # shown for paragraphs and documents only (viewers.VIEWERS)
         self.header.set(citation.n, citation.kind, citation.source, _place(loc))
         page = _pdf_page(loc)
         self.open_button.setText(f"Open file at page {page}" if page else "Open file")
@@ -68,7 +68,8 @@ class DocumentViewer(Viewer):
         citation = self.citation
         assert citation is not None  # set by show_citation, which started this load
         image = qimage(rgb)
-        lines = [DrawnBox(citation.n, "", (x1, y1, x2, y2)) for x1, y1, x2, y2 in citation.locator["lines"]]
+        lines = [DrawnBox(citation.n, "", (x1, y1, x2, y2))
+                 for x1, y1, x2, y2 in cast("PassageLocator", citation.locator).get("lines", [])]
         self.scan.show_photo(image, lines, (image.width(), image.height()), citation.n, tags=False)
         self._arrived()
 
@@ -107,16 +108,17 @@ class DocumentViewer(Viewer):
 
     def open_file(self) -> None:
         if self.citation is not None:
-            QDesktopServices.openUrl(file_url(self.citation.source, _pdf_page(self.citation.locator)))
+            page = _pdf_page(cast("PassageLocator", self.citation.locator))
+            QDesktopServices.openUrl(file_url(self.citation.source, page))
 
 
-def _pdf_page(loc: dict) -> int | None:
+def _pdf_page(loc: PassageLocator) -> int | None:
     """The page a viewer can open the file at (a slide or message number is no page of the file)."""
     return loc.get("page") if loc.get("page_kind", "page") == "page" else None
 
 
 
-def _place(loc: dict) -> str:
+def _place(loc: PassageLocator) -> str:
     where = []
     where += [words for words in (page_words(loc), mail_words(loc)) if words]
     if "start" in loc:

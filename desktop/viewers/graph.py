@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen, QPolygonF, QResizeEvent
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
     from desktop.workers import Engine
-    from engine import AskResult, Citation, Trove
+    from engine import AskResult, Citation, QueryLocator, Trove
     from local_stores.results import QueryResult
 
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
@@ -296,7 +296,7 @@ class GraphViewer(Viewer):
 
     def show_citation(self, citation: Citation, result: AskResult) -> None:
         self.citation = citation
-        loc = citation.locator
+        loc = cast("QueryLocator", citation.locator)  # shown for query citations only (viewers.VIEWERS)
         self.header.set(citation.n, citation.kind, citation.source, f"Cypher result from the graph {loc.get('source')}",
                         loc)
         self.query_box.set_query(loc.get("query", ""))
@@ -307,7 +307,7 @@ class GraphViewer(Viewer):
             return
 
         def fetch(trove: Trove) -> QueryResult:
-            return trove.query(loc["source"], rewritten)
+            return trove.query(loc.get("source", ""), rewritten)
 
         self.engine.call(fetch, on_done=self._drawn, on_error=lambda msg: self._fallback(f"the result rows ({msg})"))
 
@@ -323,7 +323,7 @@ class GraphViewer(Viewer):
 
     def _fallback(self, why: str) -> None:
         assert self.citation is not None  # set by show_citation, which is what falls back
-        loc = self.citation.locator
+        loc = cast("QueryLocator", self.citation.locator)
         rows = loc.get("result_rows", [])
         graph = graph_from_rows(rows)
         if not graph.nodes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
     from desktop.workers import Engine
-    from engine import AskResult, Citation
+    from engine import AskResult, Citation, PhotoLocator, RegionLocator
 
 COLOURS = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324"]
 
@@ -62,7 +62,7 @@ class DrawnBox:
     box: tuple[float, float, float, float]  # x1, y1, x2, y2 in the original photo's pixels
 
 
-def region_label(locator: dict) -> str:
+def region_label(locator: RegionLocator) -> str:
     """`Chelsea (tabby fur)`, `cat`, `text: “TRAM 28”`: what the region is, as grounding named it."""
     name = locator.get("name") or locator.get("label") or locator.get("kind", "")
     entity = locator.get("entity")
@@ -186,7 +186,7 @@ class PhotoViewer(Viewer):
     def _fill(self, image: QImage) -> None:
         citation = self.citation
         assert citation is not None  # set by show_citation, which started this load
-        loc = citation.locator
+        loc = cast("PhotoLocator | RegionLocator", citation.locator)  # shown for photos and regions only
         self.image_size = (image.width(), image.height())
         w, h = loc.get("width") or image.width(), loc.get("height") or image.height()
         self.view.show_photo(image, self.drawn, (image.width() / w, image.height() / h), citation.n)

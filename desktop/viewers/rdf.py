@@ -6,7 +6,7 @@ whose template is the query's triple patterns (read-only, through `Trove.query`)
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from desktop.viewers.common import ResultGrid, Viewer
 
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
     from desktop.workers import Engine
-    from engine import AskResult, Citation, Trove
+    from engine import AskResult, Citation, QueryLocator, Trove
     from local_stores.results import QueryResult
 
 MAX_TRIPLES = 200
@@ -139,7 +139,7 @@ class RdfViewer(Viewer):
 
     def show_citation(self, citation: Citation, result: AskResult) -> None:
         self.citation = citation
-        loc = citation.locator
+        loc = cast("QueryLocator", citation.locator)  # shown for query citations only (viewers.VIEWERS)
         query = loc.get("query", "")
         self.header.set(citation.n, citation.kind, citation.source, f"SPARQL result from {loc.get('source')}", loc)
         self.query_box.set_query(query)
@@ -152,7 +152,7 @@ class RdfViewer(Viewer):
             construct = construct_query(query)
             if construct is None:
                 raise ValueError("the query has no triple patterns to show")
-            return trove.query(loc["source"], construct)
+            return trove.query(loc.get("source", ""), construct)
 
         self.engine.call(fetch, on_done=self._fill, on_error=self._no_triples)
 

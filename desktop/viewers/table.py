@@ -3,7 +3,7 @@ the file, the sheet and the row numbers."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtWidgets import QLabel
 
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
     from desktop.workers import Engine
-    from engine import AskResult, Citation
+    from engine import AskResult, Citation, QueryLocator
 
 
 def rows_text(rows: list) -> str:
@@ -22,7 +22,7 @@ def rows_text(rows: list) -> str:
     return shown + (f" … ({len(rows)} rows)" if len(rows) > 30 else "")
 
 
-def provenance(source: str, locator: dict) -> str:
+def provenance(source: str, locator: QueryLocator) -> str:
     """`expenses-2024.csv, sheet Subscriptions, rows 3, 7` in words."""
     parts = [source_name(source, locator) if source else locator.get("source", "")]
     if locator.get("sheet"):
@@ -54,7 +54,7 @@ class TableViewer(Viewer):
 
     def show_citation(self, citation: Citation, result: AskResult) -> None:
         self.citation = citation
-        loc = citation.locator
+        loc = cast("QueryLocator", citation.locator)  # shown for query citations only (viewers.VIEWERS)
         self.header.set(citation.n, citation.kind, citation.source,
                         f"{self.language} result from {loc.get('source', '')}", loc)
         self.source_label.setText("From " + provenance(citation.source, loc))

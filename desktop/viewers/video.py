@@ -5,7 +5,7 @@ thumbnails the engine made while indexing) with the cited clip selected and its 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QSize, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QIcon, QImage, QPixmap
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from PySide6.QtMultimedia import QMediaPlayer
 
     from desktop.workers import Engine
-    from engine import AskResult, Citation, ClipThumb, Trove
+    from engine import AskResult, Citation, ClipThumb, MomentLocator, Trove
 
 
 def span_text(start_s: float, end_s: float) -> str:
@@ -34,7 +34,7 @@ def multimedia_available() -> bool:
     return True
 
 
-def load_strip(trove: Trove, source: str, locator: dict) -> list[tuple[ClipThumb, QImage]]:
+def load_strip(trove: Trove, source: str, locator: MomentLocator) -> list[tuple[ClipThumb, QImage]]:
     """The video's clips with their keyframe images (read here, in the worker)."""
     out = []
     for clip in trove.clips(source, locator):
@@ -66,7 +66,7 @@ class VideoViewer(Viewer):
 
     def show_citation(self, citation: Citation, result: AskResult) -> None:
         self.citation = citation
-        loc = citation.locator
+        loc = cast("MomentLocator", citation.locator)  # shown for clips and videos only (viewers.VIEWERS)
         self.start_s, self.end_s = float(loc.get("start_s", 0.0)), float(loc.get("end_s", 0.0))
         kind = "clip" if citation.kind == "clip" else "video"
         self.header.set(citation.n, citation.kind, citation.source,
@@ -112,7 +112,7 @@ class _KeyframeStrip(QWidget):
         layout.addWidget(self.preview, 1)
         layout.addWidget(self.strip)
 
-    def show_clip(self, source: str, locator: dict) -> None:
+    def show_clip(self, source: str, locator: MomentLocator) -> None:
         self.viewer.load(lambda trove: load_strip(trove, source, locator), self._fill)
 
     def _fill(self, clips: list) -> None:
@@ -188,7 +188,7 @@ class _Player(QWidget):
         layout.addLayout(controls)
         self._pending = True
 
-    def show_clip(self, source: str, locator: dict) -> None:
+    def show_clip(self, source: str, locator: MomentLocator) -> None:
         self._pending = True
         self.player.setSource(QUrl.fromLocalFile(source))
 

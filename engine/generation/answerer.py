@@ -15,7 +15,7 @@ import numpy as np
 from engine.corpora import PARAGRAPH
 from engine.generation import answer as answering
 from engine.generation import finding
-from engine.generation.evidence import Evidence, pack
+from engine.generation.evidence import Evidence, MomentEvidence, QueryEvidence, RegionEvidence, pack
 from engine.generation.untrusted import inline
 from engine.grounding import counting
 from engine.locators import image_file, source_name
@@ -130,13 +130,12 @@ class Answerer:
                 computed: tuple[Evidence, list[str]], on_token: Callable[[str], None] | None) -> answering.Draft:
         ev, values = computed
         llm = self.models.llm
-        if ev.kind == "clip":
+        if isinstance(ev, MomentEvidence):
             draft = answering.state_result(llm, question, _moment(ev), values, ev.n)
-        elif "listing" in ev.locator:
-            draft = answering.state_rows(llm, question, ev.locator["listing"], source_name(ev.source, ev.locator),
-                                         ev.n)
+        elif isinstance(ev, QueryEvidence) and ev.listing is not None:
+            draft = answering.state_rows(llm, question, ev.listing, source_name(ev.source, ev.locator), ev.n)
         else:
-            draft = answering.state_result(llm, question, ev.locator["result"], values, ev.n)
+            draft = answering.state_result(llm, question, _facts(ev), values, ev.n)
         if on_token:
             on_token(draft.text)
         return self.and_the_rest(question, routes, evidence, ev, draft, on_token)
@@ -165,8 +164,8 @@ class Answerer:
         vlm = self.models.vlm
         assert vlm is not None  # _draft looks only when one is installed
         photo = image_file(evidence[0].source, evidence[0].locator)
-        boxed = [(tuple(e.locator["box"]), e.locator.get("name") or e.locator.get("label", ""), e.n)
-                 for e in evidence if e.kind == "region" and image_file(e.source, e.locator) == photo]
+        boxed = [(e.box, e.called, e.n) for e in evidence
+                 if isinstance(e, RegionEvidence) and e.box is not None and e.image == photo]
         image = annotate(load_photo(Path(photo)).image, [(b, label) for b, label, _ in boxed],
                          numbers=[n for _, _, n in boxed])
         messages = answering.build_messages(question, evidence)
@@ -217,21 +216,24 @@ def _general(question: str) -> bool:
 def _computed_answer(evidence: list[Evidence]) -> tuple[Evidence, list[str]] | None:
     """The first evidence when it is a query result the answer can state whole: one row (a total, a
     count, a best row) or a short list of rows."""
-    if not evidence or evidence[0].kind not in ("table", "graph", "rdf"):
+    first = evidence[0] if evidence else None
+    if not isinstance(first, QueryEvidence) or (first.values is None and first.listing is None):
         return None
-    values = evidence[0].locator.get("values")
-    if values is None and "listing" not in evidence[0].locator:
-        return None
-    return evidence[0], [cell(v) for v in values or []]
+    return first, [cell(v) for v in first.values or []]
 
 
-def _moment_answer(question: str, evidence: list[Evidence]) -> tuple[Evidence, list[str]] | None:
+def _facts(ev: Evidence) -> str:
+    """A one-row result as "column = value" facts (empty for anything else)."""
+    return ev.locator.get("result", "") if isinstance(ev, QueryEvidence) else ""
+
+
+def _moment_answer(question: str, evidence: list[Evidence]) -> tuple[MomentEvidence, list[str]] | None:
     """A "when in the video…" question whose best evidence is a clip: the answer is that clip's time
     span, stated from its locator (a small model misreads times it is shown)."""
-    if not evidence or evidence[0].kind != "clip" or not _WHEN.search(question):
+    ev = evidence[0] if evidence else None
+    if not isinstance(ev, MomentEvidence) or ev.kind != "clip" or not _WHEN.search(question):
         return None
-    ev = evidence[0]
-    return ev, [clock(ev.locator["start_s"]), clock(ev.locator["end_s"])]
+    return ev, [clock(ev.start_s), clock(ev.end_s)]
 
 
 _CLIP_FRAME = re.compile(r"^Clip \d+ of \d+ of the video .*$|^(?:Said|Shows|Text on screen|Looks like):", re.MULTILINE)
@@ -240,7 +242,7 @@ scenes shot shots part happen happens happened start starts begin begins end end
 first last does did""".split())
 
 
-def shows_asked(question: str, clip: Evidence) -> bool:
+def shows_asked(question: str, clip: MomentEvidence) -> bool:
     """Whether a clip's own description (what is said, shown, written and what it looks like) holds
     something the question asks about beyond the video's name: a dog nobody saw in it has no moment."""
     asked = answering.content_words(question) - answering.content_words(Path(clip.source).stem) - _MOMENT_WORDS
@@ -251,15 +253,15 @@ def shows_asked(question: str, clip: Evidence) -> bool:
     return any(w in held or w[:5] in stems for w in asked)
 
 
-def not_shown(clip: Evidence) -> str:
+def not_shown(clip: MomentEvidence) -> str:
     """What the files do show when no clip shows what a question asks about."""
     seen = [line for line in clip.text.splitlines()[1:] if line.strip()]
     what = f": {' '.join(seen)}" if seen else ""
     return (f"Your videos do not show this. The nearest moment, {Path(clip.source).name} from "
-            f"{clock(clip.locator['start_s'])} to {clock(clip.locator['end_s'])}, shows nothing it asks about{what}")
+            f"{clock(clip.start_s)} to {clock(clip.end_s)}, shows nothing it asks about{what}")
 
 
-def _moment(ev: Evidence) -> str:
+def _moment(ev: MomentEvidence) -> str:
     said = re.search(r"^Said: (.*)$", ev.text, re.MULTILINE)
     words = f' (said there: "{said.group(1)}")' if said else ""
-    return f"from {clock(ev.locator['start_s'])} to {clock(ev.locator['end_s'])} in {Path(ev.source).name}{words}"
+    return f"from {clock(ev.start_s)} to {clock(ev.end_s)} in {Path(ev.source).name}{words}"

@@ -3,10 +3,25 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, cast
 
 from engine.generation.untrusted import inline
-from engine.locators import mail_words, page_words, picture_words, source_name
+from engine.locators import (
+    Locator,
+    MomentLocator,
+    PassageLocator,
+    PhotoLocator,
+    QueryLocator,
+    RegionLocator,
+    as_locator,
+    image_file,
+    mail_words,
+    page_words,
+    picture_words,
+    source_name,
+)
 from engine.retrieval.hybrid import Hit
 
 TOKENS_PER_WORD = 1.35
@@ -15,15 +30,15 @@ CHARS_PER_TOKEN = 5.0  # English runs about 4.4 characters a token: words count 
 
 @dataclass
 class Evidence:
+    """One numbered item the model reads: its kind (a route label), its file and place, the text shown."""
+
     n: int
-    kind: str
+    kind: str  # paragraph | document | table | graph | rdf | image | region | clip | video
     source: str
     title: str
-    locator: dict
+    locator: Locator
     text: str  # the text shown to the model (may be an excerpt of a long document)
     score: float
-    section: str = ""  # the heading path the text sits under ("Part 2 > Terms"), shown with it
-
 
     def header(self) -> str:
         """`[n] title (file, page …)`: the item's number, then its file-given names neutralised onto
@@ -31,23 +46,134 @@ class Evidence:
         return f"[{self.n}] " + inline(self._where(), 1000)
 
     def _where(self) -> str:
-        if "sql" in self.locator:
-            return f"{self.title}, query: {self.locator['sql']}"
+        return f"{self.title} ({source_name(self.source, self.locator)})"
+
+
+@dataclass
+class PassageEvidence(Evidence):
+    """A paragraph or a segment of a document, with the heading path it sits under."""
+
+    locator: PassageLocator
+    section: str = ""  # the heading path the text sits under ("Part 2 > Terms"), shown with it
+
+    def _where(self) -> str:
         where = source_name(self.source, self.locator)
-        if picture := picture_words(self.locator):  # inside a document: "picture 2 on page 4 of report.pdf"
-            page = page_words(self.locator)
-            where = f"{picture}{f' on {page}' if page else ''} of {where}"
-        else:
-            where = f"photo {where}" if self.kind in ("image", "region") else where
-        if self.kind == "image":
-            return where
-        if self.kind == "region":
-            return f"seen in {where}"
-        if "start_s" in self.locator:
-            return f"video {where}, {self.locator['start_s']:.1f}-{self.locator['end_s']:.1f} s"
         where += "".join(f", {words}" for words in (page_words(self.locator), mail_words(self.locator)) if words)
         section = f", section: {self.section}" if self.section and self.section != self.title else ""
         return f"{self.title} ({where}){section}"
+
+    @property
+    def span(self) -> tuple[int, int] | None:
+        """(start, end) of the text in its file; None for a locator from before they were kept."""
+        return _span(self.locator)
+
+
+@dataclass
+class QueryEvidence(Evidence):
+    """What a native query returned."""
+
+    locator: QueryLocator
+
+    def _where(self) -> str:  # a SQL result shows its query (the columns it names say what the values are)
+        sql = self.locator.get("sql")
+        return f"{self.title}, query: {sql}" if sql else super()._where()
+
+    @property
+    def listing(self) -> list[str] | None:
+        """Each row in words when the result is a short list, else None."""
+        return self.locator.get("listing")
+
+    @property
+    def values(self) -> list[Any] | None:
+        """The single row's values when the result is one row (an aggregate), else None."""
+        return self.locator.get("values")
+
+
+@dataclass
+class PhotoEvidence(Evidence):
+    """A whole photo, or a picture inside a document."""
+
+    locator: PhotoLocator
+
+    def _where(self) -> str:
+        return _picture_where(self.source, self.locator)
+
+    @property
+    def image(self) -> str:
+        """The file its pixels are in."""
+        return image_file(self.source, self.locator)
+
+
+@dataclass
+class RegionEvidence(Evidence):
+    """A box inside a photo and what was seen there."""
+
+    locator: RegionLocator
+
+    def _where(self) -> str:
+        return f"seen in {_picture_where(self.source, self.locator)}"
+
+    @property
+    def image(self) -> str:
+        """The file its photo's pixels are in."""
+        return image_file(self.source, self.locator)
+
+    @property
+    def box(self) -> tuple[float, float, float, float] | None:
+        """x0, y0, x1, y1 in the photo's pixels (None for an element of an inventory without one)."""
+        box = self.locator.get("box")
+        return (box[0], box[1], box[2], box[3]) if box and len(box) == 4 else None
+
+    @property
+    def called(self) -> str:
+        """What the region is called where it is drawn: the element's name, or the detector's label."""
+        return self.locator.get("name") or self.locator.get("label", "")
+
+
+@dataclass
+class MomentEvidence(Evidence):
+    """A clip of a video (or the whole video) between two seconds."""
+
+    locator: MomentLocator
+
+    def _where(self) -> str:
+        return (f"video {source_name(self.source, self.locator)}, "
+                f"{self.start_s:.1f}-{self.end_s:.1f} s")
+
+    @property
+    def start_s(self) -> float:
+        return float(self.locator.get("start_s", 0.0))
+
+    @property
+    def end_s(self) -> float:
+        return float(self.locator.get("end_s", self.start_s))
+
+
+_BY_KIND: dict[str, type[Evidence]] = {
+    "paragraph": PassageEvidence, "document": PassageEvidence,
+    "table": QueryEvidence, "graph": QueryEvidence, "rdf": QueryEvidence,
+    "image": PhotoEvidence, "region": RegionEvidence, "clip": MomentEvidence, "video": MomentEvidence,
+}
+
+
+def evidence_of(n: int, kind: str, source: str, title: str, locator: Mapping[str, Any], text: str, score: float,
+                section: str = "") -> Evidence:
+    """The evidence of `kind` (a route label) for an item; its locator, read back from the index as
+    JSON, is taken as the kind's shape. `section` is a passage's heading path."""
+    made = _BY_KIND.get(kind, Evidence)
+    shaped = as_locator(locator)
+    if made is PassageEvidence:
+        return PassageEvidence(n, kind, source, title, cast(PassageLocator, shaped), text, score, section)
+    return made(n, kind, source, title, shaped, text, score)
+
+
+def _picture_where(source: str, locator: PhotoLocator | RegionLocator) -> str:
+    """"photo beach.jpg", or "picture 2 on page 4 of report.pdf" for a picture inside a document."""
+    where = source_name(source, locator)
+    if picture := picture_words(locator):
+        page = page_words(locator)
+        return f"{picture}{f' on {page}' if page else ''} of {where}"
+    return f"photo {where}"
 
 
 def _tokens(text: str) -> int:
@@ -90,15 +216,15 @@ def pack(hits: list[tuple[str, Hit]], max_items: int, budget_tokens: int,
             if remaining < 60:
                 break
             text = _excerpt(text, remaining)
-        chosen.append(Evidence(len(chosen) + 1, kind, item.source, item.title, item.locator, text, hit.score,
-                               item.heading))
+        chosen.append(evidence_of(len(chosen) + 1, kind, item.source, item.title, item.locator, text, hit.score,
+                                  item.heading))
         if span is not None:
             spans.append((item.source, *span))
         used += _tokens(text)
     return chosen
 
 
-def _span(locator: dict) -> tuple[int, int] | None:
+def _span(locator: Mapping[str, Any]) -> tuple[int, int] | None:
     """(start, end) of a paragraph or a document segment in its file (their locators have both); else None."""
     start, end = locator.get("start"), locator.get("end")
     return None if start is None or end is None else (start, end)

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from engine.generation.answer import Draft
-from engine.generation.evidence import Evidence
+from engine.generation.evidence import Evidence, MomentEvidence
 from engine.generation.untrusted import inline
 from engine.grounding.counting import detector_label
 from engine.locators import page_words
@@ -112,8 +112,8 @@ def describe(e: Evidence) -> str:
     """One line on what the item holds: the region's label, the moment's span and what is seen or
     said there, the passage's opening words."""
     lines = [line.strip() for line in e.text.splitlines() if line.strip()]
-    if e.kind == "clip" and "start_s" in e.locator:
-        span = f"{clock(e.locator['start_s'])}–{clock(e.locator['end_s'])}"
+    if isinstance(e, MomentEvidence) and e.kind == "clip":
+        span = f"{clock(e.start_s)}–{clock(e.end_s)}"
         return f"{span}: {inline(lines[0], 120)}" if lines else span
     if e.kind in ("region", "image", "video"):
         return inline("; ".join(lines[:2]), 140)

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.generation.answer import Draft
-from engine.generation.evidence import Evidence
-from engine.locators import image_file
+from engine.generation.evidence import Evidence, PhotoEvidence, RegionEvidence
 from engine.runtimes.vision.coco import COCO80
 
 _HOW_MANY = re.compile(r"\bhow many\s+((?:[a-z-]+\s+){0,3}?[a-z-]+?)(?=\s+(?:are|is|were|was|do|does|did|can|could|"
@@ -25,13 +24,12 @@ _IRREGULAR = {"knives": "knife", "mice": "mouse", "sheep": "sheep", "skis": "ski
               "wine glasses": "wine glass", "tvs": "tv", "phones": "cell phone", "cell phones": "cell phone",
               "balls": "sports ball", "plants": "potted plant", "tables": "dining table"}
 SURE = 0.5  # detector score from which a box is counted as clear
-PHOTO_KINDS = ("image", "region")
 
 
 @dataclass(frozen=True)
 class Count:
     label: str  # the detector's class
-    photo: Evidence  # the photo counted in (its evidence, with the grounding decisions)
+    photo: PhotoEvidence  # the photo counted in (its evidence, with the grounding decisions)
     scores: list[float]  # one per box found, best first
 
 
@@ -63,13 +61,12 @@ def detector_label(phrase: str) -> str | None:
 def count(question: str, evidence: list[Evidence]) -> Count | None:
     """What the detector found of the question's class in the best photo of `evidence`."""
     label = target(question)
-    photos = [e for e in evidence if e.kind == "image" and "grounding" in e.locator]
+    photos = [e for e in evidence if isinstance(e, PhotoEvidence) and "grounding" in e.locator]
     if label is None or not photos:
         return None
-    best = next((e for e in evidence if e.kind in PHOTO_KINDS), photos[0])
-    photo = next((e for e in photos if image_file(e.source, e.locator) == image_file(best.source, best.locator)),
-                 photos[0])
-    scores = sorted((d["region"]["score"] for d in photo.locator["grounding"]
+    best = next((e for e in evidence if isinstance(e, (PhotoEvidence, RegionEvidence))), photos[0])
+    photo = next((e for e in photos if e.image == best.image), photos[0])
+    scores = sorted((d["region"]["score"] for d in photo.locator.get("grounding", [])
                      if d["region"]["kind"] == "object" and d["region"]["label"] == label), reverse=True)
     return Count(label, photo, scores)
 
@@ -79,8 +76,7 @@ def answer(question: str, evidence: list[Evidence]) -> Draft | None:
     found = count(question, evidence)
     if found is None:
         return None
-    counted_in = image_file(found.photo.source, found.photo.locator)
-    boxes = [e.n for e in evidence if e.kind == "region" and image_file(e.source, e.locator) == counted_in
+    boxes = [e.n for e in evidence if isinstance(e, RegionEvidence) and e.image == found.photo.image
              and e.locator.get("label") == found.label]
     refs = "".join(f"[{n}]" for n in (boxes or [found.photo.n]))
     name, n = Path(found.photo.source).name, len(found.scores)

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -16,6 +16,7 @@ from engine.ingest import archives, chunking, scans
 from engine.ingest.isolation import MEMORY_MB, TIMEOUT_S, run_isolated
 from engine.ingest.parsed import Line, ParsedDoc, Picture
 from engine.ingest.parsers import parser_for, unpacks
+from engine.locators import PassageLocator
 from local_stores.corpus_store import Item, ItemKey, item_key
 
 if TYPE_CHECKING:
@@ -111,9 +112,9 @@ def embed_all(batch: list[Prepared], embedder: TextEmbedderLike,
     return time.perf_counter() - t0, sum(v is not None for kept in reused for v in kept)
 
 
-def _locator(chunk: chunking.Chunk, doc: ParsedDoc) -> dict:
+def _locator(chunk: chunking.Chunk, doc: ParsedDoc) -> PassageLocator:
     """Where the chunk is: its characters, its page (slide, message) and that page's fields."""
-    loc: dict = {"start": chunk.start, "end": chunk.end}
+    loc = PassageLocator(start=chunk.start, end=chunk.end)
     if chunk.page is not None:
         loc["page"] = chunk.page
         if chunk.last_page is not None and chunk.last_page != chunk.page:
@@ -122,7 +123,7 @@ def _locator(chunk: chunking.Chunk, doc: ParsedDoc) -> dict:
             loc["page_kind"] = doc.page_kind
         if chunk.page in doc.page_lines and chunk.last_page in (None, chunk.page):
             loc["lines"] = _lines_in(chunk.text, doc.page_lines[chunk.page])
-    return loc | doc.page_fields.get(chunk.page, {})
+    return cast(PassageLocator, loc | doc.page_fields.get(chunk.page, {}))  # the page's own fields
 
 
 def _lines_in(text: str, lines: list[Line]) -> list[list[float]]:

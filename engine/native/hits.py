@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from engine.locators import QueryLocator
 from engine.native.kinds import kind
 from engine.native.querying import QueryOutcome
 from engine.result import LANGUAGES
@@ -91,9 +92,9 @@ def _plain(value: object) -> object:
     return str(value)
 
 
-def locator(outcome: QueryOutcome) -> dict:
+def locator(outcome: QueryOutcome) -> QueryLocator:
     result, source = outcome.result, outcome.source
-    loc: dict = {"source": source.name, "query": outcome.query, "language": source.language}
+    loc = QueryLocator(source=source.name, query=outcome.query, language=source.language)
     if source.language == "sql":
         loc["sql"] = outcome.query
         loc["tables"] = [t["table"] for t in source.tables]

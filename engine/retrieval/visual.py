@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.corpora import CLIP, LOOKS, PHOTO, REGION, VIDEO
-from engine.locators import image_file
+from engine.locators import RegionLocator, as_locator, image_file, picture_fields
 from engine.retrieval.hybrid import Hit, HybridRetriever
 from local_stores.corpus_store import CorpusStore, Item
 
@@ -156,7 +156,7 @@ def grounded(ctx: VisualContext, photo_hit: Hit, relevance: dict[tuple, float] |
     regions = [Region(r["kind"], r["label"], tuple(r["box"]), r["score"], r.get("text", ""))
                for r in item.locator.get("regions", [])]
     try:
-        image = load_photo(Path(image_file(item.source, item.locator))).image
+        image = load_photo(Path(image_file(item.source, as_locator(item.locator)))).image
     except Exception as exc:  # the photo moved or broke since it was indexed: cite it, not its regions
         return [("image", _photo_evidence(photo_hit, note=f"regions not shown: {exc}"))]
     grounding = ground(image, regions, ctx.inventory or _empty_inventory(), ctx.text_embedder, ctx.image_embedder,
@@ -246,11 +246,11 @@ def _region_evidence(ctx: VisualContext, photo_hit: Hit, unit: list, rank: int) 
         text = f"{element.title} ({said})" + (f": {element.description}" if element.description else "") + "."
         if lines:
             text += f' The text reads "{" / ".join(lines)}".'
-    base = {k: photo_hit.item.locator[k] for k in ("width", "height", "thumbnail", "taken_at")
-            if k in photo_hit.item.locator}
-    locator = dict(base, box=[round(float(v), 1) for v in box_value], kind=region.kind, label=region.label,
-                   detector_score=round(float(region.score), 4), match_score=round(float(decision.score), 4),
-                   element=element.id, entity=element.entity, name=element.name, reason=decision.reason)
+    locator: RegionLocator = {
+        **picture_fields(photo_hit.item.locator), "box": [round(float(v), 1) for v in box_value], "kind": region.kind,
+        "label": region.label, "detector_score": round(float(region.score), 4),
+        "match_score": round(float(decision.score), 4), "element": element.id, "entity": element.entity,
+        "name": element.name, "reason": decision.reason}
     if lines:
         locator["text"] = " / ".join(lines)
     if len(unit) > 1:

@@ -9,11 +9,11 @@ import pytest
 
 from bench.citation_replay import ROOT, Reply, cites_expected, rules_at
 from engine.generation.answer import finalise
-from engine.generation.evidence import Evidence
+from engine.generation.evidence import Evidence, evidence_of
 
 
 def _ev(n: int, source: str, text: str) -> Evidence:
-    return Evidence(n, "paragraph", source, f"T{n}", {"start": 0, "end": len(text)}, text, 0.1)
+    return evidence_of(n, "paragraph", source, f"T{n}", {"start": 0, "end": len(text)}, text, 0.1)
 
 
 def test_the_rules_of_a_commit_and_of_this_tree_judge_the_same_reply():

@@ -109,12 +109,12 @@ def test_a_question_for_the_model_alone_is_answered_and_says_so(trove: Trove, tm
 
 def test_a_cross_modal_answer_states_the_query_result_then_what_the_passage_says(trove: Trove):
     from engine.generation.answer import Draft
-    from engine.generation.evidence import Evidence
+    from engine.generation.evidence import evidence_of
     from engine.routing import Route
 
-    total = Evidence(1, "table", "/f/trips.csv", "trips.csv", {"sql": "SELECT sum(cost) FROM trips",
+    total = evidence_of(1, "table", "/f/trips.csv", "trips.csv", {"sql": "SELECT sum(cost) FROM trips",
                                                                 "values": [420]}, "total cost is 420.", 1.0)
-    note = Evidence(2, "paragraph", "/f/rome.md", "Rome", {"start": 0, "end": 60},
+    note = evidence_of(2, "paragraph", "/f/rome.md", "Rome", {"start": 0, "end": 60},
                     "The room at Hotel Roma had a small balcony over the Piazza Navona.", 0.8)
     stated = Draft("The hotel in Rome cost 420 [1].", [1], True, [])
     question = "How much was the hotel in Rome and what was the room like?"

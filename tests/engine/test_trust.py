@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.generation.answer import NOT_BACKED, finalise, gate
-from engine.generation.evidence import Evidence
+from engine.generation.evidence import evidence_of
 from engine.ingest.chunking import paragraph_chunks
 from engine.ingest.parsers.pdf import parse
 from tests.conftest import shared_path
@@ -25,7 +25,7 @@ def test_the_argued_date_of_the_scotus_transcript_is_in_a_paragraph_item():
 
 def test_a_made_up_date_cited_to_the_transcript_is_not_shown_as_a_fact():
     text = next(c.text for c in paragraph_chunks(parse(shared_path(*SCOTUS))) if "January 13, 2009" in c.text)
-    evidence = [Evidence(1, "paragraph", str(shared_path(*SCOTUS)), "10811.exe", {"page": 1}, text, 0.6)]
+    evidence = [evidence_of(1, "paragraph", str(shared_path(*SCOTUS)), "10811.exe", {"page": 1}, text, 0.6)]
     question = "On what date was the Knowles v. Mirzayance case argued before the Supreme Court?"
     made_up = finalise("The Knowles v. Mirzayance case was argued on January 1, 2007 [1].", evidence, question)
     assert made_up.unsupported

@@ -19,6 +19,7 @@ from engine.ingest.documents import Prepared
 from engine.ingest.photos import sidecars, thumbnails
 from engine.ingest.photos.analyse import Analysis, VisionModels, analyse
 from engine.ingest.photos.image_io import LoadedPhoto, load_photo
+from engine.locators import PhotoLocator
 from engine.runtimes.vision.regions import FACE, TEXT, Region
 from local_stores.corpus_store import Item
 
@@ -57,7 +58,7 @@ class Seen:
     source: str
     title: str
     heading: str  # what a person calls where it is: the folder and day, or the document's page
-    locator: dict  # width, height, thumbnail and where it is (page, picture, its saved file)
+    locator: PhotoLocator  # width, height, thumbnail and where it is (page, picture, its saved file)
     prefix: str = ""  # of its region crops' file names, unique within the file's thumbnail folder
 
 
@@ -94,11 +95,12 @@ def _vector_item(corpus: str, seen: Seen, ord: int, embedder: str) -> Item:
                 extra={"embedder": embedder})
 
 
-def _base_locator(photo: LoadedPhoto, thumb: Path) -> dict:
-    loc: dict = {"width": photo.width, "height": photo.height, "thumbnail": str(thumb)}
-    for key in ("taken_at", "latitude", "longitude"):
-        if key in photo.exif:
-            loc[key] = photo.exif[key]
+def _base_locator(photo: LoadedPhoto, thumb: Path) -> PhotoLocator:
+    loc = PhotoLocator(width=photo.width, height=photo.height, thumbnail=str(thumb))
+    if "taken_at" in photo.exif:
+        loc["taken_at"] = str(photo.exif["taken_at"])
+    if "latitude" in photo.exif and "longitude" in photo.exif:
+        loc["latitude"], loc["longitude"] = float(photo.exif["latitude"]), float(photo.exif["longitude"])
     return loc
 
 

@@ -20,7 +20,7 @@ from engine.ingest.photos import thumbnails
 from engine.ingest.photos.analyse import Analysis, VisionModels, analyse
 from engine.ingest.photos.image_io import picture_pixels
 from engine.ingest.photos.items import Seen, add_seen, seen_lines
-from engine.locators import page_words
+from engine.locators import PhotoLocator, page_words
 
 MAX_SIDE = 3000  # pixels: a larger picture is kept (and analysed, and boxed) at this size
 CAPTION = re.compile(r"^(?:figure|fig\.|chart|photo|image|picture|diagram|graph|map|plate)\s*[\dIVX]*[:.]",
@@ -46,11 +46,12 @@ def add_pictures(prepared: Prepared, path: Path, sha256: str, pictures: list[Pic
         folder.mkdir(parents=True, exist_ok=True)
         kept = folder / f"picture-{number}.png"
         cv2.imwrite(str(kept), image)
-        where: dict = {"page": picture.page} if picture.page is not None else {}
-        where |= {"page_kind": page_kind} if where and page_kind != "page" else {}
-        locator = where | {"picture": number, "picture_file": str(kept), "width": int(image.shape[1]),
-                           "height": int(image.shape[0]),
-                           "thumbnail": str(thumbnails.save(image, folder / f"picture-{number}-thumb.jpg"))}
+        where = PhotoLocator(page=picture.page) if picture.page is not None else PhotoLocator()
+        if where and page_kind != "page":
+            where["page_kind"] = page_kind
+        locator: PhotoLocator = {**where, "picture": number, "picture_file": str(kept), "width": int(image.shape[1]),
+                                 "height": int(image.shape[0]),
+                                 "thumbnail": str(thumbnails.save(image, folder / f"picture-{number}-thumb.jpg"))}
         called = f"picture {number}" + (f" on {page_words(where)}" if where else "") + f" of {path.name}"
         seen = Seen(image, found, str(path), path.name, title + (f", {page_words(where)}" if where else ""),
                     locator, prefix=f"picture-{number}-")

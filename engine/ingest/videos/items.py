@@ -19,6 +19,7 @@ from engine.ingest.photos.analyse import VisionModels, analyse
 from engine.ingest.photos.items import counted, words_of
 from engine.ingest.videos.reader import Clip, Video, read_video
 from engine.ingest.videos.subtitles import Cue, cues_between, read_sidecars, transcript
+from engine.locators import MomentLocator
 from engine.result import clock
 from engine.runtimes.vision.regions import FACE, TEXT, Region
 from local_stores.corpus_store import Item
@@ -37,7 +38,7 @@ def prepare_video(path: Path, sha256: str, vision: VisionModels, settings: Setti
     cues, sub_problems = _cues(path)
     folder = thumbnails.folder(settings.thumbs_path, sha256)
     seen_vision = VisionModels(vision.detector, vision.faces, vision.ocr, vision.classifier, missing=vision.missing)
-    base = {"width": video.width, "height": video.height, "duration_s": round(video.duration_s, 3)}
+    base = MomentLocator(width=video.width, height=video.height, duration_s=round(video.duration_s, 3))
     items: list[Item] = []
     shown: Counter = Counter()
     vision_s = 0.0
@@ -56,16 +57,17 @@ def prepare_video(path: Path, sha256: str, vision: VisionModels, settings: Setti
                 thumb = thumbnails.save(image, folder / f"clip-{clip.index}.jpg")
         said = transcript(cues_between(cues, clip.start_s, clip.end_s))
         shown.update(r.label for r in regions if r.kind not in (FACE, TEXT))
-        locator = dict(base, start_s=round(clip.start_s, 3), end_s=round(clip.end_s, 3), clip=clip.index,
-                       keyframe_s=round(clip.keyframes[0].t_s, 3) if clip.keyframes else None,
-                       thumbnail=str(thumb) if thumb else None,
-                       regions=[dict(r.as_dict(), n=i) for i, r in enumerate(regions)])
+        locator: MomentLocator = {**base, "start_s": round(clip.start_s, 3), "end_s": round(clip.end_s, 3),
+                                  "clip": clip.index,
+                                  "keyframe_s": round(clip.keyframes[0].t_s, 3) if clip.keyframes else None,
+                                  "thumbnail": str(thumb) if thumb else None,
+                                  "regions": [dict(r.as_dict(), n=i) for i, r in enumerate(regions)]}
         items.append(Item(CLIP, str(path), clip_text(path, video, clip, said, regions, labels), locator,
                           title=path.name, heading=words_of(path.parent.name), ord=clip.index))
     whole = video_text(path, video, transcript(cues), shown)
     first_thumb = items[0].locator.get("thumbnail") if items else None
-    items.append(Item(VIDEO, str(path), whole, dict(base, start_s=0.0, end_s=round(video.duration_s, 3),
-                                                    clips=len(video.clips), thumbnail=first_thumb),
+    items.append(Item(VIDEO, str(path), whole, MomentLocator(**base, start_s=0.0, end_s=round(video.duration_s, 3),
+                                                             clips=len(video.clips), thumbnail=first_thumb),
                       title=path.name, heading=words_of(path.parent.name)))
     prepared = Prepared(items, [f"{it.heading}: {it.text}" if it.heading else it.text for it in items], whole)
     problems = video.problems + sub_problems

@@ -2,11 +2,11 @@
 and sentences whose citations do not back them are listed."""
 
 from engine.generation.answer import NOT_BACKED, NOT_FOUND, build_messages, finalise, gate, renumber
-from engine.generation.evidence import Evidence
+from engine.generation.evidence import Evidence, evidence_of
 
 
 def _ev(n: int, text: str) -> Evidence:
-    return Evidence(n, "paragraph", f"/f/{n}.md", f"T{n}", {"start": 0, "end": len(text)}, text, 0.1)
+    return evidence_of(n, "paragraph", f"/f/{n}.md", f"T{n}", {"start": 0, "end": len(text)}, text, 0.1)
 
 
 EVIDENCE = [_ev(1, "The theft excess is EUR 65 per claim."), _ev(2, "The plumber Verhoeven fixed the tap.")]

@@ -4,7 +4,7 @@ the question asks about; otherwise the answer says what the nearest clip does sh
 from __future__ import annotations
 
 from engine.generation.answerer import not_shown, shows_asked
-from engine.generation.evidence import Evidence
+from engine.generation.evidence import Evidence, evidence_of
 
 GYMNASTICS = ("Clip 1 of 2 of the video video9771.mp4 (video9771), from 0:00 to 0:07.\nShows 1 person.\n"
               "Looks like: balance beam, beam, parallel bars, bars.")
@@ -13,7 +13,7 @@ LISBON = ("Clip 2 of 4 of the video lisbon-day.mp4 (lisbon day), from 0:06 to 0:
 
 
 def _clip(text: str, source: str) -> Evidence:
-    return Evidence(1, "clip", source, source, {"start_s": 0.0, "end_s": 6.573}, text, 0.7)
+    return evidence_of(1, "clip", source, source, {"start_s": 0.0, "end_s": 6.573}, text, 0.7)
 
 
 def test_a_moment_needs_its_clip_to_show_what_is_asked():

@@ -1,12 +1,12 @@
 """Find/show requests are answered by the ranked items: one per file, the best region or moment of
 each, with what it shows; facts asked about a photo are not find requests."""
 
-from engine.generation.evidence import Evidence
+from engine.generation.evidence import Evidence, evidence_of
 from engine.generation.finding import answer, is_find
 
 
 def _ev(n: int, kind: str, source: str, text: str, score: float, locator: dict | None = None) -> Evidence:
-    return Evidence(n, kind, source, source.rsplit("/", 1)[-1], locator or {}, text, score)
+    return evidence_of(n, kind, source, source.rsplit("/", 1)[-1], locator or {}, text, score)
 
 
 def test_find_and_show_requests_are_told_from_questions_of_fact():

@@ -11,7 +11,7 @@ import pytest
 
 from engine.generation.answer import build_messages, finalise, generate
 from engine.generation.budget import Budget
-from engine.generation.evidence import Evidence
+from engine.generation.evidence import Evidence, evidence_of
 from engine.generation.untrusted import addressed_to_a_model, mark_instructions, without_instructions
 from engine.settings import Settings
 from tests.scripted import ScriptedLLM
@@ -23,7 +23,7 @@ QUESTION = "What was the last water meter reading?"
 
 
 def _ev(n: int, text: str, title: str = "meter") -> Evidence:
-    return Evidence(n, "paragraph", f"/f/{n}.txt", title, {"start": 0, "end": len(text)}, text, 0.5)
+    return evidence_of(n, "paragraph", f"/f/{n}.txt", title, {"start": 0, "end": len(text)}, text, 0.5)
 
 
 def test_content_cannot_close_the_evidence_block_or_add_an_item():

@@ -1,7 +1,7 @@
 """Counting things in a photo: from the detector's regions of the question's class in the best
 photo, citing their boxes, saying how sure and what a detector misses."""
 
-from engine.generation.evidence import Evidence
+from engine.generation.evidence import Evidence, evidence_of
 from engine.grounding.counting import answer, target
 
 
@@ -13,11 +13,11 @@ def _evidence() -> list[Evidence]:
     photo = "/p/bus.jpg"
     grounding = [_decision("person", 0.89), _decision("person", 0.88), _decision("bus", 0.76),
                  _decision("person", 0.41), _decision("face", 0.9, kind="face")]
-    return [Evidence(1, "region", photo, "bus.jpg", {"label": "person", "box": [1, 1, 5, 5]}, "A person.", 0.6),
-            Evidence(2, "region", photo, "bus.jpg", {"label": "bus", "box": [0, 0, 9, 9]}, "A bus.", 0.6),
-            Evidence(3, "region", photo, "bus.jpg", {"label": "person", "box": [6, 1, 9, 5]}, "A person.", 0.59),
-            Evidence(4, "image", photo, "bus.jpg", {"grounding": grounding}, "Photo bus.jpg.", 0.58),
-            Evidence(5, "image", "/p/other.jpg", "other.jpg", {"grounding": [_decision("person", 0.9)]}, "x", 0.5)]
+    return [evidence_of(1, "region", photo, "bus.jpg", {"label": "person", "box": [1, 1, 5, 5]}, "A person.", 0.6),
+            evidence_of(2, "region", photo, "bus.jpg", {"label": "bus", "box": [0, 0, 9, 9]}, "A bus.", 0.6),
+            evidence_of(3, "region", photo, "bus.jpg", {"label": "person", "box": [6, 1, 9, 5]}, "A person.", 0.59),
+            evidence_of(4, "image", photo, "bus.jpg", {"grounding": grounding}, "Photo bus.jpg.", 0.58),
+            evidence_of(5, "image", "/p/other.jpg", "other.jpg", {"grounding": [_decision("person", 0.9)]}, "x", 0.5)]
 
 
 def test_the_counted_class_is_read_from_the_question():

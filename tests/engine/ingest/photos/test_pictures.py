@@ -12,7 +12,7 @@ from PIL import Image
 
 from engine.browsing import photo_pixels
 from engine.corpora import PHOTO, REGION
-from engine.generation.evidence import Evidence
+from engine.generation.evidence import evidence_of
 from engine.pipeline import Trove
 from engine.result import citation_place
 from tests.conftest import EXAMPLES, shared_path
@@ -72,7 +72,7 @@ def test_pictures_are_indexed_as_photos_of_their_document_and_cited_there(trove:
             if h.item.source.endswith("chapter.pdf")][0]
     assert page.locator["page"] == 1 and citation_place(page.source, page.locator).startswith(
         "chapter.pdf, page 1, picture 1")
-    evidence = Evidence(2, "image", page.source, page.title, page.locator, page.text, 1.0)
+    evidence = evidence_of(2, "image", page.source, page.title, page.locator, page.text, 1.0)
     assert evidence.header() == "[2] picture 1 on page 1 of chapter.pdf"
     regions = [item for item in trove.store.file_items(cat.file_id, REGION)]
     assert all(r.locator["picture_file"] == str(kept) and Path(r.locator["crop"]).is_file() for r in regions)
