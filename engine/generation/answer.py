@@ -65,6 +65,10 @@ this that these those there here they yes however also she his her its their the
 one two three four five six seven eight nine ten after before during while although since because unless
 none neither either only most many several such another other first second third last finally overall
 """.split())
+_CALENDAR = frozenset("""
+january february march april may june july august september october november december
+monday tuesday wednesday thursday friday saturday sunday
+""".split())  # names that are dates: a date is checked as the numbers it is written with
 _PREAMBLE = re.compile(r"^(?:based on|according to|as (?:stated|mentioned) in) [^,.]{0,80},\s*", re.IGNORECASE)
 
 
@@ -244,7 +248,8 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
             dropped.append({"sentence": strip_citations(sentence), "why": "about the evidence, not the question"})
             continue
         refs = [int(n) for n in _CITE.findall(sentence)]
-        why = _unsupported_because(sentence, [by_n[n].text + " " + by_n[n].header() for n in refs], question) \
+        why = _unsupported_because(sentence, [by_n[n].text + " " + by_n[n].header() for n in refs], question,
+                                   _of_files(evidence, {by_n[n].source for n in refs})) \
             if refs else ("no citation backs it" if content_words(sentence) else None)
         if not refs or why:  # no citation, or the wrong one: the item that backs it (its text alone does)
             best = _best_support(sentence, evidence, question)
@@ -261,6 +266,12 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
     final = " ".join(out)
     cited = list(dict.fromkeys(int(n) for n in _CITE.findall(final)))
     return Draft(final, cited, True, unsupported, reasons, dropped)
+
+
+def _of_files(evidence: list[Evidence], sources: set[str]) -> list[str]:
+    """The texts (and headers) of every item of the evidence from these files: a passage that states a
+    date need not repeat the case's name that an item of the same file gives."""
+    return [f"{e.text} {e.header()}" for e in evidence if e.source in sources]
 
 
 def _meta_citations_moved(sentences: list[str], evidence: list[Evidence]) -> list[str]:
@@ -335,14 +346,16 @@ def _numbers(text: str) -> set[str]:
     return {n.rstrip(".,:") for n in _NUMBER.findall(_CITE.sub("", text))}
 
 
-def _supported(sentence: str, cited_texts: list[str], question: str = "") -> bool:
-    return _unsupported_because(sentence, cited_texts, question) is None
+def _supported(sentence: str, cited_texts: list[str], question: str = "", files: list[str] | None = None) -> bool:
+    return _unsupported_because(sentence, cited_texts, question, files) is None
 
 
-def _unsupported_because(sentence: str, cited_texts: list[str], question: str = "") -> str | None:
+def _unsupported_because(sentence: str, cited_texts: list[str], question: str = "",
+                         files: list[str] | None = None) -> str | None:
     """Why the cited text does not back `sentence` (None when it does): a number or a name it does
     not hold, or too few of the sentence's content words. What the sentence repeats from the
-    question counts as known."""
+    question counts as known, but not the names the question asks about: those must be in the
+    cited files (`files`: their texts in the evidence; the cited text when not given)."""
     source = " ".join([*cited_texts, question])
     source_numbers = _numbers(source) | {n.replace(",", "") for n in _numbers(source)}
     missing = [n for n in _numbers(sentence) if n not in source_numbers and n.replace(",", "") not in source_numbers]
@@ -351,6 +364,9 @@ def _unsupported_because(sentence: str, cited_texts: list[str], question: str = 
     names = _names(sentence) - {w.lower() for w in _WORD.findall(source)} - {w.lower() for w in _JOINED.findall(source)}
     if names:
         return f"the name {sorted(names)[0].capitalize()} is not in the cited text"
+    asked = _names(sentence) & subject_names(question)
+    if asked and not mentions(asked, files or cited_texts):  # "The capital of Japan is Jakarta", from a list without it
+        return f"the cited text does not mention {sorted(asked)[0].capitalize()}"
     words = content_words(sentence)
     if not words:
         return None
@@ -358,6 +374,20 @@ def _unsupported_because(sentence: str, cited_texts: list[str], question: str = 
     stems = {w[:5] for w in source_words}
     hits = sum(1 for w in words if w in source_words or w[:5] in stems)
     return None if hits / len(words) >= 0.5 else "most of its words are not in the cited text"
+
+
+def subject_names(question: str) -> set[str]:
+    """The names a question is about ("Japan"; "Knowles", "Mirzayance"), lowercased: its capitalised
+    words past the first, less months and days."""
+    rest = question.strip().split(maxsplit=1)
+    return _names(rest[1]) - _CALENDAR if len(rest) > 1 else set()
+
+
+def mentions(names: set[str], texts: list[str]) -> bool:
+    """Whether any of the texts has any of the names (as a word, in any case)."""
+    words = {w.lower() for text in texts for w in _WORD.findall(text)}
+    words |= {w.lower() for text in texts for w in _JOINED.findall(text)}
+    return bool(names & words)
 
 
 def _names(sentence: str) -> set[str]:
@@ -377,13 +407,14 @@ def _says_more(sentence: str, cited: Evidence, evidence: list[Evidence], questio
         stems = {w[:5] for w in known}
         return sum(1 for w in words if w in known or w[:5] in stems)
     best = max(evidence, key=said)
-    if said(best) <= said(cited) or not _supported(sentence, [f"{best.text} {best.header()}"], question):
+    if said(best) <= said(cited) or not _supported(sentence, [f"{best.text} {best.header()}"], question,
+                                                   _of_files(evidence, {best.source})):
         return None
     return best.n
 
 
 def _best_support(sentence: str, evidence: list[Evidence], question: str = "") -> int | None:
-    supported = [e for e in evidence if _supported(sentence, [e.text], question)]
+    supported = [e for e in evidence if _supported(sentence, [e.text], question, _of_files(evidence, {e.source}))]
     if not supported:
         return None
     words = content_words(sentence)

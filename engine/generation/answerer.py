@@ -69,8 +69,9 @@ class Answerer:
             result.answer, result.answered = (NOTHING_RELEVANT if gathered.hits else answering.NOT_FOUND), False
         else:
             self._cited(result, question, routes, relevant, gathered.vector, timings, on_token)
-            if not result.answered and general and routes and routes[0].label == "none" and _general(question):
-                self._general(result, question, timings, on_token)  # the router was right: no file holds it
+            if not result.answered and general and _general(question) and (
+                    (routes and routes[0].label == "none") or not _about_the_files(question, relevant)):
+                self._general(result, question, timings, on_token)  # no file holds it, nor speaks of it
         result.timings_ms = timings
         return result
 
@@ -204,6 +205,13 @@ def queries_failed(runs: list[QueryRun]) -> str:
     why = inline(failed[0].error or "no query ran", 200)
     return (f"I could not answer this from {names}: no query I wrote for it ran ({why}). Rephrase the question "
             "with the names your data uses, or ask the source in its own language (trove query).")
+
+
+def _about_the_files(question: str, relevant: list[tuple[str, Hit]]) -> bool:
+    """Whether the files found speak of what the question names ("Who painted the Mona Lisa?" is not
+    about a user's files when none of them names the Mona Lisa); True when it names nothing."""
+    names = answering.subject_names(question)
+    return not names or answering.mentions(names, [f"{hit.item.title} {hit.item.text}" for _, hit in relevant])
 
 
 def _general(question: str) -> bool:

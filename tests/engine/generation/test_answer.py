@@ -74,7 +74,9 @@ def test_prompt_delimits_evidence_as_data():
 
 
 def test_what_the_sentence_repeats_from_the_question_counts_as_known():
-    evidence = [_ev(1, "Action: Weight the passenger survey; Owner: Priya Raman; Deadline: 7 March.")]
+    """As long as the file names what the question is about (here its name does: "line-120")."""
+    evidence = [evidence_of(1, "paragraph", "/f/meeting-2025-02-18-line-120.md", "Kick-off", {"start": 0, "end": 9},
+                            "Action: Weight the passenger survey; Owner: Priya Raman; Deadline: 7 March.", 0.1)]
     question = "Who is responsible for weighting the passenger survey in the Line 120 project?"
     draft = finalise("Priya Raman is responsible for weighting the passenger survey in the Line 120 project.",
                      evidence, question)
@@ -160,3 +162,27 @@ def test_a_hyphenated_name_the_evidence_holds_is_backed():
     evidence = [_ev(1, "Hotel Lisboa Plaza. Check-in from 15:00, check-out by 11:00.")]
     draft = finalise("Check-in from 15:00 [1].", evidence, "When can I check in?")
     assert draft.text == "Check-in from 15:00 [1]." and draft.unsupported == []
+
+
+def test_a_claim_about_a_name_the_cited_file_never_mentions_is_not_backed():
+    """"The capital of Japan is Jakarta [1]" from a list of capitals without Japan: the question's
+    name in the sentence counts as known only where the cited file names it too."""
+    capitals = _ev(1, "Country Indonesia Germany Austria. Capital Jakarta Berlin Vienna.")
+    draft = finalise("The capital of Japan is Jakarta [1].", [capitals], "What is the capital of Japan?")
+    assert draft.unsupported == ["The capital of Japan is Jakarta."]
+    assert draft.reasons[draft.unsupported[0]] == "the cited text does not mention Japan"
+    backed = finalise("The capital of Indonesia is Jakarta [1].", [capitals], "What is the capital of Indonesia?")
+    assert backed.answered and backed.unsupported == []
+
+
+def test_the_name_may_be_in_another_passage_of_the_cited_file_and_a_month_is_no_name():
+    heading = evidence_of(1, "paragraph", "/f/scotus.pdf", "scotus", {"start": 0, "end": 40},
+                          "KNOWLES, WARDEN, Petitioner v. MIRZAYANCE. No. 07-1315", 0.2)
+    date = evidence_of(2, "paragraph", "/f/scotus.pdf", "scotus", {"start": 41, "end": 90},
+                       "Washington, D.C. Tuesday, January 13, 2009", 0.2)
+    draft = finalise("Knowles v. Mirzayance was argued on Tuesday, January 13, 2009 [2].", [heading, date],
+                     "On what date was Knowles v. Mirzayance argued?")
+    assert draft.answered and draft.unsupported == [] and draft.cited == [2]
+    photos = _ev(1, "count = 4. Photos taken from 2025-05-01 to 2025-06-01.")
+    may = finalise("You took 4 photos in May 2025 [1].", [photos], "How many photos did I take in May 2025?")
+    assert may.unsupported == []

@@ -3,6 +3,7 @@ the question asks about; otherwise the answer says what the nearest clip does sh
 
 from __future__ import annotations
 
+from engine.generation.answer import NOT_FOUND
 from engine.generation.answerer import not_shown, shows_asked
 from engine.generation.evidence import Evidence, evidence_of
 
@@ -51,3 +52,27 @@ def test_a_question_its_sources_could_not_be_queried_for_is_not_answered_from_ge
     unsure = Gathered([Route("graph", 0.31, "rule")], [], failed, np.zeros(384, dtype=np.float32))
     general = trove.answerer.answer("Who painted the Mona Lisa?", unsure, [])  # misrouted by its words
     assert general.general and "Leonardo da Vinci" in general.answer
+
+
+def test_a_general_question_no_file_speaks_of_is_answered_as_general_knowledge(trove):  # noqa: ANN001
+    """Routed to files by its words, answered "not found" from them: when none of the files found names
+    what the question asks about, the model's own answer is given, said to be general knowledge; when
+    they do name it, the answer stays that the files do not say."""
+    import numpy as np
+
+    from engine.retrieval.gathering import Gathered
+    from engine.retrieval.hybrid import Hit
+    from engine.routing.base import Route
+    from local_stores.corpus_store import Item
+    from tests.scripted import ScriptedLLM
+
+    capitals = Item("text/paragraph", "/f/countries.pdf", "Country Indonesia Germany. Capital Jakarta Berlin.",
+                    {"start": 0, "end": 50}, title="Example document")
+    hits = [("paragraph", Hit(capitals, 0.6, {"dense": 0.6, "bm25": 1.0}))]
+    routed = Gathered([Route("rdf", 0.69, "trained")], hits, [], np.zeros(384, dtype=np.float32))
+    trove.models.llm = ScriptedLLM(["The capital of Japan is Jakarta [1].", f"{NOT_FOUND}", "Tokyo."])
+    result = trove.answerer.answer("What is the capital of Japan?", routed, [])
+    assert result.general and result.answer.endswith("Tokyo.") and result.citations == []
+    trove.models.llm = ScriptedLLM([NOT_FOUND])
+    kept = trove.answerer.answer("What is the capital of Indonesia?", routed, [])
+    assert not kept.general and not kept.answered and len(trove.models.llm.sent) == 1
