@@ -15,7 +15,7 @@ from engine.native.examples import Example
 from engine.native.kinds import open_store
 from engine.native.sources import Source, Stores
 from engine.native.writers import QueryWriter, writer_for
-from engine.native.writers.sparql_fixes import bind, binding_pattern
+from engine.native.writers.sparql_fixes import bind_variable
 from engine.result import LANGUAGES
 from local_stores.native_store import NativeStore
 from local_stores.results import QueryFailed, QueryRefused, QueryResult, Unreachable
@@ -129,8 +129,13 @@ class Empty:
 
 def _why_empty(statement: str, question: str, source: Source, stores: Stores, held: ValueIndex | None,
                found: list[values.ValueMatch]) -> Empty | None:
-    """Why a query returned nothing, when its values tell: one the source holds nowhere, or one
-    held only in a field the query never names. None when the values are where the query looks."""
+    """Why a query returned nothing, when its values tell: one field compared with two values at
+    once, one the source holds nowhere, or one held only in a field the query never names. None
+    when the values are where the query looks."""
+    if (both := both_at_once(statement)) is not None:
+        field, (first, second) = both
+        return Empty(f"it returned nothing: {field} cannot be {first!r} and {second!r} at once. To find what has "
+                     f"both, {_ONE_PER_VALUE[source.language]}", False)
     checked = values.check_literals(statement, source, stores, held=held)
     if checked.absent:
         asked = all(value.lower() in question.lower() for value in checked.absent)
@@ -139,6 +144,32 @@ def _why_empty(statement: str, question: str, source: Source, stores: Stores, he
     if checked.misplaced:
         return Empty("it returned nothing: " + "; ".join(f"{m.value!r} is held in {m.place}, which the query does "
                                                          "not compare it with" for m in checked.misplaced), False)
+    return None
+
+
+_ONE_PER_VALUE = {
+    "sql": "join the table once per value, each copy with its own alias and its own condition (or INTERSECT "
+           "two SELECTs, one per value)",
+    "cypher": "match one node per value, each with its own variable and its own condition, both linked to "
+              "the same node",
+    "sparql": "use one variable per value, each with its own triple pattern to the same subject",
+}
+_EQUALS = re.compile(r"(?:\b(?:lower|upper|tolower|toupper)\s*\(\s*)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*\)?\s*="
+                     r"\s*'((?:[^'\\]|\\.|'')*)'", re.IGNORECASE)
+_CLAUSE = re.compile(r"\b(?:SELECT|INTERSECT|UNION|EXCEPT|OR|MATCH|WITH|RETURN|OPTIONAL)\b", re.IGNORECASE)
+
+
+def both_at_once(statement: str) -> tuple[str, tuple[str, str]] | None:
+    """A field compared with two different values in one AND-chain (`T2.name = 'Lettice' AND T2.name =
+    'HMS Atalanta'`), which no row meets: the field and the two values. Conditions in different
+    SELECTs, subqueries, OR branches or MATCH clauses are not compared with each other."""
+    for clause in _CLAUSE.split(statement):
+        seen: dict[str, str] = {}
+        for field, value in _EQUALS.findall(clause):
+            key = field.lower()
+            if key in seen and seen[key].lower() != value.lower():
+                return field, (seen[key], value)
+            seen.setdefault(key, value)
     return None
 
 
@@ -228,8 +259,7 @@ def _bind_unbound(source: Source, statement: str, result: QueryResult, store: Na
     (a model that selects `?age ?hometown` often writes the pattern of neither)."""
     schema, tried = writer_for(source.language).schema_text(source), set()
     while (unbound := _unbound(result)) is not None:
-        pattern = binding_pattern(unbound, schema) if unbound not in tried else None
-        bound = bind(statement, pattern) if pattern else None
+        bound = bind_variable(statement, unbound, schema) if unbound not in tried else None
         if bound is None:
             raise QueryFailed(f"?{unbound} is never bound: add the triple pattern that gives it a value")
         tried.add(unbound)

@@ -137,11 +137,42 @@ def bind_missing(query: str, schema: str) -> str:
     outside = re.sub(r"\bAS\s+[?$]\w+", " ", _STRING.sub(" ", outside), flags=re.IGNORECASE)
     bound = set(_VARIABLE.findall(body))
     for variable in dict.fromkeys(_VARIABLE.findall(outside)):
-        if variable in bound or (pattern := binding_pattern(variable, schema)) is None:
-            continue
-        if (joined := bind(query, pattern)) is not None:
+        if variable not in bound and (joined := bind_variable(query, variable, schema)) is not None:
             query, bound = joined, bound | {variable}
     return query
+
+
+def bind_variable(query: str, variable: str, schema: str) -> str | None:
+    """The query with a pattern of the schema that binds `?variable` joined to it: its own pattern
+    (`?book schema:name ?book_name .`), or, for a variable named by the property alone (`?name`),
+    the property's pattern with that variable as its object; on a subject the query uses, or
+    reached from one through one link of the schema (`?player poker:ref-people_id ?people .`).
+    None when no pattern joins."""
+    block = _where_block(query)
+    if block is None:
+        return None
+    used = set(_VARIABLE.findall(query[block[0]:block[1]]))
+    patterns = _patterns(schema)
+    owned = [p for p in patterns if p[2] == f"?{variable}"] or \
+        [(s, pred, f"?{variable}") for s, pred, o in patterns if o.endswith(f"_{variable}")]
+    for subject, predicate, obj in owned:
+        if subject[1:] in used:
+            return bind(query, f"{subject} {predicate} {obj} .")
+    for subject, predicate, obj in owned:
+        link = next((p for p in patterns if p[2] == subject and p[0][1:] in used and p[1] != "a"), None)
+        if link is not None and (linked := bind(query, " ".join(link) + " .")) is not None:
+            return bind(linked, f"{subject} {predicate} {obj} .")
+    return None
+
+
+def _patterns(schema: str) -> list[tuple[str, str, str]]:
+    """The schema's `?s predicate ?o .` lines as (subject, predicate, object)."""
+    out = []
+    for line in schema.splitlines():
+        parts = line.split("#")[0].split()
+        if len(parts) == 4 and parts[3] == "." and parts[0].startswith("?") and parts[2].startswith("?"):
+            out.append((parts[0], parts[1], parts[2]))
+    return out
 
 
 def binding_pattern(variable: str, schema: str) -> str | None:

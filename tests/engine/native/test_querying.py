@@ -20,3 +20,21 @@ def test_no_rows_and_a_count_of_nothing_are_empty_but_real_answers_are_not():
     assert not _empty(QueryResult(["n"], [(3,)], False))
     assert not _empty(QueryResult(["a"], [(0,), (0,)], False))
     assert not _empty(QueryResult(["name"], [("Kit",)], False))
+
+
+def test_a_field_compared_with_two_values_in_one_condition_is_found_and_separate_clauses_are_not():
+    from engine.native.querying import both_at_once
+
+    cypher = ("MATCH (p:Person)-[:ACTED_IN]->(m:Movie) WHERE lower(p.name) = 'tom hanks' AND lower(p.name) = "
+              "'meg ryan' RETURN m.title")
+    assert both_at_once(cypher) == ("p.name", ("tom hanks", "meg ryan"))
+    two_nodes = ("MATCH (a:Person)-[:ACTED_IN]->(m)<-[:ACTED_IN]-(b:Person) WHERE a.name = 'Tom Hanks' AND "
+                 "b.name = 'Meg Ryan' RETURN m.title")
+    intersect = ("SELECT b.name FROM ship s JOIN battle b ON b.id = s.lost_in_battle WHERE s.name = 'Lettice' "
+                 "INTERSECT SELECT b.name FROM ship s JOIN battle b ON b.id = s.lost_in_battle "
+                 "WHERE s.name = 'Atalanta'")
+    subqueries = ("SELECT name FROM battle WHERE id IN (SELECT lost_in_battle FROM ship WHERE name = 'Lettice') "
+                  "AND id IN (SELECT lost_in_battle FROM ship WHERE name = 'Atalanta')")
+    either = "SELECT * FROM ship WHERE name = 'Lettice' OR name = 'Atalanta'"
+    same = "SELECT * FROM ship WHERE name = 'Lettice' AND lower(name) = 'lettice'"
+    assert [both_at_once(q) for q in (two_nodes, intersect, subqueries, either, same)] == [None] * 5

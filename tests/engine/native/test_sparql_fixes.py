@@ -77,3 +77,22 @@ def test_predicates_and_classes_the_data_lacks_are_named(pets):  # noqa: ANN001
     capped = copy.deepcopy(source.descriptor)
     capped["classes"][0]["predicates"] += [{"iri": f"http://example.org/pets#p{i}"} for i in range(MAX_PREDICATES)]
     assert sparql.check(colour, Source("pets", "rdf", "oxigraph", source.location, capped)) is None
+
+
+POKER = """PREFIX ontop: <http://valuenet/ontop/>
+?people a ontop:people .
+?people people:name ?people_name .  # string, e.g. "Maksim Botin"
+?poker_player a ontop:poker_player .
+?poker_player poker_player:earnings ?poker_player_earnings .  # double, e.g. 189233
+?poker_player poker_player:ref-people_id ?people .  # a ontop:people, e.g. people_id=2"""
+
+
+def test_a_variable_named_by_its_property_is_bound_through_the_link_the_schema_gives():
+    """`SELECT ?name` over poker players (Spider4SPARQL): the names are the people's, one link away."""
+    query = ("SELECT ?name WHERE { ?poker_player a ontop:poker_player ; poker_player:earnings ?earnings . "
+             "FILTER(?earnings > 300000) }")
+    bound = sparql_fixes.bind_variable(query, "name", POKER)
+    assert bound is not None
+    assert "?poker_player poker_player:ref-people_id ?people ." in bound and "?people people:name ?name ." in bound
+    assert sparql_fixes.bind_variable(query, "earnings", POKER) is not None  # its own pattern, by its property
+    assert sparql_fixes.bind_variable("SELECT ?name WHERE { ?x ?p ?o }", "name", POKER) is None  # nothing joins

@@ -206,3 +206,19 @@ def test_an_empty_result_is_kept_as_the_answer_only_when_the_missing_value_is_th
     invented = "SELECT sum(CASE WHEN shop = '*' THEN 1 ELSE 0 END) FROM expenses WHERE shop = 'HEMA'"
     dropped = write_and_run(ScriptedLLM([invented] * 3), "How much did I spend at HEMA?", source, stores, max_tries=1)
     assert not dropped.ok and "no column holds '*'" in dropped.attempts[0].error  # the query's '*', not the data's
+
+
+def test_one_column_compared_with_two_values_at_once_is_sent_back_with_how_to_ask_for_both(table):  # noqa: ANN001
+    """"Which dates had purchases at both Albert Heijn and HEMA?" written `shop = 'Albert Heijn' AND
+    shop = 'HEMA'` (Spider's battles: `T2.name = 'Lettice' AND T2.name = 'HMS Atalanta'`): no row
+    meets it, and the repair is told to take one copy of the table per value."""
+    store, source = table
+    stores = _stores(store)
+    both = "SELECT date FROM expenses WHERE shop = 'Albert Heijn' AND shop = 'HEMA'"
+    per_value = ("SELECT a.date FROM expenses a JOIN expenses b ON a.date = b.date "
+                 "WHERE a.shop = 'Albert Heijn' AND b.shop = 'HEMA'")
+    llm = ScriptedLLM([both, per_value])
+    outcome = write_and_run(llm, "On which dates did I shop at both Albert Heijn and HEMA?", source, stores)
+    assert [a.ok for a in outcome.attempts] == [False, True] and outcome.result.rows == []
+    assert "shop cannot be 'Albert Heijn' and 'HEMA' at once" in outcome.attempts[0].error
+    assert "join the table once per value" in llm.sent[1][-1]["content"]
