@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline
 from engine.native import periods, values
+from engine.native.conditions import both_at_once
 from engine.native.examples import Example
 from engine.native.kinds import open_store
 from engine.native.sources import Source, Stores
@@ -133,9 +134,8 @@ def _why_empty(statement: str, question: str, source: Source, stores: Stores, he
     once, one the source holds nowhere, or one held only in a field the query never names. None
     when the values are where the query looks."""
     if (both := both_at_once(statement)) is not None:
-        field, (first, second) = both
-        return Empty(f"it returned nothing: {field} cannot be {first!r} and {second!r} at once. To find what has "
-                     f"both, {_ONE_PER_VALUE[source.language]}", False)
+        return Empty(f"it returned nothing: {both.field} cannot be {both.first!r} and {both.second!r} at once. To "
+                     f"find what has both, {_ONE_PER_VALUE[source.language]}", False)
     checked = values.check_literals(statement, source, stores, held=held)
     if checked.absent:
         asked = all(value.lower() in question.lower() for value in checked.absent)
@@ -154,25 +154,6 @@ _ONE_PER_VALUE = {
               "the same node",
     "sparql": "use one variable per value, each with its own triple pattern to the same subject",
 }
-_EQUALS = re.compile(r"(?:\b(?:lower|upper|tolower|toupper)\s*\(\s*)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*\)?\s*="
-                     r"\s*'((?:[^'\\]|\\.|'')*)'", re.IGNORECASE)
-_CLAUSE = re.compile(r"\b(?:SELECT|INTERSECT|UNION|EXCEPT|OR|MATCH|WITH|RETURN|OPTIONAL)\b", re.IGNORECASE)
-
-
-def both_at_once(statement: str) -> tuple[str, tuple[str, str]] | None:
-    """A field compared with two different values in one AND-chain (`T2.name = 'Lettice' AND T2.name =
-    'HMS Atalanta'`), which no row meets: the field and the two values. Conditions in different
-    SELECTs, subqueries, OR branches or MATCH clauses are not compared with each other."""
-    for clause in _CLAUSE.split(statement):
-        seen: dict[str, str] = {}
-        for field, value in _EQUALS.findall(clause):
-            key = field.lower()
-            if key in seen and seen[key].lower() != value.lower():
-                return field, (seen[key], value)
-            seen.setdefault(key, value)
-    return None
-
-
 RESAMPLE_TEMPERATURE = 0.7
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline, quoted
 from engine.native import periods
+from engine.native.conditions import both_at_once
 from engine.native.examples import Example
 from engine.native.writers.fitting import capped, fit, preferred, schema_room
 from engine.native.writers.summary import property_words, stem
@@ -167,13 +168,38 @@ def names_hint(source: Source) -> str:
 
 def fix(query: str, source: Source) -> str:
     """Functions Kùzu and Neo4j name differently, spelt as the source's engine names them (FalkorDB
-    and Neo4j servers speak Neo4j's Cypher). Text inside quotes is left alone."""
+    and Neo4j servers speak Neo4j's Cypher); text inside quotes is left alone. A node compared with
+    two values at once is matched once per value (`one_node_per_value`)."""
     renames = _RENAMES if source.engine == "kuzu" else _NEO4J_RENAMES
-    parts = _QUOTED.split(query)
+    parts = _QUOTED.split(one_node_per_value(query) or query)
     for i in range(0, len(parts), 2):  # the even parts are outside quotes
         for pattern, replacement in renames:
             parts[i] = re.sub(pattern, replacement, parts[i], flags=re.IGNORECASE)
     return "".join(parts)
+
+
+_MATCH = re.compile(r"\bMATCH\s+(.+?)(?=\s+(?:WHERE|RETURN|WITH)\b)", re.IGNORECASE | re.DOTALL)
+_PATH_SPLIT = re.compile(r",\s*(?=\()")
+
+
+def one_node_per_value(query: str) -> str | None:
+    """`MATCH (p:Person)-[:ACTED_IN]->(m:Movie) WHERE p.name = 'A' AND p.name = 'B'`, which no node
+    meets, as the query for what both are linked to: the path through `p` matched again with a node of
+    its own (`(p_2:Person)-[:ACTED_IN]->(m)`, its relationships renamed too) that the second value is
+    compared with. None when the query has no such condition, or `p` is linked to nothing."""
+    both = both_at_once(query)
+    match = _MATCH.search(query)
+    if both is None or "." not in both.field or match is None or match.end() > both.second_at[0]:
+        return None
+    node = both.field.split(".")[0]
+    own = re.compile(rf"\(\s*{re.escape(node)}\b")
+    path = next((p for p in _PATH_SPLIT.split(match.group(1)) if own.search(p)), None)
+    if path is None or "-" not in path:
+        return None
+    copy = re.sub(r"\[\s*([A-Za-z_]\w*)", r"[\1_2", own.sub(f"({node}_2", path))
+    start, end = both.second_at
+    query = query[:start] + f"{node}_2" + both.field[len(node):] + query[end:]
+    return query[:match.end(1)] + f", {copy}" + query[match.end(1):]
 
 
 def extract(reply: str) -> str:

@@ -133,3 +133,19 @@ def test_an_empty_result_from_a_value_compared_in_the_wrong_field_is_repaired_wi
     first_turn = next(m["content"] for m in llm.sent[0] if m["role"] == "user" and "Question:" in m["content"])
     assert "'Astrid Lindqvist' in Person.name" in first_turn  # linked before the first write
     assert "'Astrid Lindqvist' is held in Person.name" in outcome.attempts[0].error
+
+
+def test_a_node_compared_with_two_values_at_once_is_matched_once_per_value_on_kuzu(family):  # noqa: ANN001
+    """"Whose children have both Ingrid and Pieter as parents?" written as one parent node that is
+    both (the movies graph: `lower(p.name) = 'tom hanks' AND lower(p.name) = 'meg ryan'`): the path
+    is matched again with a parent of its own, and the real graph answers."""
+    stores, source = family
+    written = ("MATCH (p:Person)-[:PARENT_OF]->(c:Person) WHERE lower(p.name) = 'ingrid de vries' AND "
+               "lower(p.name) = 'pieter de vries' RETURN c.name ORDER BY c.name")
+    fixed = cypher.fix(written, source)
+    assert "(p:Person)-[:PARENT_OF]->(c:Person), (p_2:Person)-[:PARENT_OF]->(c:Person)" in fixed
+    assert "lower(p_2.name) = 'pieter de vries'" in fixed
+    graph = open_store(source, stores)
+    assert graph.execute(graph.explain(fixed)).rows == [("Lars de Vries",), ("Maya Lindqvist",)]
+    alone = "MATCH (p:Person) WHERE p.name = 'Ingrid de Vries' AND p.name = 'Erik Lindqvist' RETURN p.born"
+    assert cypher.fix(alone, source) == alone  # linked to nothing: left to the repair

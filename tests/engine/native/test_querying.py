@@ -23,11 +23,13 @@ def test_no_rows_and_a_count_of_nothing_are_empty_but_real_answers_are_not():
 
 
 def test_a_field_compared_with_two_values_in_one_condition_is_found_and_separate_clauses_are_not():
-    from engine.native.querying import both_at_once
+    from engine.native.conditions import both_at_once
 
     cypher = ("MATCH (p:Person)-[:ACTED_IN]->(m:Movie) WHERE lower(p.name) = 'tom hanks' AND lower(p.name) = "
               "'meg ryan' RETURN m.title")
-    assert both_at_once(cypher) == ("p.name", ("tom hanks", "meg ryan"))
+    found = both_at_once(cypher)
+    assert found is not None and (found.field, found.first, found.second) == ("p.name", "tom hanks", "meg ryan")
+    assert cypher[found.second_at[0]:found.second_at[1]] == "p.name" and found.second_at[0] > cypher.index("AND")
     two_nodes = ("MATCH (a:Person)-[:ACTED_IN]->(m)<-[:ACTED_IN]-(b:Person) WHERE a.name = 'Tom Hanks' AND "
                  "b.name = 'Meg Ryan' RETURN m.title")
     intersect = ("SELECT b.name FROM ship s JOIN battle b ON b.id = s.lost_in_battle WHERE s.name = 'Lettice' "

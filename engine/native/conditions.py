@@ -1,0 +1,39 @@
+"""What a query's conditions say on their own text, before any engine runs it: a field compared
+with two different values in one AND-chain, which no row (or node) can meet."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import pairwise
+
+_EQUALS = re.compile(r"(?:\b(?:lower|upper|tolower|toupper)\s*\(\s*)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*\)?\s*="
+                     r"\s*'((?:[^'\\]|\\.|'')*)'", re.IGNORECASE)
+_CLAUSE = re.compile(r"\b(?:SELECT|INTERSECT|UNION|EXCEPT|OR|MATCH|WITH|RETURN|OPTIONAL)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class BothAtOnce:
+    """`field` compared with `first` and then `second`; `second_at`: where that second comparison's
+    field is written in the statement (start, end)."""
+
+    field: str
+    first: str
+    second: str
+    second_at: tuple[int, int]
+
+
+def both_at_once(statement: str) -> BothAtOnce | None:
+    """A field compared with two different values in one AND-chain (`T2.name = 'Lettice' AND T2.name =
+    'HMS Atalanta'`), which nothing meets. Conditions in different SELECTs, subqueries, OR branches or
+    MATCH clauses are not compared with each other."""
+    bounds = [0, *(m.start() for m in _CLAUSE.finditer(statement)), len(statement)]
+    for start, end in pairwise(bounds):
+        seen: dict[str, str] = {}
+        for m in _EQUALS.finditer(statement, start, end):
+            field, value = m.group(1), m.group(2)
+            key = field.lower()
+            if key in seen and seen[key].lower() != value.lower():
+                return BothAtOnce(field, seen[key], value, m.span(1))
+            seen.setdefault(key, value)
+    return None
