@@ -9,7 +9,8 @@ from itertools import pairwise
 
 _EQUALS = re.compile(r"(?:\b(?:lower|upper|tolower|toupper)\s*\(\s*)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*\)?\s*="
                      r"\s*'((?:[^'\\]|\\.|'')*)'", re.IGNORECASE)
-_CLAUSE = re.compile(r"\b(?:SELECT|INTERSECT|UNION|EXCEPT|OR|MATCH|WITH|RETURN|OPTIONAL)\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"\b(?:SELECT|INTERSECT|UNION|EXCEPT|OR|MATCH|WITH|RETURN|OPTIONAL|WHERE|HAVING|CASE|WHEN|"
+                     r"THEN|ELSE|END)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class BothAtOnce:
 def both_at_once(statement: str) -> BothAtOnce | None:
     """A field compared with two different values in one AND-chain (`T2.name = 'Lettice' AND T2.name =
     'HMS Atalanta'`), which nothing meets. Conditions in different SELECTs, subqueries, OR branches or
-    MATCH clauses are not compared with each other."""
+    MATCH clauses, or a CASE and the WHERE, are not compared with each other."""
     bounds = [0, *(m.start() for m in _CLAUSE.finditer(statement)), len(statement)]
     for start, end in pairwise(bounds):
         seen: dict[str, str] = {}

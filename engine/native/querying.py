@@ -90,6 +90,10 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if (missing := _aggregates_missing(question, result)) is not None:
                 raise QueryFailed(f"the question asks for {missing}, each as its own column of one row: the "
                                   f"query returned {len(result.columns)} column(s)")
+            if len(parts := asked_parts(question)) > _shown_columns(result) and not _empty(result):
+                fallback = fallback or (statement, result)  # a part of the answer, if no repair gives it all
+                raise QueryFailed(f"the question asks {len(parts)} things ({'; '.join(parts)}): return each as "
+                                  f"its own column; the query returned {_shown_columns(result)}")
             if not _YES_NO.match(question) and _empty(result) and (
                     why := _why_empty(statement, question, source, stores, held, found)):
                 if why.asked:  # "none" may be the answer: the source holds no value the question names
@@ -189,6 +193,25 @@ def _aggregates_missing(question: str, result: QueryResult) -> str | None:
     if len(asked) < 2 or len(result.rows) != 1 or len(result.columns) >= len(asked):
         return None
     return ", ".join(asked[:-1]) + " and " + asked[-1]
+
+
+_WH = r"(?:which|what|who|when|where|how\s+(?:many|much|old|long))\b"
+_PART_START = re.compile(rf"(?:,\s*(?:and\s+)?|\s+and\s+)(?={_WH})", re.IGNORECASE)
+_OPENS = re.compile(rf"\s*(?:(?:at|in|on|for|from|to|with|by|of)\s+)?{_WH}", re.IGNORECASE)
+
+
+def asked_parts(question: str) -> list[str]:
+    """What a question asks, one part per clause that opens with a question word: "which battle lost
+    both ships, and when was it fought?" asks two things. A question word inside a clause ("the
+    player who won") opens no part; a yes/no question asks one thing."""
+    if _YES_NO.match(question):
+        return []
+    pieces = _PART_START.split(question.strip().rstrip("?"))
+    return [" ".join(piece.split()) for piece in pieces if _OPENS.match(piece)]
+
+
+def _shown_columns(result: QueryResult) -> int:
+    return sum(1 for column in result.columns if column != "_row")
 
 
 _LISTING = re.compile(r"\s*(?:(?:in|from|of|among)\b[^?]{0,120}?,\s*)?(?:which|who|list|name)\b", re.IGNORECASE)

@@ -40,3 +40,14 @@ def test_a_field_compared_with_two_values_in_one_condition_is_found_and_separate
     either = "SELECT * FROM ship WHERE name = 'Lettice' OR name = 'Atalanta'"
     same = "SELECT * FROM ship WHERE name = 'Lettice' AND lower(name) = 'lettice'"
     assert [both_at_once(q) for q in (two_nodes, intersect, subqueries, either, same)] == [None] * 5
+
+
+def test_a_question_asks_one_thing_per_clause_that_opens_with_a_question_word():
+    from engine.native.querying import asked_parts
+
+    assert asked_parts("In my ships database, which battle lost both ships, and when was it fought?") == \
+        ["which battle lost both ships", "when was it fought"]
+    assert asked_parts("Who directed it and when was it released?") == ["Who directed it", "when was it released"]
+    assert len(asked_parts("What is the name of the player who won the most?")) == 1  # "who" inside a clause
+    assert len(asked_parts("What is the average, minimum, and maximum age of French singers?")) == 1
+    assert asked_parts("Is there a singer from France?") == []

@@ -222,3 +222,17 @@ def test_one_column_compared_with_two_values_at_once_is_sent_back_with_how_to_as
     assert [a.ok for a in outcome.attempts] == [False, True] and outcome.result.rows == []
     assert "shop cannot be 'Albert Heijn' and 'HEMA' at once" in outcome.attempts[0].error
     assert "join the table once per value" in llm.sent[1][-1]["content"]
+
+
+def test_a_question_that_asks_two_things_gets_both_as_columns_or_keeps_the_part_it_had(table):  # noqa: ANN001
+    store, source = table
+    stores = _stores(store)
+    question = "At which shop did I spend the most, and how much?"
+    shop = "SELECT shop FROM expenses GROUP BY shop ORDER BY sum(amount_eur) DESC LIMIT 1"
+    both = "SELECT shop, sum(amount_eur) FROM expenses GROUP BY shop ORDER BY 2 DESC LIMIT 1"
+    llm = ScriptedLLM([shop, both])
+    outcome = write_and_run(llm, question, source, stores)
+    assert [a.ok for a in outcome.attempts] == [False, True] and outcome.result.rows == [("Albert Heijn", 64.7)]
+    assert "asks 2 things (At which shop did I spend the most; how much)" in outcome.attempts[0].error
+    kept = write_and_run(ScriptedLLM([shop, shop, shop]), question, source, stores)
+    assert kept.ok and kept.result.rows == [("Albert Heijn",)]  # no repair gave both: the part it had
