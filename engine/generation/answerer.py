@@ -39,8 +39,8 @@ SURE_OF_SOURCE = 0.5  # a structured route this sure: a question its query faile
 NOTHING_INDEXED = "Nothing is indexed yet: add a folder first (trove index PATH)."
 _QUESTION = re.compile(r"^\s*(?:who|what|when|where|which|why|how|is|are|was|were|do|does|did|can|name|list)\b|\?\s*$",
                        re.IGNORECASE)
-_WHEN = re.compile(r"^\s*(when|at what (point|time|moment|second|minute)|what (time|minute|second)|how (far|long) "
-                   r"into|which (moment|part|scene|clip))\b", re.IGNORECASE)
+_WHEN = re.compile(r"^\s*(?:(?:in|on|during)\b[^,?]{0,120},\s*)?(when|at what (point|time|moment|second|minute)|"
+                   r"what (time|minute|second)|how (far|long) into|which (moment|part|scene|clip))\b", re.IGNORECASE)
 PHOTO_KINDS = ("region", "image")  # evidence a vision-language model looks at
 
 

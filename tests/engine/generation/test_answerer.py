@@ -76,3 +76,13 @@ def test_a_general_question_no_file_speaks_of_is_answered_as_general_knowledge(t
     trove.models.llm = ScriptedLLM([NOT_FOUND])
     kept = trove.answerer.answer("What is the capital of Indonesia?", routed, [])
     assert not kept.general and not kept.answered and len(trove.models.llm.sent) == 1
+
+
+def test_a_when_question_after_naming_its_video_is_answered_by_the_clip_or_says_it_is_not_shown():
+    from engine.generation.answerer import _moment_answer
+
+    gymnastics = _clip(GYMNASTICS, "/v/video9771.mp4")
+    asked = "In my gymnastics video, when is someone on the balance beam?"
+    moment = _moment_answer(asked, [gymnastics])
+    assert moment is not None and moment[1] == ["0:00", "0:07"] and shows_asked(asked, gymnastics)
+    assert _moment_answer("In my gymnastics video, who is on the beam?", [gymnastics]) is None
