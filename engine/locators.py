@@ -83,6 +83,7 @@ class RegionLocator(PictureFields, total=False):
     label: str
     score: float
     text: str
+    colour: str  # an object's colour in words ("blue")
     region: int
     crop: str
     detector_score: float

@@ -153,8 +153,7 @@ def grounded(ctx: VisualContext, photo_hit: Hit, relevance: dict[tuple, float] |
     from engine.runtimes.vision.regions import Region
 
     item = photo_hit.item
-    regions = [Region(r["kind"], r["label"], tuple(r["box"]), r["score"], r.get("text", ""))
-               for r in item.locator.get("regions", [])]
+    regions = [Region.from_dict(r) for r in item.locator.get("regions", [])]
     try:
         image = load_photo(Path(image_file(item.source, as_locator(item.locator)))).image
     except Exception as exc:  # the photo moved or broke since it was indexed: cite it, not its regions
@@ -232,6 +231,16 @@ def _photo_evidence(hit: Hit, decisions: list[dict] | None = None, note: str = "
     return Hit(item, hit.score, dict(hit.signals), hit.given)
 
 
+def _coloured(name: str, colour: str) -> str:
+    """"a bus" as "a blue bus" when the region's colour is known."""
+    if not colour:
+        return name
+    article, _, rest = name.partition(" ")
+    if article.lower() in ("a", "an") and rest:
+        return f"{'an' if colour[:1] in 'aeiou' else 'a'} {colour} {rest}"
+    return f"{colour} {name}"
+
+
 def _region_evidence(ctx: VisualContext, photo_hit: Hit, unit: list, rank: int) -> Hit:  # list[Decision]
     """One citable unit: a region, or a block of text lines, with the box to draw."""
     named = [d for d in unit if not d.element.generic] or unit
@@ -239,8 +248,9 @@ def _region_evidence(ctx: VisualContext, photo_hit: Hit, unit: list, rank: int) 
     element, region = decision.element, decision.region
     box_value = _union(unit)
     lines = [d.region.text for d in unit if d.region.text]
-    if element.generic:  # "A person.", "Text: "EILEEN COLLINS / FIRST WOMAN TO PILOT"."
-        text = (f'Text: "{" / ".join(lines)}"' if lines else element.name[:1].upper() + element.name[1:]) + "."
+    if element.generic:  # "A person.", "A blue bus.", "Text: "EILEEN COLLINS / FIRST WOMAN TO PILOT"."
+        name = _coloured(element.name, region.colour)
+        text = (f'Text: "{" / ".join(lines)}"' if lines else name[:1].upper() + name[1:]) + "."
     else:  # the boxes are for the viewer; the model reads what is there
         said = region.label if region.kind != "text" else "text"
         text = f"{element.title} ({said})" + (f": {element.description}" if element.description else "") + "."
@@ -253,6 +263,8 @@ def _region_evidence(ctx: VisualContext, photo_hit: Hit, unit: list, rank: int) 
         "name": element.name, "reason": decision.reason}
     if lines:
         locator["text"] = " / ".join(lines)
+    if region.colour:
+        locator["colour"] = region.colour
     if len(unit) > 1:
         locator["lines"] = [{"text": d.region.text, "box": [round(float(v), 1) for v in d.region.box]} for d in unit]
     item = Item(REGION, photo_hit.item.source, text, locator, photo_hit.item.title, photo_hit.item.heading,

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from engine.errors import ModelError
-from engine.runtimes.vision.regions import Region, as_box, keep_smaller
+from engine.runtimes.vision.colours import UNCOLOURED, colour_name
+from engine.runtimes.vision.regions import OBJECT, Region, as_box, keep_smaller
 
 if TYPE_CHECKING:
     from engine.models import ModelManager
@@ -115,6 +116,9 @@ def analyse(image: np.ndarray, models: VisionModels, overlap: float = 0.8, label
     minimum = region_min or {}
     regions = [r for r in regions if r.score >= minimum.get(r.kind, 0.0)]
     regions = keep_smaller(regions, overlap, same_label=True)
+    for region in regions:
+        if region.kind == OBJECT and region.label not in UNCOLOURED and (colour := colour_name(image, region.box)):
+            region.extra["colour"] = colour
     labels: list[tuple[str, float]] = []
     if models.classifier is not None:
         t0 = time.perf_counter()

@@ -150,6 +150,9 @@ def seen_lines(found: Analysis) -> list[str]:
     objects = counted(found.regions)
     if objects:
         lines.append(f"Shows {objects}.")
+    coloured = list(dict.fromkeys(r.called for r in found.regions if r.colour))
+    if coloured:
+        lines.append("Colours: " + ", ".join(coloured) + ".")
     faces = sum(1 for r in found.regions if r.kind == FACE)
     if faces:
         lines.append(f"{faces} face{'s' if faces > 1 else ''} visible.")
@@ -190,7 +193,7 @@ def region_text(region: Region, called: str, place: str) -> str:
         return f'Text "{region.text}" {where}.'
     if region.kind == FACE:
         return f"A face {where}."
-    return f"{'An' if region.label[:1] in 'aeiou' else 'A'} {region.label} {where}."
+    return f"{'An' if region.called[:1] in 'aeiou' else 'A'} {region.called} {where}."
 
 
 def photo_row(path: Path, photo: LoadedPhoto, found: Analysis, caption: str, sha256: str) -> dict:

@@ -35,9 +35,26 @@ class Region:
         x1, y1, x2, y2 = self.box
         return max(0.0, x2 - x1) * max(0.0, y2 - y1)
 
+    @property
+    def colour(self) -> str:
+        """The object's colour in words ("blue"), "" when none was named (engine.runtimes.vision.colours)."""
+        return str(self.extra.get("colour", ""))
+
+    @property
+    def called(self) -> str:
+        """The object as people name it: "blue bus", "person"."""
+        return f"{self.colour} {self.label}" if self.colour else self.label
+
     def as_dict(self) -> dict:
-        return {"kind": self.kind, "label": self.label, "box": [round(v, 1) for v in self.box],
-                "score": round(float(self.score), 4), "text": self.text}
+        out = {"kind": self.kind, "label": self.label, "box": [round(v, 1) for v in self.box],
+               "score": round(float(self.score), 4), "text": self.text}
+        return out | {"colour": self.colour} if self.colour else out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Region:
+        """A region as `as_dict` wrote it (in an item's locator)."""
+        extra = {"colour": data["colour"]} if data.get("colour") else {}
+        return cls(data["kind"], data["label"], as_box(data["box"]), data["score"], data.get("text", ""), extra)
 
 
 def intersection(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
