@@ -1,5 +1,7 @@
 """Errors a user can act on: each message names the thing and what to do."""
 
+from local_stores.index_database import IndexUnreachable
+
 
 class TroveError(Exception):
     """Base class for errors Trove reports to the user as one line."""
@@ -26,3 +28,8 @@ class ParseError(TroveError):
 
 class SkipFile(TroveError):
     """A file is deliberately not indexed (too big, no text, unsupported); not a failure."""
+
+
+REPORTED: tuple[type[Exception], ...] = (TroveError, IndexUnreachable)
+"""What a front end (the CLI, `trove serve`, the MCP server) says to the user in one line rather than
+as a crash: Trove's own errors, and a shared index's server that cannot be reached."""

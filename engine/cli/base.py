@@ -10,9 +10,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from engine.errors import TroveError
+from engine.errors import REPORTED, TroveError
 from engine.result import LANGUAGES, AskResult, citation_place
-from local_stores.index_database import IndexUnreachable
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -165,7 +164,7 @@ def ask_served(client: Client, body: dict, as_json: bool) -> bool:
 def main() -> None:
     try:
         cli(standalone_mode=True)
-    except (TroveError, IndexUnreachable) as exc:
+    except REPORTED as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
 

@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import anyio
 
-from engine.errors import TroveError
-from local_stores.index_database import IndexUnreachable
+from engine.errors import REPORTED, TroveError
 
 if TYPE_CHECKING:
     from engine.conversations.turns import Conversation
@@ -131,7 +130,7 @@ async def answer_events(engine: Engine, asking: Asking) -> AsyncIterator[tuple[s
         exc = task.exception()
         if exc is None:
             yield "answer", task.result()
-        elif isinstance(exc, TroveError | ValueError | LookupError | IndexUnreachable):
+        elif isinstance(exc, (*REPORTED, ValueError, LookupError)):
             yield "error", exc
         else:
             raise exc

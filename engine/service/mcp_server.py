@@ -17,10 +17,9 @@ from mcp.server.mcpserver.resources import ResourceSecurity
 from mcp.types import CallToolResult, TextContent
 
 from engine import shapes
-from engine.errors import TroveError
+from engine.errors import REPORTED
 from engine.result import LANGUAGES, AskResult, Citation, citation_place
 from engine.routing.labels import GRANULARITIES, LABELS
-from local_stores.index_database import IndexUnreachable
 
 if TYPE_CHECKING:
     from engine.gate import Gate
@@ -85,7 +84,7 @@ def build(trove: Trove, gate: Gate) -> MCPServer:
 
         try:
             return await anyio.to_thread.run_sync(run)
-        except (TroveError, ValueError, IndexUnreachable) as exc:
+        except REPORTED + (ValueError,) as exc:
             raise refuse(str(exc) or type(exc).__name__) from None
 
     @server.tool()
