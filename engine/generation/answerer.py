@@ -247,18 +247,22 @@ def _moment_answer(question: str, evidence: list[Evidence]) -> tuple[MomentEvide
 _CLIP_FRAME = re.compile(r"^Clip \d+ of \d+ of the video .*$|^(?:Said|Shows|Text on screen|Looks like):", re.MULTILINE)
 _MOMENT_WORDS = frozenset("""video videos clip clips moment moments second seconds minute minutes time point scene
 scenes shot shots part happen happens happened start starts begin begins end ends appear appears come comes
-first last does did""".split())
+first last does did cut cuts""".split())
+
+
+SHOWN_SHARE = 1 / 3  # of the words a question asks about that a clip's description must hold
 
 
 def shows_asked(question: str, clip: MomentEvidence) -> bool:
     """Whether a clip's own description (what is said, shown, written and what it looks like) holds
-    something the question asks about beyond the video's name: a dog nobody saw in it has no moment."""
+    a third of what the question asks about beyond the video's name: a dog nobody saw in it has no
+    moment, and "the brown leaf lying on a dark rock" is not the clip labelled "rock crab"."""
     asked = answering.content_words(question) - answering.content_words(Path(clip.source).stem) - _MOMENT_WORDS
     if not asked:
         return True
     held = answering.content_words(_CLIP_FRAME.sub(" ", clip.text))
     stems = {w[:5] for w in held}
-    return any(w in held or w[:5] in stems for w in asked)
+    return sum(1 for w in asked if w in held or w[:5] in stems) >= SHOWN_SHARE * len(asked)
 
 
 def not_shown(clip: MomentEvidence) -> str:

@@ -86,3 +86,12 @@ def test_a_when_question_after_naming_its_video_is_answered_by_the_clip_or_says_
     moment = _moment_answer(asked, [gymnastics])
     assert moment is not None and moment[1] == ["0:00", "0:07"] and shows_asked(asked, gymnastics)
     assert _moment_answer("In my gymnastics video, who is on the beam?", [gymnastics]) is None
+
+
+def test_a_clip_whose_labels_share_one_word_with_a_long_description_does_not_show_it():
+    """testvideo.mp4 (PySceneDetect): its first clip is labelled "rock crab"; "the brown leaf lying on a
+    dark rock" is another clip, which its labels do not describe."""
+    first = _clip("Clip 1 of 3 of the video testvideo.mp4 (testvideo), from 0:00 to 0:06.\nShows 1 bird.\n"
+                  "Looks like: rock crab, Cancer irroratus.", "/v/testvideo.mp4")
+    assert not shows_asked("In testvideo.mp4, when does the video cut to the brown leaf lying on a dark rock?", first)
+    assert shows_asked("In testvideo.mp4, when is the rock crab seen?", first)
