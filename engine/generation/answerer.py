@@ -63,7 +63,8 @@ class Answerer:
             result.answer, result.answered = NOTHING_INDEXED, False
         elif not relevant and _asked_and_failed(gathered, question):
             result.answer, result.answered = queries_failed(gathered.runs), False
-        elif not relevant and general and ({route.label for route in routes} == {"none"} or _general(question)):
+        elif not relevant and general and not _personal_record(question) and (
+                {route.label for route in routes} == {"none"} or _general(question)):
             self._general(result, question, timings, on_token)
         elif not relevant:
             result.answer, result.answered = (NOTHING_RELEVANT if gathered.hits else answering.NOT_FOUND), False
@@ -212,6 +213,18 @@ def _about_the_files(question: str, relevant: list[tuple[str, Hit]]) -> bool:
     about a user's files when none of them names the Mona Lisa); True when it names nothing."""
     names = answering.subject_names(question)
     return not names or answering.mentions(names, [f"{hit.item.title} {hit.item.text}" for _, hit in relevant])
+
+
+_ADVICE = re.compile(r"^\s*(?:how (?:do|can|should|could|would) (?:i|we)|what (?:should|can|could) (?:i|we)|"
+                     r"should (?:i|we)|can (?:i|we)|is it (?:safe|ok|okay|good|bad)|"
+                     r"what(?:'s| is) (?:the best|a good) way)\b", re.IGNORECASE)
+
+
+def _personal_record(question: str) -> bool:
+    """A question about what happened in the user's own life or things ("What did my dentist say at my
+    last appointment?"): only their files can answer it, never the model's general knowledge. Advice
+    in the first person ("How do I descale my kettle?") is not one."""
+    return bool(FIRST_PERSON.search(question)) and not _ADVICE.match(question)
 
 
 def _general(question: str) -> bool:

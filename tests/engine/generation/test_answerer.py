@@ -95,3 +95,23 @@ def test_a_clip_whose_labels_share_one_word_with_a_long_description_does_not_sho
                   "Looks like: rock crab, Cancer irroratus.", "/v/testvideo.mp4")
     assert not shows_asked("In testvideo.mp4, when does the video cut to the brown leaf lying on a dark rock?", first)
     assert shows_asked("In testvideo.mp4, when is the rock crab seen?", first)
+
+
+def test_a_question_about_ones_own_life_is_never_answered_from_general_knowledge(trove):  # noqa: ANN001
+    """"What did my dentist say at my last appointment?", routed to `none` with no file near it, used to
+    get the model's invention ("My dentist said that I needed to brush …"), marked general knowledge.
+    Only the files can answer it; advice in the first person still gets the model's answer."""
+    import numpy as np
+
+    from engine.generation.answer import GENERAL_NOTE
+    from engine.retrieval.gathering import Gathered
+    from engine.routing.base import Route
+    from tests.scripted import ScriptedLLM
+
+    nothing = Gathered([Route("none", 0.9)], [], [], np.zeros(384, dtype=np.float32))
+    trove.models.llm = ScriptedLLM(["Your dentist said to floss."])
+    mine = trove.answerer.answer("What did my dentist say at my last appointment?", nothing, [])
+    assert not mine.general and not mine.answered and trove.models.llm.sent == []
+    trove.models.llm = ScriptedLLM(["Fill it with half water, half vinegar, boil and rinse."])
+    advice = trove.answerer.answer("How do I descale my kettle?", nothing, [])
+    assert advice.general and advice.answer.startswith(GENERAL_NOTE)
