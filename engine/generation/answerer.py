@@ -17,7 +17,7 @@ from engine.generation import answer as answering
 from engine.generation import finding
 from engine.generation.evidence import Evidence, MomentEvidence, QueryEvidence, RegionEvidence, pack
 from engine.generation.untrusted import inline
-from engine.grounding import counting
+from engine.grounding import counting, reading
 from engine.locators import image_file, source_name
 from engine.native.hits import cell
 from engine.result import AskResult, Citation, QueryRun, clock
@@ -111,9 +111,9 @@ class Answerer:
                 on_token(text)
             return answering.Draft(text, [], False, []), self.models.llm.name
         computed = _computed_answer(evidence) or moment
-        listing = None if computed else (counting.answer(question, evidence) or (
+        listing = None if computed else (counting.answer(question, evidence) or reading.answer(question, evidence) or (
             finding.answer(evidence, question) if finding.is_find(question) else None))
-        if listing is not None:  # the detector's count, or a find/show request's ranked items
+        if listing is not None:  # the detector's count, the text read in a photo, or a find request's items
             if on_token:
                 on_token(listing.text)
             return listing, self.models.llm.name
