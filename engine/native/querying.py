@@ -16,7 +16,7 @@ from engine.native.examples import Example
 from engine.native.kinds import open_store
 from engine.native.sources import Source, Stores
 from engine.native.writers import QueryWriter, writer_for
-from engine.native.writers.sparql_fixes import bind_variable
+from engine.native.writers.sparql_fixes import bind_variable, with_names
 from engine.result import LANGUAGES
 from local_stores.native_store import NativeStore
 from local_stores.results import QueryFailed, QueryRefused, QueryResult, Unreachable
@@ -81,6 +81,9 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if source.language == "sparql" and _unbound(result) is not None:
                 statement, result = _bind_unbound(source, statement, result, store, timeout_s, max_rows)
                 query = statement  # the schema's own patterns, added for the model
+            if source.language == "sparql" and (named := _named(source, statement, result, store, timeout_s,
+                                                                 max_rows)) is not None:
+                statement, result = named
             if not _YES_NO.match(question) and (echoed := echo(result, statement)):
                 raise QueryFailed(f"the result only repeats {echoed!r}, the value the query filters on: return "
                                   "what the question asks for instead")
@@ -270,6 +273,42 @@ def _bind_unbound(source: Source, statement: str, result: QueryResult, store: Na
         statement = store.explain(bound)
         result = store.execute(statement, timeout_s, max_rows)
     return statement, result
+
+
+_IRI = re.compile(r"^(?:https?|urn|file):\S+$")
+
+
+def _iri_column(result: QueryResult) -> str | None:
+    """A column whose values are all IRIs (entities, not their names), when the result has rows."""
+    for i, column in enumerate(result.columns):
+        cells = [row[i] for row in result.rows if row[i] is not None]
+        if cells and all(isinstance(v, str) and _IRI.match(v) for v in cells):
+            return column
+    return None
+
+
+def _named(source: Source, statement: str, result: QueryResult, store: NativeStore, timeout_s: float,
+           max_rows: int) -> tuple[str, QueryResult] | None:
+    """A result that names entities by their IRIs (`…/student/stuid=1001`) with their names instead:
+    the query again with the schema's name-like properties of them, the IRI column and the names
+    no entity has left out. None when that finds no name (the IRIs are kept)."""
+    column = _iri_column(result)
+    named = with_names(statement, column, writer_for(source.language).schema_text(source)) if column else None
+    if column is None or named is None:
+        return None
+    query, names = named
+    try:
+        query = store.explain(query)
+        again = store.execute(query, timeout_s, max_rows)
+    except (QueryFailed, QueryRefused):
+        return None
+    found = [n for n in names if n in again.columns and any(row[again.columns.index(n)] is not None
+                                                                for row in again.rows)]
+    if not found:
+        return None
+    keep = [i for i, c in enumerate(again.columns) if c != column and (c not in names or c in found)]
+    rows = [tuple(row[i] for i in keep) for row in again.rows]
+    return query, QueryResult([again.columns[i] for i in keep], rows, truncated=again.truncated)
 
 
 def _with_hint(user: str, hint: str) -> str:

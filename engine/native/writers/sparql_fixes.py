@@ -165,6 +165,35 @@ def bind_variable(query: str, variable: str, schema: str) -> str | None:
     return None
 
 
+_NAME_LIKE = re.compile(r"(?:^|[_-])(?:name|fname|lname|first_?name|last_?name|given_?name|family_?name|surname|"
+                        r"title|label)$", re.IGNORECASE)
+NAMES_TRIED = 4  # name-like properties tried at most for one variable
+
+
+def with_names(query: str, variable: str, schema: str) -> tuple[str, list[str]] | None:
+    """The query with the names of the entities `?variable` holds (their IRIs) selected beside it: each
+    name-like property of the schema (name, fname and lname, title, label) in an OPTIONAL pattern.
+    The new variables come with it; None when the schema has no such property or the query no
+    WHERE block or SELECT that names the variable."""
+    local = [(predicate, re.split(r"[:#/]", predicate)[-1]) for _, predicate, _ in _patterns(schema)]
+    predicates = list(dict.fromkeys(p for p, name in local if _NAME_LIKE.search(name)))[:NAMES_TRIED]
+    block, select = _where_block(query), _select_clause(query)
+    if not predicates or block is None or select is None:
+        return None
+    head = query[select[0]:select[1]]
+    named = re.search(rf"\?{re.escape(variable)}\b", head)
+    if named is None:
+        return None
+    names: list[str] = []
+    for predicate in predicates:
+        name = f"{variable}_{re.split(r'[:#/]', predicate)[-1].replace('-', '_')}"
+        names.append(name if name not in names and not re.search(rf"\?{name}\b", query) else f"{name}_{len(names)}")
+    optional = " ".join(f"OPTIONAL {{ ?{variable} {p} ?{n} }}" for p, n in zip(predicates, names, strict=True))
+    query = query[:block[1]] + f" {optional} " + query[block[1]:]
+    at = select[0] + named.end()
+    return query[:at] + "".join(f" ?{n}" for n in names) + query[at:], names
+
+
 def _patterns(schema: str) -> list[tuple[str, str, str]]:
     """The schema's `?s predicate ?o .` lines as (subject, predicate, object)."""
     out = []

@@ -163,3 +163,22 @@ def test_a_large_rdf_schema_fits_the_context_keeping_the_class_the_question_name
     assert len(smoke_llm.prompt_tokens(prompt)) + QUERY_TOKENS < smoke_llm.n_ctx
     user = prompt[-1]["content"]
     assert "# class ex:WaterMeter" in user and "more, not shown" in user and "<|" not in user
+
+
+def test_a_result_of_entities_is_given_their_names_instead_of_their_iris(pets):  # noqa: ANN001
+    """"Which cats go to the clinic?" answered `SELECT ?cat`: the cats' IRIs (Spider4SPARQL's pets:
+    `…/student/stuid=1001`) become their names, from the schema's name-like properties."""
+    from engine.native.kinds import open_store
+    from engine.native.querying import write_and_run
+    from engine.native.sources import Stores
+    from tests.scripted import ScriptedLLM
+
+    store, source = pets
+    stores = Stores(None, None, store)
+    query = ("PREFIX pet: <http://example.org/pets#>\n"
+             "SELECT ?cat WHERE { ?cat a pet:Cat ; pet:vet pet:clinic . } ORDER BY ?cat")
+    raw = open_store(source, stores).execute(open_store(source, stores).explain(query))
+    assert sorted(raw.rows) == [("http://example.org/pets#kit",), ("http://example.org/pets#tom",)]
+    outcome = write_and_run(ScriptedLLM([query]), "Which of my cats go to the clinic?", source, stores)
+    assert outcome.ok and sorted(outcome.result.rows) == [("Kit",), ("Tom",)]
+    assert outcome.result.columns == ["cat_name"] and "OPTIONAL { ?cat pet:name ?cat_name }" in outcome.query
