@@ -227,11 +227,19 @@ def _personal_record(question: str) -> bool:
     return bool(FIRST_PERSON.search(question)) and not _ADVICE.match(question)
 
 
+_RECORD = re.compile(r"\b(?:reports?|bulletins?|transcripts?|registers?|letters?|stud(?:y|ies)|articles?|papers?|"
+                     r"abstracts?|pdfs?|files?|documents?|tables?|databases?|spreadsheets?|graphs?|photos?|"
+                     r"pictures?|videos?|clips?|notes?|e-?mails?|mail|messages?|lists?|collection|records?|"
+                     r"minutes|scripts?|books?|manuals?|polic(?:y|ies)|contracts?|invoices?|receipts?|"
+                     r"statements?|forms?|surveys?|slides?|decks?|folders?)\b", re.IGNORECASE)
+
+
 def _general(question: str) -> bool:
-    """A question nothing in the files fits that is not about the user's own things ("What is the
-    boiling point of water?", routed to some kind of file by its words): the model answers it as
-    general knowledge, and says so."""
-    return bool(_QUESTION.search(question)) and not FIRST_PERSON.search(question)
+    """A question nothing in the files fits that is not about the user's own things nor about a
+    record of any kind ("What is the boiling point of water?", routed to some kind of file by its
+    words): the model answers it as general knowledge, and says so. "How many permit checks did
+    Illinois have in the NICS report?" names a report: only the files answer it."""
+    return bool(_QUESTION.search(question)) and not FIRST_PERSON.search(question) and not _RECORD.search(question)
 
 
 def _computed_answer(evidence: list[Evidence]) -> tuple[Evidence, list[str]] | None:

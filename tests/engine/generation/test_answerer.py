@@ -115,3 +115,12 @@ def test_a_question_about_ones_own_life_is_never_answered_from_general_knowledge
     trove.models.llm = ScriptedLLM(["Fill it with half water, half vinegar, boil and rinse."])
     advice = trove.answerer.answer("How do I descale my kettle?", nothing, [])
     assert advice.general and advice.answer.startswith(GENERAL_NOTE)
+
+
+def test_a_question_about_a_record_is_not_general_knowledge_even_without_my():
+    from engine.generation.answerer import _general
+
+    assert _general("What is the capital of Japan?") and _general("Who painted the Mona Lisa?")
+    assert not _general("How many permit checks did Illinois have in the November 2015 NICS background check report?")
+    assert not _general("In the precinct bulletin for Acton Group 13, how many ballots were cast?")
+    assert not _general("What did I pay for the boiler?")
