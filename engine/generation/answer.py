@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
 from engine.generation.evidence import Evidence
+from engine.generation.number_words import spelled_numbers
 from engine.generation.untrusted import inline, mark_instructions, neutralise, without_instructions
 
 if TYPE_CHECKING:
@@ -358,6 +359,7 @@ def _unsupported_because(sentence: str, cited_texts: list[str], question: str = 
     cited files (`files`: their texts in the evidence; the cited text when not given)."""
     source = " ".join([*cited_texts, question])
     source_numbers = _numbers(source) | {n.replace(",", "") for n in _numbers(source)}
+    source_numbers |= {str(n) for n in spelled_numbers(source)}  # "Four hundred sixty-eight" backs 468
     missing = [n for n in _numbers(sentence) if n not in source_numbers and n.replace(",", "") not in source_numbers]
     if missing:
         return f"the number {missing[0]} is not in the cited text"

@@ -186,3 +186,21 @@ def test_the_name_may_be_in_another_passage_of_the_cited_file_and_a_month_is_no_
     photos = _ev(1, "count = 4. Photos taken from 2025-05-01 to 2025-06-01.")
     may = finalise("You took 4 photos in May 2025 [1].", [photos], "How many photos did I take in May 2025?")
     assert may.unsupported == []
+
+
+def test_a_number_the_cited_text_spells_out_is_backed():
+    """CISI abstract 182: "Four hundred sixty-eight medical societies … Seventy-eight libraries"."""
+    abstract = _ev(1, "Four hundred sixty-eight medical societies in the United States were surveyed. "
+                      "Seventy-eight libraries were identified.")
+    draft = finalise("468 medical societies were surveyed and 78 libraries were identified [1].", [abstract])
+    assert draft.answered and draft.unsupported == []
+    wrong = finalise("486 medical societies were surveyed [1].", [abstract])
+    assert wrong.unsupported == ["486 medical societies were surveyed."]
+
+
+def test_numbers_in_words_read_as_their_values():
+    from engine.generation.number_words import spelled_numbers
+
+    assert spelled_numbers("four hundred and sixty-eight, twenty one, one thousand two hundred five") == \
+        [468, 21, 1205]
+    assert spelled_numbers("a trip of two days, none of them") == [2]
