@@ -259,14 +259,42 @@ def unknown_names(statement: str, source: Source) -> str | None:
     except Exception:  # noqa: BLE001 (the engine's own check reports syntax)
         return None
     prefixes = source.descriptor.get("prefixes", {})
-    unknown = {}
+    unknown, namesakes = {}, {}
     for _s, p, o in _triples(tree):
         if isinstance(p, URIRef) and p != RDF.type and str(p) not in predicates:
             unknown[str(p)] = sorted(compact(x, prefixes) for x in predicates if _namespace(x) == _namespace(str(p)))
+            namesakes[str(p)] = sorted(compact(x, prefixes) for x in predicates if same_local(x, str(p)))
         elif p == RDF.type and isinstance(o, URIRef) and str(o) not in classes:
             unknown[str(o)] = sorted(compact(x, prefixes) for x in classes)
+            namesakes[str(o)] = []
     return "; ".join(f"{compact(iri, prefixes)} is not in this data"
-                     + (f" (it has {', '.join(kin[:12])})" if kin else "") for iri, kin in unknown.items()) or None
+                     + (f" (it has {', '.join(kin[:12])})" if kin else "")
+                     + (f"; the data has {' and '.join(namesakes[iri][:3])}" if namesakes[iri] else "")
+                     for iri, kin in unknown.items()) or None
+
+
+def same_local(known: str, wanted: str) -> bool:
+    return local_name(known).lower() == local_name(wanted).lower()
+
+
+def mend_classes(query: str, source: Source) -> str:
+    """A class the data lacks, written where one class of the data has its name in another namespace
+    or case (`battle:Battle` for `ontop:battle`), as that class: it cannot be meant otherwise."""
+    classes, _, complete = known_names(source)
+    if not complete:
+        return query
+    prefixes = source.descriptor.get("prefixes", {})
+
+    def mended(m: re.Match) -> str:
+        iri = expand(m.group(1), query, prefixes)
+        if iri is None or iri in classes:
+            return m.group(0)
+        namesakes = [c for c in classes if same_local(c, iri)]
+        return m.group(0)[:m.start(1) - m.start(0)] + f"<{namesakes[0]}>" if len(namesakes) == 1 else m.group(0)
+    return _CLASS_AFTER_A.sub(mended, query)
+
+
+_CLASS_AFTER_A = re.compile(r"(?<=[\s;])a\s+((?:[A-Za-z_][\w-]*)?:[A-Za-z_][\w-]*|<[^<>\s]+>)")
 
 
 def _namespace(iri: str) -> str:

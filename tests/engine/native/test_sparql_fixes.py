@@ -96,3 +96,22 @@ def test_a_variable_named_by_its_property_is_bound_through_the_link_the_schema_g
     assert "?poker_player poker_player:ref-people_id ?people ." in bound and "?people people:name ?name ." in bound
     assert sparql_fixes.bind_variable(query, "earnings", POKER) is not None  # its own pattern, by its property
     assert sparql_fixes.bind_variable("SELECT ?name WHERE { ?x ?p ?o }", "name", POKER) is None  # nothing joins
+
+
+def test_a_class_named_in_another_namespace_or_case_is_the_datas_class(pets):  # noqa: ANN001
+    """Spider4SPARQL's battles: the model writes `battle:Battle` for the data's `ontop:battle`."""
+    store, source = pets
+    query = ("PREFIX pet: <http://example.org/pets#>\nPREFIX zoo: <http://example.org/zoo#>\n"
+             "SELECT ?n WHERE { ?c a zoo:cat ; pet:name ?n . }")
+    mended = sparql_fixes.mend_classes(query, source)
+    assert "?c a <http://example.org/pets#Cat> ;" in mended
+    assert sorted(rows(pets, query)) == [("Kit",), ("Mog",), ("Tom",)]  # sparql.fix mends it before it runs
+    birds = query.replace("zoo:cat", "zoo:bird")
+    assert sparql_fixes.mend_classes(birds, source) == birds  # no class of the data has that name
+
+
+def test_a_predicate_of_another_class_with_the_wanted_name_is_named_in_the_message(pets):  # noqa: ANN001
+    store, source = pets
+    dataset = open_store(source, Stores(None, None, store))
+    statement = dataset.explain("PREFIX zoo: <http://example.org/zoo#>\nSELECT ?n WHERE { ?c zoo:name ?n }")
+    assert sparql.check(statement, source) == "<http://example.org/zoo#name> is not in this data; the data has pet:name"
