@@ -49,6 +49,15 @@ def subject(question: str) -> set[str]:
             if len(w) > 1 and w not in _NOT_SUBJECT and w.removesuffix("s") not in _NOT_SUBJECT}
 
 
+def main_thing(question: str) -> str | None:
+    """The first thing a find request names that the object detector knows ("find my photo of a cat
+    sitting on the toilet tank" -> "cat"): a photo must show it to be listed, not the toilet alone."""
+    for word in _WORD.findall(question.lower()):
+        if word not in _NOT_SUBJECT and word.removesuffix("s") not in _NOT_SUBJECT and detector_label(word):
+            return word
+    return None
+
+
 def names(e: Evidence, wanted: set[str] | frozenset[str]) -> bool:
     """The item's description (or its file's name) names one of the `wanted` words, in a plural or
     singular form or as the detector's class for it (people -> person)."""
@@ -88,7 +97,8 @@ def answer(evidence: list[Evidence], question: str = "") -> Draft | None:
     show what `question` asks for; "No photo … shows a bus" (nothing cited, the closest named) when
     only photos or moments of other things came back; None when there is nothing to list."""
     wanted = subject(question)
-    listed = found(evidence, wanted)
+    thing = main_thing(question)
+    listed = found(evidence, {thing} if thing else wanted)
     if not listed:
         near = found(evidence)
         return _none_shows(question, wanted, near) if near else None

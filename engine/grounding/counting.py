@@ -59,16 +59,22 @@ def detector_label(phrase: str) -> str | None:
 
 
 def count(question: str, evidence: list[Evidence]) -> Count | None:
-    """What the detector found of the question's class in the best photo of `evidence`."""
+    """What the detector found of the question's class in the best photo of `evidence`, or in the next
+    photo of it that has some when the best has none."""
     label = target(question)
     photos = [e for e in evidence if isinstance(e, PhotoEvidence) and "grounding" in e.locator]
     if label is None or not photos:
         return None
     best = next((e for e in evidence if isinstance(e, (PhotoEvidence, RegionEvidence))), photos[0])
-    photo = next((e for e in photos if e.image == best.image), photos[0])
-    scores = sorted((d["region"]["score"] for d in photo.locator.get("grounding", [])
-                     if d["region"]["kind"] == "object" and d["region"]["label"] == label), reverse=True)
-    return Count(label, photo, scores)
+    ranked = sorted(photos, key=lambda e: e.image != best.image)  # the best item's photo, then the others
+    counts = [Count(label, photo, _scores(photo, label)) for photo in ranked]
+    return next((c for c in counts if c.scores), counts[0])  # a photo that shows none is not the one meant
+
+
+def _scores(photo: PhotoEvidence, label: str) -> list[float]:
+    """The detector's scores of its boxes of `label` in the photo, best first."""
+    return sorted((d["region"]["score"] for d in photo.locator.get("grounding", [])
+                   if d["region"]["kind"] == "object" and d["region"]["label"] == label), reverse=True)
 
 
 def answer(question: str, evidence: list[Evidence]) -> Draft | None:

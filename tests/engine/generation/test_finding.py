@@ -61,3 +61,14 @@ def test_when_no_photo_shows_what_is_asked_the_answer_says_so_and_names_the_clos
 def test_passages_are_listed_without_the_photo_words_check():
     evidence = [_ev(1, "paragraph", "/d/boiler.md", "Annual service of the heating unit.", 0.5)]
     assert answer(evidence, "Which files mention the boiler?").cited == [1]
+
+
+def test_a_photo_must_show_the_thing_asked_for_not_only_what_it_sits_on():
+    """COCO 358083: "a cat sitting on the toilet tank" — photos of a toilet alone are no find."""
+    toilets = [_ev(1, "region", "/p/000000089232.jpg", "A grey toilet.", 0.5),
+               _ev(2, "region", "/p/000000432430.jpg", "A white toilet.", 0.48)]
+    question = "Find my photo of a cat sitting on the toilet tank next to its reflection in the mirror."
+    draft = answer(toilets, question)
+    assert not draft.answered and draft.cited == [] and draft.text.startswith("No photo in your files shows a cat")
+    cat = _ev(3, "region", "/p/000000358083.jpg", "A cat. A toilet.", 0.47)
+    assert answer([*toilets, cat], question).cited == [3]

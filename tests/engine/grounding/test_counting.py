@@ -36,3 +36,12 @@ def test_the_count_is_the_detectors_in_the_best_photo_with_its_boxes_cited():
 def test_nothing_of_the_class_found_is_said_as_what_the_detector_saw():
     draft = answer("How many dogs are in my photo of the bus?", _evidence())
     assert draft.text.startswith("The object detector found no dogs in bus.jpg [4]")
+
+
+def test_when_the_best_photo_has_none_of_the_class_the_next_photo_with_some_is_counted():
+    """"How many toothbrushes …" answered 0 from coins.png, ranked first, while the holder's photo came next."""
+    coins = evidence_of(1, "image", "/p/coins.png", "coins.png", {"grounding": [_decision("clock", 0.7)]}, "x", 0.6)
+    holder = evidence_of(2, "image", "/p/holder.jpg", "holder.jpg",
+                         {"grounding": [_decision("toothbrush", 0.8), _decision("toothbrush", 0.6)]}, "y", 0.5)
+    draft = answer("How many toothbrushes are in the holder in my photo?", [coins, holder])
+    assert draft.text.startswith("The object detector found 2 toothbrushes in holder.jpg [2]")
