@@ -91,13 +91,19 @@ def by_evidence(routes: list[Route], nearness: dict[str, float], text_relevance:
 
 
 _NAMED = {"table": re.compile(r"\b(?:databases?|spreadsheets?|csv|excel|sqlite|tables?|sheets?)\b", re.I),
-          "rdf": re.compile(r"\b(?:knowledge graphs?|ontolog\w*|triples?|rdf|turtle|linked data)\b", re.I)}
+          "rdf": re.compile(r"\b(?:knowledge graphs?|ontolog\w*|triples?|rdf|turtle|linked data)\b", re.I),
+          # what is in a photo or a video ("in my photo of zebras"), not how many photos there are
+          "region": re.compile(r"\b(?:in|on|from) (?:my|the|this|that|a) (?:[\w-]+ ){0,2}(?:photos?|pictures?|"
+                               r"snapshots?|selfies?)\b|\b(?:photo|picture) of\b", re.I),
+          "clip": re.compile(r"\b(?:in|from) (?:my|the|this|that|a) (?:[\w-]+ ){0,2}(?:videos?|clips?|recordings?|"
+                             r"footage)\b|\.(?:mp4|avi|mov|mkv|webm)\b", re.I)}
 
 
 def named_kind(routes: list[Route], question: str, available: Set[str]) -> list[Route]:
-    """A question that names the kind of file ("in my concert database", "my pets knowledge graph")
-    goes to that kind when the router chose another structured kind: the words settle what the
-    meaning cannot (the same subjects live in a database and in an RDF graph)."""
+    """A question that names the kind of file ("in my concert database", "my pets knowledge graph",
+    "in my photo of zebras") goes to that kind when the router chose a structured kind it does not
+    name: the words settle what the meaning cannot (the same subjects live in a database and in an
+    RDF graph; "zebras" in a pets graph and in a photo)."""
     named = [label for label, words in _NAMED.items() if words.search(question) and label in available]
     if len(named) != 1:
         return routes

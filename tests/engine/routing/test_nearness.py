@@ -85,3 +85,15 @@ def test_the_kind_of_file_a_question_names_settles_between_structured_kinds():
     assert [r.label for r in named_kind([Route("table", 0.9, "t")], "In my pets knowledge graph, how many dogs?",
                                         available)] == ["rdf"]
     assert named_kind(routed, "How many students are there?", available) == routed
+
+
+def test_a_question_about_what_is_in_a_photo_or_video_goes_there_not_to_a_graph_of_the_same_subject():
+    """"How many zebras are grazing in my photo of zebras?" went to a pets RDF graph (dev set)."""
+    available = {"table", "rdf", "region", "image", "clip", "paragraph"}
+    zebras = named_kind([Route("rdf", 0.64, "trained")], "How many zebras are grazing in my photo of zebras?",
+                        available)
+    assert [r.label for r in zebras] == ["region"]
+    moment = named_kind([Route("table", 0.7, "t")], "In testvideo.mp4, when does the deer appear?", available)
+    assert [r.label for r in moment] == ["clip"]
+    taken = [Route("table", 0.9, "t")]  # how many photos there are is the photos table's
+    assert named_kind(taken, "How many photos did I take in May 2025?", available) == taken
