@@ -111,7 +111,9 @@ class Answerer:
                 on_token(text)
             return answering.Draft(text, [], False, []), self.models.llm.name
         computed = _computed_answer(evidence) or moment
-        listing = None if computed else (counting.answer(question, evidence) or reading.answer(question, evidence) or (
+        vlm = self.models.vlm
+        read = reading.answer(question, evidence) if vlm is None else None  # a VLM reads the photo itself
+        listing = None if computed else (counting.answer(question, evidence) or read or (
             finding.answer(evidence, question) if finding.is_find(question) else None))
         if listing is not None:  # the detector's count, the text read in a photo, or a find request's items
             if on_token:
@@ -119,7 +121,6 @@ class Answerer:
             return listing, self.models.llm.name
         if computed is not None:  # an aggregate, a single row or a short list: the engine's result
             return self._stated(question, routes, evidence, computed, on_token), self.models.llm.name
-        vlm = self.models.vlm
         if vlm is not None and evidence[0].kind in PHOTO_KINDS:
             try:
                 return self._look(question, evidence), vlm.name

@@ -1,7 +1,8 @@
 """Reading the text in a photo ("what is written on the side of the bus?", "what route number is on
 the front?") from the OCR's own regions, instead of from a small model that often answers "not
 found" beside a line that says it: the answer quotes what was read in the best photo, cited to each
-box, the largest lettering first when the question asks for it, numbers first when it asks for one."""
+box, the largest lettering first when the question asks for it, numbers first when it asks for one.
+Used when no vision-language model is installed: one reads the photo itself, in context."""
 
 from __future__ import annotations
 
