@@ -111,9 +111,7 @@ class Answerer:
                 on_token(text)
             return answering.Draft(text, [], False, []), self.models.llm.name
         computed = _computed_answer(evidence) or moment
-        vlm = self.models.vlm
-        read = reading.answer(question, evidence) if vlm is None else None  # a VLM reads the photo itself
-        listing = None if computed else (counting.answer(question, evidence) or read or (
+        listing = None if computed else (counting.answer(question, evidence) or self._read(question, evidence) or (
             finding.answer(evidence, question) if finding.is_find(question) else None))
         if listing is not None:  # the detector's count, the text read in a photo, or a find request's items
             if on_token:
@@ -121,6 +119,7 @@ class Answerer:
             return listing, self.models.llm.name
         if computed is not None:  # an aggregate, a single row or a short list: the engine's result
             return self._stated(question, routes, evidence, computed, on_token), self.models.llm.name
+        vlm = self.models.vlm
         if vlm is not None and evidence[0].kind in PHOTO_KINDS:
             try:
                 return self._look(question, evidence), vlm.name
@@ -128,6 +127,13 @@ class Answerer:
                 log.warning("the VLM could not look at the photo, answered from the text: %s", exc)
         llm = self.models.llm
         return answering.generate(llm, question, evidence, self.settings.answer_max_tokens, on_token), llm.name
+
+    def _read(self, question: str, evidence: list[Evidence]) -> answering.Draft | None:
+        """The text the OCR read in the photo, quoted, when no vision-language model is installed to
+        read it itself (the VLM is only loaded for a question that asks to read)."""
+        if not reading.asks_to_read(question) or self.models.vlm is not None:
+            return None
+        return reading.answer(question, evidence)
 
     def _stated(self, question: str, routes: list[Route], evidence: list[Evidence],
                 computed: tuple[Evidence, list[str]], on_token: Callable[[str], None] | None) -> answering.Draft:
