@@ -90,33 +90,43 @@ class QueryEvidence(Evidence):
 
 
 @dataclass
-class PhotoEvidence(Evidence):
+class _OfPicture(Evidence):
+    """What a photo and a region of it share: the picture they are in, and how it is named."""
+
+    locator: PhotoLocator | RegionLocator
+
+    @property
+    def image(self) -> str:
+        """The file the picture's pixels are in."""
+        return image_file(self.source, self.locator)
+
+    def _picture(self) -> str:
+        """"photo beach.jpg", or "picture 2 on page 4 of report.pdf" for a picture inside a document."""
+        where = source_name(self.source, self.locator)
+        if picture := picture_words(self.locator):
+            page = page_words(self.locator)
+            return f"{picture}{f' on {page}' if page else ''} of {where}"
+        return f"photo {where}"
+
+
+@dataclass
+class PhotoEvidence(_OfPicture):
     """A whole photo, or a picture inside a document."""
 
     locator: PhotoLocator
 
     def _where(self) -> str:
-        return _picture_where(self.source, self.locator)
-
-    @property
-    def image(self) -> str:
-        """The file its pixels are in."""
-        return image_file(self.source, self.locator)
+        return self._picture()
 
 
 @dataclass
-class RegionEvidence(Evidence):
+class RegionEvidence(_OfPicture):
     """A box inside a photo and what was seen there."""
 
     locator: RegionLocator
 
     def _where(self) -> str:
-        return f"seen in {_picture_where(self.source, self.locator)}"
-
-    @property
-    def image(self) -> str:
-        """The file its photo's pixels are in."""
-        return image_file(self.source, self.locator)
+        return f"seen in {self._picture()}"
 
     @property
     def box(self) -> tuple[float, float, float, float] | None:
@@ -165,15 +175,6 @@ def evidence_of(n: int, kind: str, source: str, title: str, locator: Mapping[str
     if made is PassageEvidence:
         return PassageEvidence(n, kind, source, title, cast(PassageLocator, shaped), text, score, section)
     return made(n, kind, source, title, shaped, text, score)
-
-
-def _picture_where(source: str, locator: PhotoLocator | RegionLocator) -> str:
-    """"photo beach.jpg", or "picture 2 on page 4 of report.pdf" for a picture inside a document."""
-    where = source_name(source, locator)
-    if picture := picture_words(locator):
-        page = page_words(locator)
-        return f"{picture}{f' on {page}' if page else ''} of {where}"
-    return f"photo {where}"
 
 
 def _tokens(text: str) -> int:

@@ -175,8 +175,8 @@ def with_names(query: str, variable: str, schema: str) -> tuple[str, list[str]] 
     name-like property of the schema (name, fname and lname, title, label) in an OPTIONAL pattern.
     The new variables come with it; None when the schema has no such property or the query no
     WHERE block or SELECT that names the variable."""
-    local = [(predicate, re.split(r"[:#/]", predicate)[-1]) for _, predicate, _ in _patterns(schema)]
-    predicates = list(dict.fromkeys(p for p, name in local if _NAME_LIKE.search(name)))[:NAMES_TRIED]
+    predicates = list(dict.fromkeys(p for _, p, _ in _patterns(schema) if _NAME_LIKE.search(local_name(p))))
+    predicates = predicates[:NAMES_TRIED]
     block, select = _where_block(query), _select_clause(query)
     if not predicates or block is None or select is None:
         return None
@@ -186,7 +186,7 @@ def with_names(query: str, variable: str, schema: str) -> tuple[str, list[str]] 
         return None
     names: list[str] = []
     for predicate in predicates:
-        name = f"{variable}_{re.split(r'[:#/]', predicate)[-1].replace('-', '_')}"
+        name = f"{variable}_{local_name(predicate).replace('-', '_')}"
         names.append(name if name not in names and not re.search(rf"\?{name}\b", query) else f"{name}_{len(names)}")
     optional = " ".join(f"OPTIONAL {{ ?{variable} {p} ?{n} }}" for p, n in zip(predicates, names, strict=True))
     query = query[:block[1]] + f" {optional} " + query[block[1]:]
@@ -202,15 +202,6 @@ def _patterns(schema: str) -> list[tuple[str, str, str]]:
         if len(parts) == 4 and parts[3] == "." and parts[0].startswith("?") and parts[2].startswith("?"):
             out.append((parts[0], parts[1], parts[2]))
     return out
-
-
-def binding_pattern(variable: str, schema: str) -> str | None:
-    """The schema's own triple pattern that binds a variable (`?book schema:name ?book_name .`)."""
-    for line in schema.splitlines():
-        pattern = line.split("#")[0].strip()
-        if pattern.endswith(f"?{variable} ."):
-            return pattern
-    return None
 
 
 def bind(query: str, pattern: str) -> str | None:

@@ -54,11 +54,11 @@ def test_from_a_class_becomes_a_pattern_and_counted_variables_get_bound(pets):  
 
 def test_a_pattern_is_only_added_where_it_joins():
     schema = "PREFIX schema: <http://schema.org/>\n?book a schema:Book .\n?book schema:name ?book_name .  # string"
-    pattern = sparql_fixes.binding_pattern("book_name", schema)
-    assert pattern == "?book schema:name ?book_name ."
+    pattern = "?book schema:name ?book_name ."  # the schema's own pattern for ?book_name
     query = "SELECT ?book_name WHERE { ?book schema:author ?person . }"
     assert sparql_fixes.bind(query, pattern) == ("SELECT ?book_name WHERE { ?book schema:name ?book_name .  "
                                                  "?book schema:author ?person . }")
+    assert sparql_fixes.bind_variable(query, "book_name", schema) == sparql_fixes.bind(query, pattern)
     assert sparql_fixes.bind("SELECT ?book_name WHERE { ?x ?p ?o }", pattern) is None
     assert sparql_fixes.bind_missing("SELECT ?book_name WHERE { ?x ?p ?o }", schema) == \
         "SELECT ?book_name WHERE { ?x ?p ?o }"
