@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         QueryLocator,
         RegionLocator,
         as_locator,
+        attachment_words,
         image_file,
         mail_words,
         page_words,
@@ -52,6 +53,7 @@ _PUBLIC = {
     "Scope": "engine.scope", "TroveError": "engine.errors", "Gate": "engine.gate", "Busy": "engine.gate",
     "PHOTO_SUFFIXES": "engine.ingest.extensions", "holdings": "engine.connections",
     "page_words": "engine.locators", "mail_words": "engine.locators", "image_file": "engine.locators",
+    "attachment_words": "engine.locators",
     "source_name": "engine.locators", "backend_problem": "engine.home_index",
     "Locator": "engine.locators", "PassageLocator": "engine.locators", "QueryLocator": "engine.locators",
     "PhotoLocator": "engine.locators", "RegionLocator": "engine.locators", "MomentLocator": "engine.locators",
@@ -62,8 +64,8 @@ __all__ = ["AskResult", "Busy", "Citation", "ClipThumb", "Conversation", "Decisi
            "IndexedFile", "Locator", "MomentLocator", "PHOTO_SUFFIXES", "PageText", "PassageLocator",
            "PhotoLocator", "Progress", "QueryLocator", "QueryRun", "RegionLocator", "RootSummary", "Route",
            "Scope", "Settings", "Summary", "Trove", "TroveError", "Turn", "as_locator",
-           "backend_problem", "citation_place", "clock", "holdings", "image_file", "load_settings", "mail_words",
-           "page_picture", "page_words", "photo_pixels", "source_name",
+           "attachment_words", "backend_problem", "citation_place", "clock", "holdings", "image_file",
+           "load_settings", "mail_words", "page_picture", "page_words", "photo_pixels", "source_name",
            "write_markdown"]
 
 

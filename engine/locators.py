@@ -41,6 +41,9 @@ class QueryLocator(TypedDict, total=False):
     sql: str  # the same query, kept under its older key for SQL
     tables: list[str]
     sheet: str
+    attachment: str  # a table attached to an e-mail: the attachment's file name
+    message: str  # ... its message's subject
+    message_number: int  # ... and number in a mailbox
     columns: list[str]
     result_rows: list[list[Any]]  # the first rows, as JSON values
     rows: list[int]  # the cited rows (`_row`) of a table
@@ -157,6 +160,17 @@ def mail_words(locator: Locator) -> str | None:
     sender, subject = locator.get("from"), locator.get("subject")
     parts = [f"from {sender}" if sender else "", sent, f"'{subject}'" if subject else ""]
     return ", ".join(p for p in parts if p) or None
+
+
+def attachment_words(locator: Locator) -> str | None:
+    """A table attached to an e-mail: "attachment budget.xlsx of message 3, 'Q3 figures'", None when not one."""
+    name = locator.get("attachment")
+    if not name:
+        return None
+    number, subject = locator.get("message_number"), locator.get("message")
+    parts = [f"attachment {name} of {f'message {number}' if number else 'the message'}",
+             f"'{subject}'" if subject else ""]
+    return ", ".join(p for p in parts if p)
 
 
 def image_file(source: str, locator: Locator) -> str:

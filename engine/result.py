@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from engine.locators import Locator, as_locator, mail_words, on_server, page_words, picture_words, source_name
+from engine.locators import (
+    Locator,
+    as_locator,
+    attachment_words,
+    mail_words,
+    on_server,
+    page_words,
+    picture_words,
+    source_name,
+)
 
 LANGUAGES = {"sql": "SQL", "cypher": "Cypher", "sparql": "SPARQL"}
 
@@ -94,6 +103,7 @@ def citation_place(source: str, locator: Locator, rows_shown: int = 12) -> str:
     where = source_name(source, locator) + (f" at {source}" if on_server(source) else "")
     if "query" in locator:
         rows = locator.get("rows")
+        where += f", {attached}" if (attached := attachment_words(locator)) else ""
         where += f", sheet {locator['sheet']}" if locator.get("sheet") else ""
         if rows:
             where += f", rows {', '.join(map(str, rows[:rows_shown]))}{'…' if len(rows) > rows_shown else ''}"

@@ -47,6 +47,7 @@ class TableInfo:
     columns: list[dict] = field(default_factory=list)  # {name, type, samples, label}
     warnings: list[str] = field(default_factory=list)
     sheet: str | None = None
+    attachment: Attachment | None = None  # the table is a file attached to a message in `file`
 
     def descriptor(self) -> dict:
         """The table as a catalog source describes it (what its query writer reads)."""
@@ -54,7 +55,21 @@ class TableInfo:
                "warnings": self.warnings, "language": "sql", "dialect": "duckdb"}
         if self.sheet:
             out["sheet"] = self.sheet
+        if self.attachment:
+            out["attachment"] = self.attachment.name
+            out["message"] = self.attachment.message
+            out["message_number"] = self.attachment.number
         return out
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """Where a table attached to a mail came from: its file name, its message's subject and number
+    (in a mailbox; None for a file of one message)."""
+
+    name: str
+    message: str = ""
+    number: int | None = None
 
 
 def identifier(text: str) -> str:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, cast
 from PySide6.QtWidgets import QLabel
 
 from desktop.viewers.common import QueryBox, ResultGrid, Viewer
-from engine import source_name
+from engine import attachment_words, source_name
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -24,7 +24,7 @@ def rows_text(rows: list) -> str:
 
 def provenance(source: str, locator: QueryLocator) -> str:
     """`expenses-2024.csv, sheet Subscriptions, rows 3, 7` in words."""
-    parts = [source_name(source, locator) if source else locator.get("source", "")]
+    parts = [source_name(source, locator) if source else locator.get("source", ""), attachment_words(locator)]
     if locator.get("sheet"):
         parts.append(f"sheet {locator['sheet']}")
     if locator.get("tables"):

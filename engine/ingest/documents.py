@@ -14,7 +14,7 @@ from engine.corpora import DOCUMENT, PARAGRAPH
 from engine.errors import ParseError, SkipFile
 from engine.ingest import archives, chunking, scans
 from engine.ingest.isolation import MEMORY_MB, TIMEOUT_S, run_isolated
-from engine.ingest.parsed import Line, ParsedDoc, Picture
+from engine.ingest.parsed import AttachedTable, Line, ParsedDoc, Picture
 from engine.ingest.parsers import parser_for, unpacks
 from engine.locators import PassageLocator
 from local_stores.corpus_store import Item, ItemKey, item_key
@@ -41,6 +41,7 @@ class Prepared:
     ocr_pages: int = 0  # scanned pages read with OCR
     pictures: list[Picture] = field(default_factory=list)  # inside the document, to be analysed as photos
     page_kind: str = "page"  # what the document's pages are (engine.ingest.parsed.ParsedDoc.page_kind)
+    attached_tables: list[AttachedTable] = field(default_factory=list)  # a mail's tables, loaded by the indexer
 
 
 def embedding_text(item: Item) -> str:
@@ -84,7 +85,8 @@ def cut_document(path: Path, paragraph_words: int, document_tokens: int, *,
               for i, c in enumerate(documents)]
     timings = {"parse": time.perf_counter() - t0 - scanned.seconds, "ocr": scanned.seconds}
     return Prepared(items, [embedding_text(it) for it in items], doc.text, timings=timings,
-                    ocr_pages=scanned.pages_read, pictures=doc.pictures, page_kind=doc.page_kind)
+                    ocr_pages=scanned.pages_read, pictures=doc.pictures, page_kind=doc.page_kind,
+                    attached_tables=doc.attached_tables)
 
 
 def _parse(parse: Callable[[Path], ParsedDoc], path: Path, timeout_s: float, memory_mb: int) -> ParsedDoc:

@@ -26,6 +26,7 @@ from engine.ingest import documents, isolation, media, media_tables, rdf, tables
 from engine.ingest.graphs import load as graphs
 from engine.ingest.graphs import vault
 from engine.ingest.isolation import Limits
+from engine.ingest.parsed import AttachedTable
 from engine.ingest.parsers import kind_of as document_kind
 from engine.ingest.photos import sidecars, thumbnails
 from engine.ingest.photos.pictures import add_pictures
@@ -409,16 +410,20 @@ class Indexer:
         """The time and memory a reader run in a worker process may use (engine.ingest.isolation)."""
         return {"timeout_s": self.settings.parse_timeout_s, "memory_mb": self.settings.ingest_memory_mb}
 
-    def _table_name(self, path: str, sheet: str | None = None) -> str:
-        """A table's name: the one it had, else a new one no other table has or was just given."""
-        key = f"{path}\x00{sheet or ''}"
+    def _table_name(self, path: str, sheet: str | None = None, attached: AttachedTable | None = None) -> str:
+        """A table's name: the one it had, else a new one no other table has or was just given. A table
+        attached to a mail is named by its attachment, and told apart by its message's number."""
+        where = (attached.name, attached.page) if attached else (None, None)
+        key = f"{path}\x00{sheet or ''}\x00{where}"
         known = self.catalog.sources()
         for src in known:
-            if src["location"] == path and src["descriptor"].get("sheet") == sheet:
+            held = src["descriptor"]
+            if (src["location"] == path and held.get("sheet") == sheet
+                    and (held.get("attachment"), held.get("message_number")) == where):
                 return src["name"]
         if key not in self._claimed:
             taken = {src["name"] for src in known} | set(self._claimed.values())
-            stem = Path(path).stem + (f" {sheet}" if sheet else "")
+            stem = Path(attached.name if attached else path).stem + (f" {sheet}" if sheet else "")
             self._claimed[key] = table_name(stem, taken)
         return self._claimed[key]
 
@@ -520,10 +525,27 @@ class Indexer:
         if prepared.pictures and self.settings.document_pictures:
             assert outcome.sha is not None  # hashed before any reader runs
             self._add_pictures(found.path, outcome.sha, prepared, report)
+        for attached in prepared.attached_tables:
+            self._load_attached(found, outcome, attached, report)
+        prepared.attached_tables = []  # their bytes are not needed any more
         if found.kind == "markdown":
             markdown = found.path.read_text("utf-8", "replace")  # the parsed text has no image links
             prepared.image_refs = [(str(p), alt) for p, alt in sidecars.image_refs(markdown, found.path)]
         report.timings_s["parse"] += prepared.timings["parse"]
+
+    def _load_attached(self, found: Found, outcome: Outcome, attached: AttachedTable, report: IndexReport) -> None:
+        """A table attached to a message of the mail file into DuckDB; one that cannot be read is a
+        warning of the mail file, which is indexed all the same."""
+        t0 = time.perf_counter()
+        path = str(found.path)
+        try:
+            outcome.tables += tables.load_attached(
+                self.tables, lambda sheet: self._table_name(path, sheet, attached), attached, found.path,
+                max_unpacked_mb=self.settings.max_unpacked_mb, **self._limits())
+        except (ParseError, SkipFile) as exc:
+            assert outcome.prepared is not None  # the mail was read before its attachments are loaded
+            outcome.prepared.warnings.append(f"attachment {attached.name} not loaded: {exc}")
+        report.timings_s["tables"] += time.perf_counter() - t0
 
     def _add_pictures(self, path: Path, sha256: str, prepared: documents.Prepared, report: IndexReport) -> None:
         """The document's pictures analysed as photos, their items added to the document's."""

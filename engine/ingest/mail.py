@@ -3,7 +3,9 @@ line, its body, and the text of the attachments Trove can read under headings of
 attachment is cited as part of its message: "… > Attachment: contract.pdf"). Attached pictures, and
 the pictures inside attached documents, become the document's pictures (photos, cited as a picture
 of their message). A message reaches here as a `Mail`, whatever it was read from (.eml, a mailbox,
-an Outlook .msg)."""
+an Outlook .msg). Attached spreadsheets and CSV files are kept apart (`AttachedTables`): the indexer
+loads each as a table of its own, queried with SQL like any table and cited as an attachment of its
+message."""
 
 from __future__ import annotations
 
@@ -15,8 +17,9 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage, Message
 from pathlib import Path
 
+from engine.ingest import tables
 from engine.ingest.extensions import PHOTO
-from engine.ingest.parsed import DocBuilder, ParsedDoc
+from engine.ingest.parsed import AttachedTable, DocBuilder, ParsedDoc
 from engine.ingest.parsers.html import add_html
 from engine.ingest.parsers.plain import paragraphs
 from engine.ingest.pictures import Pictures
@@ -25,6 +28,8 @@ ParserFor = Callable[[Path], Callable[[Path], ParsedDoc] | None]  # parsers.pars
 ATTACHMENT_MAX_MB = 25  # larger attachments are named, not read
 MAIL_SUFFIXES = (".eml", ".mbox", ".msg")  # attached mail is named, not read (no nesting without end)
 FIELD_CHARS = 200
+TABLE_KINDS = ("csv", "tsv", "workbook")  # engine.ingest.tables kinds an attachment is loaded as
+MAX_ATTACHED_TABLES = 100  # per mail file (a mailbox); more are named, not loaded
 
 
 @dataclass
@@ -55,6 +60,24 @@ class Mail:
         return {name: _cut(" ".join(value.split())) for name, value in found.items() if value.strip()}
 
 
+class AttachedTables:
+    """Collects the table files attached to a mail file's messages, up to MAX_ATTACHED_TABLES."""
+
+    def __init__(self, limit: int = MAX_ATTACHED_TABLES) -> None:
+        self.kept: list[AttachedTable] = []
+        self.limit = limit
+
+    def add(self, attachment: Attachment, page: int | None, message: str) -> str:
+        """Why the attachment was not kept, or "" when it was."""
+        if len(self.kept) >= self.limit:
+            return f"one of more than {self.limit} attached tables, not loaded"
+        assert attachment.data is not None  # only attachments kept as bytes are tables (is_table)
+        if len(attachment.data) > ATTACHMENT_MAX_MB * 2**20:
+            return f"over {ATTACHMENT_MAX_MB} MB, not loaded"
+        self.kept.append(AttachedTable(attachment.name, attachment.data, page, message))
+        return ""
+
+
 class MailParser:
     """What the mail kinds' parsers share: they are built with the registry's `parser_for`, which
     reads their attachments."""
@@ -66,16 +89,17 @@ class MailParser:
 
     def document(self, mail: Mail, path: Path) -> ParsedDoc:
         """A file holding one message, titled by its subject."""
-        builder, pictures = DocBuilder(), Pictures()
-        add_mail(builder, mail, self.parser_for, pictures=pictures)
+        builder, pictures, tables = DocBuilder(), Pictures(), AttachedTables()
+        add_mail(builder, mail, self.parser_for, pictures=pictures, tables=tables)
         doc = builder.build(mail.subject or path.stem, {"from": mail.sender}, page_fields={None: mail.fields()})
-        doc.pictures = pictures.kept
+        doc.pictures, doc.attached_tables = pictures.kept, tables.kept
         return doc
 
 
 def add_mail(builder: DocBuilder, mail: Mail, parser_for: ParserFor, page: int | None = None,
-             pictures: Pictures | None = None) -> None:
-    """Append one message to `builder`, its subject a level-1 heading; its pictures to `pictures`."""
+             pictures: Pictures | None = None, tables: AttachedTables | None = None) -> None:
+    """Append one message to `builder`, its subject a level-1 heading; its pictures to `pictures`,
+    its attached table files to `tables`."""
     builder.heading(1, mail.subject or "(no subject)", page)
     said = {"From": mail.sender, "To": mail.to, "Cc": mail.cc,
             "Date": mail.sent_as_written or (mail.sent.isoformat() if mail.sent else "")}
@@ -86,7 +110,7 @@ def add_mail(builder: DocBuilder, mail: Mail, parser_for: ParserFor, page: int |
             builder.paragraph(para, page)
     else:
         add_html(builder, mail.html, page, below=1)
-    _add_attachments(builder, mail.attachments, parser_for, page, pictures)
+    _add_attachments(builder, mail, parser_for, page, pictures, tables)
 
 
 def _cut(value: str) -> str:
@@ -135,17 +159,22 @@ def _content(part: Message) -> str:
 
 
 # -- attachments -----------------------------------------------------------------------------------------
-def _add_attachments(builder: DocBuilder, attachments: list[Attachment], parser_for: ParserFor,
-                     page: int | None, pictures: Pictures | None) -> None:
+def _add_attachments(builder: DocBuilder, mail: Mail, parser_for: ParserFor, page: int | None,
+                     pictures: Pictures | None, tables: AttachedTables | None) -> None:
     """The attachments that were not read named in one line, then the text of each one that was
-    under "Attachment: NAME"; attached pictures, and those inside attached documents, to `pictures`."""
+    under "Attachment: NAME"; attached pictures, and those inside attached documents, to `pictures`;
+    attached table files to `tables`."""
     read, named = [], []
-    for attachment in attachments:
+    for attachment in mail.attachments:
         if pictures is not None and _is_picture(attachment):
             assert attachment.data is not None
             if pictures.add(attachment.data, page, f"attachment {attachment.name}"):
                 named.append(f"{attachment.name} (a picture, looked at as a photo)")
                 continue
+        if tables is not None and is_table(attachment.name) and attachment.data is not None:
+            why = tables.add(attachment, page, mail.subject)
+            named.append(f"{attachment.name} ({why or 'a table, loaded to be queried'})")
+            continue
         doc, why = _read_attachment(attachment, parser_for)
         if doc is not None:
             read.append((attachment.name, doc))
@@ -159,6 +188,11 @@ def _add_attachments(builder: DocBuilder, attachments: list[Attachment], parser_
     for name, doc in read:
         builder.heading(2, f"Attachment: {name}", page)
         _replay(builder, doc, page)
+
+
+def is_table(name: str) -> bool:
+    """Whether an attachment of this name is loaded as a table (a spreadsheet, a CSV file)."""
+    return tables.kind_of(Path(name)) in TABLE_KINDS
 
 
 def _is_picture(attachment: Attachment) -> bool:

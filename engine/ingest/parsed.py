@@ -29,6 +29,17 @@ class Picture:
     alt: str = ""  # what the author wrote about it (alt text, description)
 
 
+@dataclass(frozen=True)
+class AttachedTable:
+    """A table file attached to a message (a spreadsheet, a CSV): loaded as a table of its own and
+    cited as an attachment of its message."""
+
+    name: str  # the attachment's file name
+    data: bytes
+    page: int | None  # the message's number in a mailbox, None for a file of one message
+    message: str = ""  # the message's subject
+
+
 @dataclass
 class ParsedDoc:
     title: str
@@ -40,6 +51,7 @@ class ParsedDoc:
     # page's items (a message's from/to/date/subject); key None: those of blocks without a page (one e-mail)
     pictures: list[Picture] = field(default_factory=list)  # in reading order; engine.ingest.pictures keeps them
     page_lines: dict[int, list[Line]] = field(default_factory=dict)  # a scanned page's lines as OCR read them
+    attached_tables: list[AttachedTable] = field(default_factory=list)  # a mail's spreadsheets, loaded as tables
 
 
 class DocBuilder:

@@ -11,6 +11,7 @@ the sources it wrote as its own (`adopt`), so that it does not build them a seco
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +22,8 @@ from engine.errors import ParseError, SkipFile
 from engine.ingest import media_tables, rdf, tables
 from engine.ingest.graphs import load as graphs
 from engine.ingest.graphs import vault
+from engine.ingest.parsed import AttachedTable
+from engine.ingest.parsers import parser_for
 
 if TYPE_CHECKING:
     from engine.native.sources import Stores
@@ -102,9 +105,32 @@ def _copy(source: dict, sources: list[dict], catalog: Catalog, stores: Stores, s
         graphs.load(stores.graphs, name, where)
     elif kind == "rdf":
         rdf.load(stores.rdf, name, where)
+    elif source["descriptor"].get("attachment"):
+        _copy_attached(where, sources, stores, settings)
     elif tables.kind_of(where):
         tables.load(stores.tables, _names_at(location, sources), where, max_unpacked_mb=settings.max_unpacked_mb,
                     timeout_s=settings.parse_timeout_s, memory_mb=settings.ingest_memory_mb)
+
+
+def _copy_attached(where: Path, sources: list[dict], stores: Stores, settings: Settings) -> None:
+    """The tables attached to the messages of the mail file `where`, read out of it again."""
+    parse = parser_for(where)
+    if parse is None:
+        raise ParseError(f"{where.name} is no longer read as mail here")
+    named = {_attached_key(s["descriptor"]): s["name"] for s in sources if s["location"] == str(where)}
+    for attached in parse(where).attached_tables:
+        tables.load_attached(stores.tables, functools.partial(_attached_name, named, attached), attached, where,
+                             max_unpacked_mb=settings.max_unpacked_mb, timeout_s=settings.parse_timeout_s,
+                             memory_mb=settings.ingest_memory_mb)
+
+
+def _attached_name(named: dict[tuple[object, object, object], str], attached: AttachedTable, sheet: str | None) -> str:
+    """The catalog's name of a table attached to a message (by attachment, message and sheet)."""
+    return named.get((attached.name, attached.page, sheet)) or f"{Path(attached.name).stem} {sheet or ''}".strip()
+
+
+def _attached_key(descriptor: dict) -> tuple[object, object, object]:
+    return descriptor.get("attachment"), descriptor.get("message_number"), descriptor.get("sheet")
 
 
 def _names_at(location: str, sources: list[dict]) -> Callable[[str | None], str]:

@@ -21,8 +21,16 @@ from pathlib import Path
 from engine.errors import ParseError, SkipFile
 from engine.ingest import archives, spreadsheet
 from engine.ingest.isolation import MEMORY_MB, TIMEOUT_S, run_isolated
+from engine.ingest.parsed import AttachedTable
 from engine.ingest.textio import decode_noting
-from local_stores.table_store import TableInfo, TableStore, csv_text_to_parquet, reading_connection, sniff_delimiter
+from local_stores.table_store import (
+    Attachment,
+    TableInfo,
+    TableStore,
+    csv_text_to_parquet,
+    reading_connection,
+    sniff_delimiter,
+)
 
 EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".jsonl": "json",
               ".ndjson": "json", ".json": "json", **dict.fromkeys(spreadsheet.FORMATS, "workbook"),
@@ -63,6 +71,20 @@ def load(store: TableStore, names: Callable[[str | None], str], path: Path, *,
         what = _READERS[kind][1] if kind in _READERS else "table"
         raise ParseError(f"not a readable {what}: {_first_line(exc)}") from exc
     raise ParseError(f"no table reader for {path.suffix} files")
+
+
+def load_attached(store: TableStore, names: Callable[[str | None], str], attached: AttachedTable, file: Path, *,
+                  timeout_s: float = TIMEOUT_S, memory_mb: int = MEMORY_MB,
+                  max_unpacked_mb: float = archives.MAX_UNPACKED_MB) -> list[TableInfo]:
+    """A table file attached to a message in the mail file `file`, loaded as `load` loads a file of
+    its kind (with its limits); its tables say the message they are attached to."""
+    with tempfile.TemporaryDirectory(prefix="trove-attached-") as folder:
+        path = Path(folder) / f"attachment{Path(attached.name).suffix.lower()}"
+        path.write_bytes(attached.data)
+        loaded = load(store, names, path, timeout_s=timeout_s, memory_mb=memory_mb, max_unpacked_mb=max_unpacked_mb)
+    for info in loaded:
+        info.file, info.attachment = str(file), Attachment(attached.name, attached.message, attached.page)
+    return loaded
 
 
 def _load_csv(store: TableStore, name: str, path: Path, kind: str, timeout_s: float, memory_mb: int) -> TableInfo:

@@ -101,6 +101,11 @@ def locator(outcome: QueryOutcome) -> QueryLocator:
         sheets = [t["sheet"] for t in source.tables if t.get("sheet")]
         if sheets:
             loc["sheet"] = sheets[0]
+        attached = source.tables[0]
+        if attached.get("attachment"):
+            loc["attachment"], loc["message"] = str(attached["attachment"]), str(attached.get("message") or "")
+            if attached.get("message_number"):
+                loc["message_number"] = int(attached["message_number"])
     if result is None:
         return loc
     loc["columns"] = list(result.columns)

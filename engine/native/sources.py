@@ -46,8 +46,11 @@ class Source:
     @property
     def shown(self) -> str:
         """The source as people and the model read it: its file's name, or the name a server's source
-        was connected under (its URL says little: `…/query`, `…?host=/srv/pg`)."""
-        return source_name(self.location, {"source": self.name})
+        was connected under (its URL says little: `…/query`, `…?host=/srv/pg`); a table attached to
+        an e-mail, by its attachment's name and its mail file's."""
+        shown = source_name(self.location, {"source": self.name})
+        attachment = self.descriptor.get("attachment")
+        return f"{attachment} (attached to a message in {shown})" if attachment else shown
 
 
 @dataclass

@@ -196,6 +196,21 @@ def test_graphs_rdf_and_a_vault_of_notes_are_built_again_in_the_second_home(home
             assert copied == mine and copied[0][0] > 0, source.name
 
 
+def test_a_table_attached_to_a_mail_is_read_out_of_the_mail_again_in_the_second_home(homes: tuple[Trove, Trove],
+                                                                                      tmp_path: Path):
+    from tests.office_files import mbox, message
+
+    share = tmp_path / "share-mail"
+    share.mkdir()
+    mbox(share / "inbox.mbox", [message("Groceries", "Ana <ana@example.org>", "Sat, 01 Mar 2025 10:00:00 +0100",
+                                        "The list.", attachments=(("groceries.csv", CSV.encode(), "text/csv"),))])
+    office, laptop = homes
+    office.index([share])
+    (table,) = [s for s in laptop.native.sources() if s.kind == "table"]
+    assert table.descriptor["attachment"] == "groceries.csv"
+    assert laptop.query(table.name, f"SELECT shop FROM {table.name} WHERE item = 'milk'").rows == [("Corner shop",)]
+
+
 def test_a_source_whose_file_this_home_cannot_read_is_left_out_and_said(homes: tuple[Trove, Trove], share: Path,
                                                                          caplog: pytest.LogCaptureFixture):
     office, laptop = homes

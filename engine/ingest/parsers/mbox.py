@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from engine.errors import ParseError, SkipFile
-from engine.ingest.mail import MailParser, add_mail, from_message
+from engine.ingest.mail import AttachedTables, MailParser, add_mail, from_message
 from engine.ingest.parsed import DocBuilder, ParsedDoc
 from engine.ingest.pictures import Pictures
 
@@ -23,20 +23,20 @@ class Mbox(MailParser):
 
     def parse(self, path: Path) -> ParsedDoc:
         _check_start(path)
-        builder, pictures = DocBuilder(), Pictures(MAILBOX_PICTURES)
+        builder, pictures, tables = DocBuilder(), Pictures(MAILBOX_PICTURES), AttachedTables()
         fields: dict[int | None, dict[str, str]] = {}
         box = mailbox.mbox(path, factory=_message, create=False)  # type: ignore[arg-type]  # any Message will do
         try:
             for number, message in enumerate(box, start=1):
                 mail = from_message(message)
-                add_mail(builder, mail, self.parser_for, page=number, pictures=pictures)
+                add_mail(builder, mail, self.parser_for, page=number, pictures=pictures, tables=tables)
                 fields[number] = mail.fields()
         finally:
             box.close()
         title = path.parent.stem if path.name == "mbox" else path.stem
         doc = builder.build(title, {"messages": len(fields)}, page_kind="message", page_fields=fields)
         doc.title = title  # the mailbox's name, not its first subject
-        doc.pictures = pictures.kept
+        doc.pictures, doc.attached_tables = pictures.kept, tables.kept
         return doc
 
 

@@ -212,3 +212,43 @@ def test_csv_and_workbook_readers_run_in_a_worker_that_a_time_limit_stops(tmp_pa
         [info] = tables.load(store, lambda sheet: "trips", tmp_path / name)
         assert info.file == str(tmp_path / name) and info.rows == 2
     assert store.tables() == ["trips"]
+
+
+def test_spreadsheets_attached_to_mail_are_tables_cited_as_attachments_of_their_message(trove: Trove, tmp_path: Path):
+    import openpyxl
+
+    from engine.native.hits import locator
+    from engine.native.querying import QueryOutcome
+    from engine.result import citation_place
+    from tests.office_files import mbox, message
+
+    book = openpyxl.Workbook()
+    book.active.title = "Q1"
+    for row in (["month", "spent"], ["January", 310], ["February", 280]):
+        book.active.append(row)
+    book.save(tmp_path / "budget.xlsx")
+    mail = tmp_path / "mail"
+    mail.mkdir()
+    sent = "Sat, 01 Mar 2025 10:00:00 +0100"
+    mbox(mail / "inbox.mbox", [
+        message("Hello", "Ana <ana@example.org>", sent, "No attachment here."),
+        message("Budget so far", "Ana <ana@example.org>", sent, "Here it is.",
+                attachments=(("budget.xlsx", (tmp_path / "budget.xlsx").read_bytes(), "application/octet-stream"),
+                             ("broken.csv", bytes(range(256)) * 10, "text/csv")))])
+    report = trove.index([mail])
+    assert report.indexed == 1 and report.failed == 0
+    (budget,) = _sources(trove).values()
+    assert budget["location"] == str(mail / "inbox.mbox")
+    assert {k: budget["descriptor"][k] for k in ("attachment", "message", "message_number", "sheet")} == {
+        "attachment": "budget.xlsx", "message": "Budget so far", "message_number": 2, "sheet": "Q1"}
+    assert trove.query(budget["name"], f"SELECT sum(spent) FROM {budget['name']}").rows == [(590,)]
+    reason = {Path(p["path"]).name: p["reason"] for p in trove.status()["problems"]}.get("inbox.mbox", "")
+    assert "attachment broken.csv not loaded" in reason and "binary" in reason  # the mail is indexed all the same
+    (source,) = [s for s in trove.native.sources() if s.name == budget["name"]]
+    assert source.shown == "budget.xlsx (attached to a message in inbox.mbox)"
+    result = trove.query(source.name, f"SELECT _row, month FROM {source.name} WHERE spent > 300")
+    place = citation_place(source.location, locator(QueryOutcome(source, "SELECT …", result, [])))
+    assert place == "inbox.mbox, attachment budget.xlsx of message 2, 'Budget so far', sheet Q1, rows 2"
+    (mail / "inbox.mbox").unlink()
+    trove.index()
+    assert _sources(trove) == {} and trove.stores.tables.tables() == []

@@ -142,3 +142,20 @@ def test_the_pictures_kept_of_one_document_are_held_to_a_byte_budget(tmp_path: P
     budget = Pictures(limit=10, max_mb=2.5 * len(cat) / 2**20)
     kept = [budget.add(cat + bytes([n]), page=n) for n in range(4)]  # four different files of the same size
     assert kept == [True, True, False, False] and len(budget.kept) == 2
+
+
+def test_attached_spreadsheets_are_kept_to_be_loaded_as_tables_and_named_in_their_message(tmp_path: Path):
+    from tests.office_files import mbox
+
+    csv = b"shop,amount\nHEMA,7.95\nJumbo,3.10\n"
+    messages = [message("March costs", "Ana <ana@example.org>", "Sat, 01 Mar 2025 10:00:00 +0100", "Attached.",
+                        attachments=(("costs.csv", csv, "text/csv"),)),
+                message("April costs", "Ana <ana@example.org>", "Tue, 01 Apr 2025 10:00:00 +0200", "Again.",
+                        attachments=(("costs.csv", csv + b"AH,12.00\n", "text/csv"),))]
+    doc = parsed(mbox(tmp_path / "costs.mbox", messages))
+    assert [(t.name, t.page, t.message) for t in doc.attached_tables] == [
+        ("costs.csv", 1, "March costs"), ("costs.csv", 2, "April costs")]
+    assert doc.attached_tables[1].data.endswith(b"AH,12.00\n")
+    named = [(b.page, b.text) for b in doc.blocks if b.text.startswith("Other attachments")]
+    assert named == [(1, "Other attachments: costs.csv (a table, loaded to be queried)"),
+                     (2, "Other attachments: costs.csv (a table, loaded to be queried)")]
