@@ -68,6 +68,9 @@ class Answerer:
             self._general(result, question, timings, on_token)
         elif not relevant:
             result.answer, result.answered = (NOTHING_RELEVANT if gathered.hits else answering.NOT_FOUND), False
+        elif general and _general(question) and routes and routes[0].label == "none" and not _about_the_files(
+                question, relevant):  # the router's general question: passages found by its words are not about it
+            self._general(result, question, timings, on_token)
         else:
             self._cited(result, question, routes, relevant, gathered.vector, timings, on_token)
             if not result.answered and general and _general(question) and (
@@ -110,7 +113,7 @@ class Answerer:
             if on_token:
                 on_token(text)
             return answering.Draft(text, [], False, []), self.models.llm.name
-        computed = _computed_answer(evidence) or moment
+        computed = _computed_answer(evidence, question) or moment
         listing = None if computed else (counting.answer(question, evidence) or self._read(question, evidence) or (
             finding.answer(evidence, question) if finding.is_find(question) else None))
         if listing is not None:  # the detector's count, the text read in a photo, or a find request's items
@@ -249,13 +252,32 @@ def _general(question: str) -> bool:
     return bool(_QUESTION.search(question)) and not FIRST_PERSON.search(question) and not _RECORD.search(question)
 
 
-def _computed_answer(evidence: list[Evidence]) -> tuple[Evidence, list[str]] | None:
+def _computed_answer(evidence: list[Evidence], question: str) -> tuple[Evidence, list[str]] | None:
     """The first evidence when it is a query result the answer can state whole: one row (a total, a
-    count, a best row) or a short list of rows."""
+    count, a best row) or a short list of rows, unless it is about something else than the question
+    names (then it is written and checked like any evidence)."""
     first = evidence[0] if evidence else None
     if not isinstance(first, QueryEvidence) or (first.values is None and first.listing is None):
         return None
+    if _off_subject(question, first):
+        return None
     return first, [cell(v) for v in first.values or []]
+
+
+_FILTER = re.compile(r"\b(?:WHERE|FILTER)\b", re.IGNORECASE)
+_TEXT_VALUE = re.compile(r"'[^']+'|\"[^\"]+\"")
+
+
+def _off_subject(question: str, result: QueryEvidence) -> bool:
+    """A query result that cannot be about what the question names: its query picks rows by numbers
+    alone (no text value), and neither the query nor its rows name anything the question names
+    ("How much did Top Gun earn?" answered by `WHERE rank = 1`). A query with no filter (a count of
+    a whole table) is not judged: the question's names may be what the table is about."""
+    names = answering.subject_names(question)
+    query = str(result.locator.get("query", ""))
+    if not names or not _FILTER.search(query) or _TEXT_VALUE.search(query):
+        return False
+    return not answering.mentions(names, [query.replace("_", " "), result.text])
 
 
 def _facts(ev: Evidence) -> str:

@@ -124,3 +124,43 @@ def test_a_question_about_a_record_is_not_general_knowledge_even_without_my():
     assert not _general("How many permit checks did Illinois have in the November 2015 NICS background check report?")
     assert not _general("In the precinct bulletin for Acton Group 13, how many ballots were cast?")
     assert not _general("What did I pay for the boiler?")
+
+
+def test_a_general_question_is_not_answered_from_passages_that_never_name_its_subject(trove):  # noqa: ANN001
+    """Routed "none", the fallback passages found by its words (a textbook's preface for "Who wrote
+    Pride and Prejudice?") are not written into an answer: the model's own, said to be general."""
+    import numpy as np
+
+    from engine.retrieval.gathering import Gathered
+    from engine.retrieval.hybrid import Hit
+    from engine.routing.base import Decision, Route
+    from local_stores.corpus_store import Item
+    from tests.scripted import ScriptedLLM
+
+    preface = Item("text/paragraph", "/f/93.txt", "The book is the result of a collaborative effort over seven years.",
+                   {"start": 0, "end": 66}, title="Preface")
+    hits = [("paragraph", Hit(preface, 0.6, {"dense": 0.6, "bm25": 1.0}))]
+    routes = [Route("none", 0.96, "trained"), Route("paragraph", 0.0, Decision.FALLBACK)]
+    trove.models.llm = ScriptedLLM(["Jane Austen wrote it."])
+    result = trove.answerer.answer("Who wrote Pride and Prejudice?", Gathered(routes, hits, [], np.zeros(384)), [])
+    assert result.general and result.answer.endswith(": Jane Austen wrote it.") and result.citations == []
+    assert len(trove.models.llm.sent) == 1  # no answer was written from the preface first
+
+
+def test_a_query_result_picked_by_numbers_alone_is_not_stated_for_a_named_subject():
+    from engine.generation.answerer import _computed_answer
+
+    def result(query: str, text: str) -> Evidence:
+        return evidence_of(1, "table", "/t/films.csv", "films.csv: SQL result",
+                           {"query": query, "values": ["$10.8 billion"], "result": "box_office = $10.8 billion"},
+                           text, 1.0)
+
+    top = result("SELECT box_office FROM films WHERE rank = 1", "box_office = $10.8 billion")
+    assert _computed_answer([top], "How much did Top Gun earn at the box office?") is None
+    assert _computed_answer([top], "How much did the top film earn at the box office?") is not None  # nothing named
+    named = result("SELECT box_office FROM films WHERE title = 'Top Gun'", "box_office = $357 million")
+    assert _computed_answer([named], "How much did Top Gun earn at the box office?") is not None
+    coded = result("SELECT count(*) FROM flights WHERE destairport = 'ABZ'", "count = 21")
+    assert _computed_answer([coded], "How many flights arrive in Aberdeen?") is not None  # a value linked to a code
+    whole = result("SELECT count(*) FROM churches", "count = 9")
+    assert _computed_answer([whole], "How many churches are in my Levanger table?") is not None
