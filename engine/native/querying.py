@@ -73,6 +73,7 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             break
         query = written
         tried.add(_normal(query))
+        query = every_one_asked(question, query)
         try:
             statement = store.explain(query)
             if problem := writer.check(statement, source):
@@ -221,6 +222,25 @@ _LISTING = re.compile(r"\s*(?:(?:in|from|of|among)\b[^?]{0,120}?,\s*)?(?:which|w
 _COUNTING = re.compile(r"\b(?:how\s+many|number|count|total|how\s+much)\b", re.IGNORECASE)
 _ONLY_COUNT = re.compile(r"^\s*select\s+(?:distinct\s+)?count\s*\([^()]*\)(?:\s+as\s+\w+)?\s+from\b",
                          re.IGNORECASE)
+
+
+_NOT_NOUN = r"(?!(?:is|was|has|does|this|its|his|us|yes)\b)"
+_PLURAL_ASK = re.compile(rf"\b(?:(?:which|what)\s+{_NOT_NOUN}[\w-]*[^s\W]s\b|"
+                         r"(?:what|who)\s+(?:are|were)\b|list\b|name\s+(?:all|the|every)\b)", re.IGNORECASE)
+_ONE_ASKED = re.compile(r"\b(?:one|single|most|least|first|last|best|worst|top|highest|lowest|largest|smallest|"
+                        r"biggest|longest|shortest|oldest|youngest|newest|latest|earliest|greatest|fewest|cheapest|"
+                        r"dearest|fastest|slowest|heaviest|lightest|tallest|nearest|farthest|furthest|maximum|"
+                        r"minimum|max|min|\w+-most)\b", re.IGNORECASE)
+_LIMIT_ONE = re.compile(r"\s+LIMIT\s+1\s*;?\s*$", re.IGNORECASE)
+
+
+def every_one_asked(question: str, query: str) -> str:
+    """The query without its closing `LIMIT 1` when the question asks for several things and for no
+    one best or first of them ("Which places are in the town of Durham?": all of them, not the first)."""
+    plural = _PLURAL_ASK.search(question)
+    if _LIMIT_ONE.search(query) and plural and not _ONE_ASKED.search(question[plural.start():]):
+        return _LIMIT_ONE.sub("", query)
+    return query
 
 
 def _counts_instead_of_listing(question: str, statement: str, result: QueryResult) -> bool:

@@ -51,3 +51,38 @@ def test_a_question_asks_one_thing_per_clause_that_opens_with_a_question_word():
     assert len(asked_parts("What is the name of the player who won the most?")) == 1  # "who" inside a clause
     assert len(asked_parts("What is the average, minimum, and maximum age of French singers?")) == 1
     assert asked_parts("Is there a singer from France?") == []
+
+
+def test_a_closing_limit_1_is_dropped_when_the_question_asks_for_several_and_no_best_one():
+    from engine.native.querying import every_one_asked
+
+    query = "SELECT name FROM register WHERE town = 'Durham' ORDER BY _row LIMIT 1"
+    every = "SELECT name FROM register WHERE town = 'Durham' ORDER BY _row"
+    assert every_one_asked("Which places are in the town of Durham?", query) == every
+    assert every_one_asked("In my register (Back River Farm is the first), which places are in Durham?", query) == every
+    assert every_one_asked("List the ships lost at Messinopolis.", query) == every
+    assert every_one_asked("What films did Tom Hanks act in?", query) == every
+    for one in ("Which student owns the cat?", "Which envoy served the longest?", "Which towns have the most people?",
+                "What is the name of the battle?", "Which is the first place in Durham?"):
+        assert every_one_asked(one, query) == query, one
+    assert every_one_asked("Which places are in Durham?", "SELECT name FROM register LIMIT 10") == \
+        "SELECT name FROM register LIMIT 10"
+
+
+def test_the_whole_list_is_run_on_the_engine_when_the_model_wrote_limit_1(tmp_path):  # noqa: ANN001
+    from engine.native import sources
+    from engine.native.querying import write_and_run
+    from local_stores.graph_store import GraphStore
+    from local_stores.rdf_store import RdfStore
+    from local_stores.table_store import TableStore
+    from tests.scripted import ScriptedLLM
+
+    stores = sources.Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"),
+                            RdfStore(tmp_path / "rdf"))
+    csv = "name,town\nThompson Hall,Durham\nBack River Farm,Dover\nSmith Chapel,Durham\n"
+    info = stores.tables.load_csv("register", tmp_path / "register.csv", csv)
+    source = sources.Source("register", "table", "duckdb", str(tmp_path / "register.csv"), info.descriptor())
+    llm = ScriptedLLM(["SELECT name FROM register WHERE town = 'Durham' ORDER BY _row LIMIT 1"])
+    outcome = write_and_run(llm, "Which places are in the town of Durham?", source, stores)
+    assert outcome.ok and [r[0] for r in outcome.result.rows] == ["Thompson Hall", "Smith Chapel"]
+    assert len(llm.sent) == 1  # no repair was asked for
