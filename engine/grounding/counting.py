@@ -59,16 +59,30 @@ def detector_label(phrase: str) -> str | None:
 
 
 def count(question: str, evidence: list[Evidence]) -> Count | None:
-    """What the detector found of the question's class in the best photo of `evidence`, or in the next
-    photo of it that has some when the best has none."""
+    """What the detector found of the question's class in the photo of `evidence` that shows most of
+    the other things the question describes ("people playing frisbee with a dog": a dog and a frisbee),
+    the best ranked first among equals, or in the next such photo that has some when it has none."""
     label = target(question)
     photos = [e for e in evidence if isinstance(e, PhotoEvidence) and "grounding" in e.locator]
     if label is None or not photos:
         return None
     best = next((e for e in evidence if isinstance(e, (PhotoEvidence, RegionEvidence))), photos[0])
-    ranked = sorted(photos, key=lambda e: e.image != best.image)  # the best item's photo, then the others
+    described = described_things(question) - {label}
+    ranked = sorted(photos, key=lambda e: (-len(described & _labels(e)), e.image != best.image))
     counts = [Count(label, photo, _scores(photo, label)) for photo in ranked]
     return next((c for c in counts if c.scores), counts[0])  # a photo that shows none is not the one meant
+
+
+def described_things(question: str) -> set[str]:
+    """The detector's classes a question names, one or two words at a time ("a dog and a frisbee")."""
+    words = re.findall(r"[a-z-]+", question.lower())
+    found = {detector_label(" ".join(words[i:i + 2])) for i in range(len(words) - 1)}
+    found |= {detector_label(word) for word in words if len(word) > 2}
+    return {label for label in found if label}
+
+
+def _labels(photo: PhotoEvidence) -> set[str]:
+    return {d["region"]["label"] for d in photo.locator.get("grounding", []) if d["region"]["kind"] == "object"}
 
 
 def _scores(photo: PhotoEvidence, label: str) -> list[float]:
@@ -86,6 +100,9 @@ def answer(question: str, evidence: list[Evidence]) -> Draft | None:
              and e.locator.get("label") == found.label]
     refs = "".join(f"[{n}]" for n in (boxes or [found.photo.n]))
     name, n = Path(found.photo.source).name, len(found.scores)
+    if n == 0 and not _meant(question, found.photo):
+        return Draft(f"I could not find a photo of yours in which the object detector sees {plural(found.label, 2)} "
+                     "or the rest of what the question describes.", [], False, [])
     if n == 0:
         text = (f"The object detector found no {plural(found.label, 2)} in {name} {refs}; it can miss small, "
                 "hidden or unusual ones.")
@@ -96,6 +113,13 @@ def answer(question: str, evidence: list[Evidence]) -> Draft | None:
                 f"{plural(found.label, 2)} that are small, hidden or cut off at the edge.")
     cited = list(dict.fromkeys(int(x) for x in re.findall(r"\[(\d+)\]", refs)))
     return Draft(text, cited, True, [])
+
+
+def _meant(question: str, photo: PhotoEvidence) -> bool:
+    """Whether a photo with none of the counted things is the one the question means: it names the
+    photo's file, or the photo shows something else the question describes."""
+    name = Path(photo.source).name.lower()
+    return name in question.lower() or bool((described_things(question) - {target(question)}) & _labels(photo))
 
 
 def plural(label: str, n: int) -> str:

@@ -45,3 +45,22 @@ def test_when_the_best_photo_has_none_of_the_class_the_next_photo_with_some_is_c
                          {"grounding": [_decision("toothbrush", 0.8), _decision("toothbrush", 0.6)]}, "y", 0.5)
     draft = answer("How many toothbrushes are in the holder in my photo?", [coins, holder])
     assert draft.text.startswith("The object detector found 2 toothbrushes in holder.jpg [2]")
+
+
+def test_the_photo_counted_is_the_one_showing_the_other_things_the_question_describes():
+    """People counted in the photo with the frisbee and the dog, not in the first photo with people."""
+    street = evidence_of(1, "image", "/p/street.jpg", "street.jpg",
+                         {"grounding": [_decision("person", 0.9), _decision("car", 0.8)]}, "x", 0.7)
+    woods = evidence_of(2, "image", "/p/woods.jpg", "woods.jpg", {"grounding": [
+        _decision("person", 0.9), _decision("person", 0.7), _decision("dog", 0.8), _decision("frisbee", 0.6)]}, "y", 0.5)
+    draft = answer("In my photo of people playing frisbee in the woods with a dog, how many people are there?",
+                   [street, woods])
+    assert draft.text.startswith("The object detector found 2 people in woods.jpg [2]")
+
+
+def test_no_photo_with_the_counted_things_nor_what_is_described_is_not_found_not_zero():
+    coins = evidence_of(1, "image", "/p/coins.png", "coins.png", {"grounding": [_decision("clock", 0.7)]}, "x", 0.6)
+    draft = answer("How many toothbrushes are in the holder in my photo taken from above?", [coins])
+    assert not draft.answered and draft.cited == [] and "could not find a photo" in draft.text
+    named = answer("How many toothbrushes are in coins.png?", [coins])
+    assert named.answered and named.text.startswith("The object detector found no toothbrushes in coins.png [1]")
