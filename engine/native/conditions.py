@@ -38,3 +38,24 @@ def both_at_once(statement: str) -> BothAtOnce | None:
                 return BothAtOnce(field, seen[key], value, m.span(1))
             seen.setdefault(key, value)
     return None
+
+
+_INTERSECT = re.compile(r"\bINTERSECT\b", re.IGNORECASE)
+_SELECTED = re.compile(r"\bSELECT\b(.*?)\bFROM\b", re.IGNORECASE | re.DOTALL)
+
+
+def intersect_of_differing(statement: str) -> BothAtOnce | None:
+    """Two SELECTs intersected that each return the field they compare with a different value
+    (`SELECT b.name, s.name … WHERE s.name = 'Lettice' INTERSECT SELECT b.name, s.name … WHERE s.name =
+    'HMS Atalanta'`): INTERSECT keeps whole rows found in both, and those rows differ in that field."""
+    halves = _INTERSECT.split(statement)
+    if len(halves) != 2:
+        return None
+    compared = [{m.group(1).lower(): (m.group(1), m.group(2)) for m in _EQUALS.finditer(half)} for half in halves]
+    selected = [(m.group(1).lower() if (m := _SELECTED.search(half)) else "") for half in halves]
+    for key, (field, first) in compared[0].items():
+        second = compared[1].get(key, ("", first))[1]
+        if second.lower() != first.lower() and all(
+                re.search(rf"(?<![\w.]){re.escape(key)}(?!\w)", cols) for cols in selected):
+            return BothAtOnce(field, first, second, (0, 0))
+    return None

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline
 from engine.native import periods, values
-from engine.native.conditions import both_at_once
+from engine.native.conditions import both_at_once, intersect_of_differing
 from engine.native.examples import Example
 from engine.native.kinds import open_store
 from engine.native.sources import Source, Stores
@@ -144,6 +144,10 @@ def _why_empty(statement: str, question: str, source: Source, stores: Stores, he
     if (both := both_at_once(statement)) is not None:
         return Empty(f"it returned nothing: {both.field} cannot be {both.first!r} and {both.second!r} at once. To "
                      f"find what has both, {_ONE_PER_VALUE[source.language]}", False)
+    if (differing := intersect_of_differing(statement)) is not None:
+        return Empty(f"it returned nothing: INTERSECT keeps only whole rows found by both SELECTs, and their "
+                     f"{differing.field} differs ({differing.first!r}, {differing.second!r}). Select only the "
+                     f"columns the two have in common (not {differing.field})", False)
     checked = values.check_literals(statement, source, stores, held=held)
     if checked.absent:
         asked = all(value.lower() in question.lower() for value in checked.absent)

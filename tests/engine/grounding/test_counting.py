@@ -51,8 +51,8 @@ def test_the_photo_counted_is_the_one_showing_the_other_things_the_question_desc
     """People counted in the photo with the frisbee and the dog, not in the first photo with people."""
     street = evidence_of(1, "image", "/p/street.jpg", "street.jpg",
                          {"grounding": [_decision("person", 0.9), _decision("car", 0.8)]}, "x", 0.7)
-    woods = evidence_of(2, "image", "/p/woods.jpg", "woods.jpg", {"grounding": [
-        _decision("person", 0.9), _decision("person", 0.7), _decision("dog", 0.8), _decision("frisbee", 0.6)]}, "y", 0.5)
+    seen = [_decision("person", 0.9), _decision("person", 0.7), _decision("dog", 0.8), _decision("frisbee", 0.6)]
+    woods = evidence_of(2, "image", "/p/woods.jpg", "woods.jpg", {"grounding": seen}, "y", 0.5)
     draft = answer("In my photo of people playing frisbee in the woods with a dog, how many people are there?",
                    [street, woods])
     assert draft.text.startswith("The object detector found 2 people in woods.jpg [2]")

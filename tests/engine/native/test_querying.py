@@ -42,6 +42,18 @@ def test_a_field_compared_with_two_values_in_one_condition_is_found_and_separate
     assert [both_at_once(q) for q in (two_nodes, intersect, subqueries, either, same)] == [None] * 5
 
 
+def test_an_intersect_of_rows_that_differ_in_the_compared_field_is_found_and_one_of_common_rows_is_not():
+    from engine.native.conditions import intersect_of_differing
+
+    rows = ("SELECT b.name, s.name, b.date FROM ship s JOIN battle b ON b.id = s.lost_in_battle WHERE s.name = "
+            "'Lettice' INTERSECT SELECT b.name, s.name, b.date FROM ship s JOIN battle b ON b.id = s.lost_in_battle "
+            "WHERE s.name = 'HMS Atalanta'")
+    found = intersect_of_differing(rows)
+    assert found is not None and (found.field, found.first, found.second) == ("s.name", "Lettice", "HMS Atalanta")
+    common = rows.replace("b.name, s.name, b.date", "b.name, b.date")
+    assert intersect_of_differing(common) is None and intersect_of_differing("SELECT 1") is None
+
+
 def test_a_question_asks_one_thing_per_clause_that_opens_with_a_question_word():
     from engine.native.querying import asked_parts
 
