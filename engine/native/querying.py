@@ -148,6 +148,9 @@ def _why_empty(statement: str, question: str, source: Source, stores: Stores, he
         return Empty(f"it returned nothing: INTERSECT keeps only whole rows found by both SELECTs, and their "
                      f"{differing.field} differs ({differing.first!r}, {differing.second!r}). Select only the "
                      f"columns the two have in common (not {differing.field})", False)
+    if described := _describing_only(question, statement):
+        return Empty(f"it returned nothing: {described!r} is in how the question names its file or table, not in "
+                     "what it asks: leave that condition out", False)
     checked = values.check_literals(statement, source, stores, held=held)
     if checked.absent:
         asked = all(value.lower() in question.lower() for value in checked.absent)
@@ -156,6 +159,23 @@ def _why_empty(statement: str, question: str, source: Source, stores: Stores, he
     if checked.misplaced:
         return Empty("it returned nothing: " + "; ".join(f"{m.value!r} is held in {m.place}, which the query does "
                                                          "not compare it with" for m in checked.misplaced), False)
+    return None
+
+
+_FILE_NAMED = re.compile(r"^\s*(?:in|from)\s+(?:my|the|our)\s+([^,?]{3,160}?),", re.IGNORECASE)
+
+
+def _describing_only(question: str, statement: str) -> str | None:
+    """A value the query filters on that the question only uses to name its file ("In my table of
+    churches in Levanger, how many were built in the 1800s?": Levanger is the table, not a condition)."""
+    named = _FILE_NAMED.match(question)
+    if not named:
+        return None
+    asked = question[named.end():].lower()
+    for a, b in _LITERAL.findall(statement):
+        value = (a or b).strip().lower()
+        if len(value) > 2 and re.search(rf"\b{re.escape(value)}\b", named.group(1).lower()) and value not in asked:
+            return a or b
     return None
 
 

@@ -98,3 +98,28 @@ def test_the_whole_list_is_run_on_the_engine_when_the_model_wrote_limit_1(tmp_pa
     outcome = write_and_run(llm, "Which places are in the town of Durham?", source, stores)
     assert outcome.ok and [r[0] for r in outcome.result.rows] == ["Thompson Hall", "Smith Chapel"]
     assert len(llm.sent) == 1  # no repair was asked for
+
+
+def test_a_filter_on_how_the_question_names_its_table_that_finds_nothing_is_sent_back(tmp_path):  # noqa: ANN001
+    from engine.native import sources
+    from engine.native.querying import write_and_run
+    from local_stores.graph_store import GraphStore
+    from local_stores.rdf_store import RdfStore
+    from local_stores.table_store import TableStore
+    from tests.scripted import ScriptedLLM
+
+    stores = sources.Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"),
+                            RdfStore(tmp_path / "rdf"))
+    csv = ("parish,church,built\nLevanger,Levanger Church,1902\nEkne,Ekne Church,1893\n"
+           "Okkenhaug,Okkenhaug Chapel,1893\nLevanger,Bamberg Church,1998\n")
+    info = stores.tables.load_csv("churches", tmp_path / "churches.csv", csv)
+    source = sources.Source("churches", "table", "duckdb", str(tmp_path / "churches.csv"), info.descriptor())
+    llm = ScriptedLLM(["SELECT COUNT(*) FROM churches WHERE parish = 'Levanger' AND built BETWEEN 1800 AND 1899",
+                       "SELECT COUNT(*) FROM churches WHERE built BETWEEN 1800 AND 1899"])
+    question = "In my table of churches in Levanger, how many of the churches were built in the 1800s?"
+    outcome = write_and_run(llm, question, source, stores)
+    assert outcome.ok and outcome.result.rows == [(2,)]
+    assert "'Levanger' is in how the question names its file or table" in outcome.attempts[0].error
+    asked = write_and_run(ScriptedLLM(["SELECT COUNT(*) FROM churches WHERE parish = 'Levanger' AND built < 1900"]),
+                          "In my table of churches, how many in Levanger were built before 1900?", source, stores)
+    assert asked.ok and asked.result.rows == [(0,)]  # Levanger is asked about: none is the answer
