@@ -234,11 +234,19 @@ MAIL = [
      "Mon, 07 Apr 2025 19:12:00 +0200",
      "Dear singers,\n\nWe still need two people for the coat check at the spring concert. "
      "Reply to this mail if you can help.\n\nThe board", ()),
+    ("Femke Jansen <penningmeester@uve.example>", "Choir fees so far",
+     "Tue, 15 Apr 2025 21:03:00 +0200",
+     "Hi Maya,\n\nAs asked at the rehearsal: the fees paid so far this year are in the attached sheet.\n\n"
+     "Femke (treasurer)",
+     (("choir-fees-2025.csv", "member,paid_on,amount_eur\nMaya Lindqvist,2025-01-14,120.00\n"
+       "Joost de Vries,2025-01-20,120.00\nFemke Jansen,2025-02-03,60.00\nPieter Bos,2025-02-17,120.00\n"
+       "Anna Smit,2025-03-02,60.00\n"),)),
 ]
 
 
 def build_mailbox(path: Path) -> None:
-    """A small mailbox as a mail program exports it: plain-text messages, one with an attachment."""
+    """A small mailbox as a mail program exports it: plain-text messages, one with a text attachment
+    and one with a spreadsheet (CSV) attached."""
     path.unlink(missing_ok=True)
     box = mailbox.mbox(path)
     for number, (sender, subject, date, body, attachments) in enumerate(MAIL, start=1):

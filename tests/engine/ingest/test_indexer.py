@@ -49,7 +49,7 @@ def test_index_examples_then_rerun_touches_nothing(trove: Trove):
     sources = {s["name"]: s for s in trove.catalog.sources()}
     assert set(sources) == {"documents", "expenses_2024", "household_budget_2025_budget",
                             "household_budget_2025_subscriptions", "kitchen_renovation_2025_kitchen",
-                            "running_log", "family_tree", "my_books",
+                            "running_log", "family_tree", "my_books", "choir_fees_2025",
                             "vault_notes_graph", "photos", "videos", "trove_pack"}
     assert trove.catalog.counts()["photo"] == {"indexed": 5, "skipped": 3}  # the pack's reference photos
     assert trove.store.corpora()["image/photo"] == 5 and trove.store.corpora()["video/clip"] == 4
