@@ -277,7 +277,8 @@ def _off_subject(question: str, result: QueryEvidence) -> bool:
     query = str(result.locator.get("query", ""))
     if not names or not _FILTER.search(query) or _TEXT_VALUE.search(query):
         return False
-    return not answering.mentions(names, [query.replace("_", " "), result.text])
+    rows = [" ".join(map(str, row)) for row in result.locator.get("result_rows", [])]  # the text repeats the question
+    return not answering.mentions(names, [query.replace("_", " "), *rows])
 
 
 def _facts(ev: Evidence) -> str:

@@ -152,8 +152,8 @@ def test_a_query_result_picked_by_numbers_alone_is_not_stated_for_a_named_subjec
 
     def result(query: str, text: str) -> Evidence:
         return evidence_of(1, "table", "/t/films.csv", "films.csv: SQL result",
-                           {"query": query, "values": ["$10.8 billion"], "result": "box_office = $10.8 billion"},
-                           text, 1.0)
+                           {"query": query, "values": ["$10.8 billion"], "result": text, "result_rows": [[text]]},
+                           f"For the question 'How much did Top Gun earn?', computed from films.csv: {text}", 1.0)
 
     top = result("SELECT box_office FROM films WHERE rank = 1", "box_office = $10.8 billion")
     assert _computed_answer([top], "How much did Top Gun earn at the box office?") is None
