@@ -236,11 +236,15 @@ def epub_with_picture(path: Path, photo: Path, alt: str) -> Path:
     return path
 
 
-def word97_doc(path: Path, pieces: list[tuple[str, bool]], flags: int = 0x0200, n_fib: int = 0x00C1) -> Path:
+def word97_doc(path: Path, pieces: list[tuple[str, bool]], flags: int = 0x0200, n_fib: int = 0x00C1,
+               headings: dict[int, int] | None = None, named_styles: bool = False) -> Path:
     """A Word 97 .doc ([MS-DOC]): a FIB, and the main document's text in `pieces`, each (text,
     8-bit?) — 8-bit pieces in cp1252, the others UTF-16 — found through a piece table in the table
     stream. Text marks as Word writes them: \\r ends a paragraph, \\x07 a cell (and a row), a field is
-    \\x13code\\x14shown\\x15. `flags`: FibBase's (0x0200: the table stream is 1Table; 0x0100: encrypted)."""
+    \\x13code\\x14shown\\x15. `flags`: FibBase's (0x0200: the table stream is 1Table; 0x0100: encrypted).
+    `headings`: paragraph number (from 0) -> heading level, written as Word does: a style sheet whose
+    styles 1-9 are Heading 1-9 (built-in, or user styles named so with `named_styles`) and a PAPX FKP
+    page giving each paragraph mark its style index."""
     from tests.compound_file import write
 
     fib = bytearray(154 + 93 * 8 + 2)  # FibBase, csw + FibRgW97, cslw + FibRgLw97, FibRgFcLcb97, cswNew = 0
@@ -251,16 +255,62 @@ def word97_doc(path: Path, pieces: list[tuple[str, bool]], flags: int = 0x0200, 
     struct.pack_into("<H", fib, 62, 22)
     struct.pack_into("<i", fib, 64 + 3 * 4, len(text))  # ccpText
     struct.pack_into("<H", fib, 152, 93)
-    word, cps, descriptors = bytearray(fib), [0], b""
+    word, cps, descriptors, marks = bytearray(fib), [0], b"", []
     for piece, eight_bit in pieces:
         fc = len(word)
         word += piece.encode("cp1252") if eight_bit else piece.encode("utf-16-le")
         descriptors += struct.pack("<HIH", 0, (fc * 2) | 0x40000000 if eight_bit else fc, 0)
+        width = 1 if eight_bit else 2
+        marks += [(fc + i * width, width) for i, char in enumerate(piece) if char == "\r"]
         cps.append(cps[-1] + len(piece))
     plc = struct.pack(f"<{len(cps)}I", *cps) + descriptors
     clx = b"\x01" + struct.pack("<h", 2) + b"\x00\x00" + b"\x02" + struct.pack("<I", len(plc)) + plc  # a Prc first
+    table = bytearray(clx)
     struct.pack_into("<II", word, 154 + 33 * 8, 0, len(clx))  # fcClx, lcbClx
-    return write(path, {"WordDocument": bytes(word), "1Table" if flags & 0x0200 else "0Table": clx})
+    if headings:
+        styles = _word_style_sheet(named_styles)
+        struct.pack_into("<II", word, 154 + 1 * 8, len(table), len(styles))  # fcStshf, lcbStshf
+        table += styles
+        word += bytes(-len(word) % 512)
+        page_number = len(word) // 512
+        levels = [(fc, width, headings.get(n)) for n, (fc, width) in enumerate(marks)]
+        first, after = levels[0][0], levels[-1][0] + levels[-1][1]
+        word += _papx_page(levels)
+        bte = struct.pack("<III", first, after, page_number)
+        struct.pack_into("<II", word, 154 + 13 * 8, len(table), len(bte))  # fcPlcfBtePapx, lcbPlcfBtePapx
+        table += bte
+    return write(path, {"WordDocument": bytes(word), "1Table" if flags & 0x0200 else "0Table": bytes(table)})
+
+
+def _word_style_sheet(named: bool) -> bytes:
+    """An STSH: Normal (style 0), then Heading 1-9 as styles 1-9."""
+    stshi = struct.pack("<HH", 10, 10) + bytes(14)  # cstd, cbSTDBaseInFile, the rest of the Stshi
+    out = struct.pack("<H", len(stshi)) + stshi
+    for istd, name in enumerate(["Normal"] + [f"heading {n}" for n in range(1, 10)]):
+        sti = 0x0FFE if named and istd else istd  # a user style, known by its name only
+        std = struct.pack("<H", sti) + bytes(8) + struct.pack("<H", len(name)) + name.encode("utf-16-le") + b"\0\0"
+        out += struct.pack("<H", len(std)) + std
+    return out
+
+
+def _papx_page(levels: list[tuple[int, int, int | None]]) -> bytes:
+    """A PAPX FKP page: each paragraph mark (its byte, its width) a run of its own with its style
+    index (the heading level: styles 1-9 are the headings), body text between them in style 0."""
+    runs, at = [], levels[0][0]
+    for fc, width, level in levels:
+        if fc > at:
+            runs.append((at, fc, 0))
+        runs.append((fc, fc + width, level or 0))
+        at = fc + width
+    page = bytearray(512)
+    page[511] = len(runs)
+    struct.pack_into(f"<{len(runs) + 1}I", page, 0, *[r[0] for r in runs], runs[-1][1])
+    free = 510
+    for i, (_, _, istd) in enumerate(runs):
+        free -= 4
+        page[free:free + 4] = b"\x00\x01" + struct.pack("<H", istd)  # cb 0, cb' 1: the istd alone
+        page[4 * (len(runs) + 1) + 13 * i] = free // 2
+    return bytes(page)
 
 
 def _ppt_record(kind: int, body: bytes, version: int = 0, instance: int = 0) -> bytes:

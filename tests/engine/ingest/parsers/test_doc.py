@@ -54,3 +54,25 @@ def test_a_doc_is_indexed_and_its_passage_found(trove: Trove, tmp_path: Path):
     assert report.indexed == 1 and report.failed == 0
     hit = trove.search("who serviced the boiler", k=1)[0].item
     assert hit.source == str(folder / "boiler.doc") and "Henk Verhoeven" in hit.text
+
+
+REPORT = [("Boiler\r", True), ("Henk serviced the boiler on 12 March.\r", True), ("Parts\r", False),
+          ("A pressure valve for 64.50.\r", True), ("Garden\r", True), ("The hedge was cut in May.\r", True)]
+
+
+@pytest.mark.parametrize("named_styles", [False, True], ids=["built-in", "named"])
+def test_paragraphs_in_heading_styles_are_the_documents_headings(tmp_path: Path, named_styles: bool):
+    path = word97_doc(tmp_path / "house.doc", REPORT, headings={0: 1, 2: 2, 4: 1}, named_styles=named_styles)
+    found = parsed(path)
+    assert [(b.text, b.heading) for b in found.blocks] == [
+        ("Henk serviced the boiler on 12 March.", ("Boiler",)),
+        ("A pressure valve for 64.50.", ("Boiler", "Parts")),  # its mark stored as UTF-16: found all the same
+        ("The hedge was cut in May.", ("Garden",))]
+
+
+def test_a_field_spanning_paragraphs_shows_its_result_in_each(tmp_path: Path):
+    toc = [("\x13 TOC \\o \"1-3\" \x14Boiler\t\x13 PAGEREF _Toc1 \\h \x141\x15\rGarden\t2\x15\r", True),
+           ("Boiler\r", True), ("Serviced in March.\r", True)]
+    found = parsed(word97_doc(tmp_path / "toc.doc", toc, headings={2: 1}))
+    assert [(b.text, b.heading) for b in found.blocks] == [
+        ("Boiler 1", ()), ("Garden 2", ()), ("Serviced in March.", ("Boiler",))]
