@@ -75,12 +75,13 @@ def cites(result: dict, source: str, question: dict) -> bool:
     return False
 
 
-def _on_page(locator: dict, page: int) -> bool:
+def _on_page(locator: dict, page: int | list[int]) -> bool:
+    """The citation's pages hold the question's page (or one of its pages: a fact the file states twice)."""
     first = locator.get("page")
     if first is None:
         return False
     last = locator.get("last_page", first)
-    return first <= page <= last
+    return any(first <= p <= last for p in ([page] if isinstance(page, int) else page))
 
 
 def _overlaps(locator: dict, span: list[float]) -> bool:

@@ -28,6 +28,10 @@ def test_an_answer_is_correct_with_the_values_and_the_cited_page():
     wrong_page = dict(cite, locator={"page": 2})
     verdict = judge(_result("It was argued on January 13, 2009 [1].", [wrong_page]), QUESTION)
     assert not verdict.correct and verdict.values_ok and verdict.wrong_cited
+    stated_twice = dict(QUESTION, page=[1, 6])  # a fact the file states on two pages
+    assert judge(_result("It was argued on January 13, 2009 [1].", [dict(cite, locator={"page": 6})]),
+                 stated_twice).correct
+    assert not judge(_result("It was argued on January 13, 2009 [1].", [wrong_page]), stated_twice).correct
 
 
 def test_a_made_up_number_is_an_unsupported_claim():
