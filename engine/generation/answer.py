@@ -272,7 +272,7 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
 def _of_files(evidence: list[Evidence], sources: set[str]) -> list[str]:
     """The texts (and headers) of every item of the evidence from these files: a passage that states a
     date need not repeat the case's name that an item of the same file gives."""
-    return [f"{e.text} {e.header()}" for e in evidence if e.source in sources]
+    return [e.stated() for e in evidence if e.source in sources]
 
 
 def _meta_citations_moved(sentences: list[str], evidence: list[Evidence]) -> list[str]:

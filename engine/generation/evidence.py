@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -24,6 +25,7 @@ from engine.locators import (
 )
 from engine.retrieval.hybrid import Hit
 
+_ASKED = re.compile(r"^For the question (?:'.*?'|\".*?\"), (?=computed from|results found in|a query on)", re.DOTALL)
 TOKENS_PER_WORD = 1.35
 CHARS_PER_TOKEN = 5.0  # English runs about 4.4 characters a token: words count first there
 
@@ -47,6 +49,11 @@ class Evidence:
 
     def _where(self) -> str:
         return f"{self.title} ({source_name(self.source, self.locator)})"
+
+    def stated(self) -> str:
+        """What the file itself says here, with the item's header: what a name the question asks
+        about must be found in."""
+        return f"{self.text} {self.header()}"
 
 
 @dataclass
@@ -77,6 +84,11 @@ class QueryEvidence(Evidence):
     def _where(self) -> str:  # a SQL result shows its query (the columns it names say what the values are)
         sql = self.locator.get("sql")
         return f"{self.title}, query: {sql}" if sql else super()._where()
+
+    def stated(self) -> str:
+        """The result and the query, not the question its text repeats ("For the question 'How much
+        did Top Gun earn?', computed from …" names Top Gun whatever the query found)."""
+        return f"{_ASKED.sub('', self.text)} {self.header()} {self.locator.get('query', '')}"
 
     @property
     def listing(self) -> list[str] | None:

@@ -204,3 +204,14 @@ def test_numbers_in_words_read_as_their_values():
     assert spelled_numbers("four hundred and sixty-eight, twenty one, one thousand two hundred five") == \
         [468, 21, 1205]
     assert spelled_numbers("a trip of two days, none of them") == [2]
+
+
+def test_a_query_result_that_never_names_what_is_asked_does_not_back_a_sentence_naming_it():
+    """The result's text repeats the question; the name must be in the result or its query."""
+    top = evidence_of(1, "table", "/t/films.csv", "films.csv: SQL result",
+                      {"query": "SELECT box_office FROM films WHERE rank = 1", "sql": "SELECT box_office FROM films "
+                       "WHERE rank = 1"}, "For the question 'How much did Top Gun earn at the box office?', computed "
+                      "from films.csv: box office is $10.8 billion.", 1.0)
+    draft = finalise("Top Gun earned $10.8 billion at the box office [1].", [top],
+                     "How much did Top Gun earn at the box office?")
+    assert draft.unsupported == ["Top Gun earned $10.8 billion at the box office."]

@@ -101,3 +101,15 @@ def test_a_query_result_from_a_server_is_headed_by_its_source_name_not_its_url()
     on_file = evidence_of(2, "rdf", "/home/me/library/my-books.ttl", "my-books.ttl: SPARQL result",
                        {**locator, "source": "my_books"}, "…", 1.0)
     assert on_file.header() == "[2] my-books.ttl: SPARQL result (my-books.ttl)"
+
+
+def test_what_a_query_result_states_leaves_out_the_question_its_text_repeats():
+    found = evidence_of(1, "table", "/t/films.csv", "films.csv: SQL result",
+                        {"query": "SELECT box_office FROM films WHERE rank = 1", "sql": "SELECT box_office FROM films "
+                         "WHERE rank = 1"}, "For the question 'How much did Top Gun earn?', computed from films.csv: "
+                        "box office is $10.8 billion.", 1.0)
+    assert "Top Gun" not in found.stated() and "$10.8 billion" in found.stated() and "rank = 1" in found.stated()
+    quoted = evidence_of(1, "graph", "/g/movies.cypher", "movies: Cypher result",
+                         {"query": "MATCH (m:Movie {title: 'Top Gun'}) RETURN m.released"},
+                         "For the question \"Who's in Top Gun?\", results found in movies.cypher:\n- 1986", 1.0)
+    assert "Top Gun" in quoted.stated() and "Who's" not in quoted.stated()  # named by the query itself
