@@ -79,6 +79,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if problem := writer.check(statement, source):
                 raise QueryFailed(problem)
             result = store.execute(statement, timeout_s, max_rows)
+            if _empty(result) and (recased := values.recase(statement, source, stores, held=held)) != statement:
+                statement, result = recased, store.execute(recased, timeout_s, max_rows)
             if source.language == "sparql" and _unbound(result) is not None:
                 statement, result = _bind_unbound(source, statement, result, store, timeout_s, max_rows)
                 query = statement  # the schema's own patterns, added for the model

@@ -218,6 +218,36 @@ def check_literals(statement: str, source: Source, stores: Stores, timeout_s: fl
     return LiteralCheck(absent, _misplaced(statement, literals, places, source))
 
 
+_FOLDED = r"(?:lower|tolower|lcase|upper|toupper|ucase)\s*\([^()]*\)\s*=\s*"
+
+
+def recase(statement: str, source: Source, stores: Stores, timeout_s: float = 3.0,
+           held: ValueIndex | None = None) -> str:
+    """The query with each text value it compares written in the case the comparison can match:
+    inside lower()/upper(), folded that way (`lower(m.title) = 'Jerry Maguire'` matches nothing);
+    elsewhere, as the source holds it when that differs only in case and is one spelling
+    (`city = 'charlotte'` where the city is 'Charlotte')."""
+    literals = _compared(statement, source)
+    if not literals:
+        return statement
+    rows = _lookup(open_store(source, stores), source, literals, timeout_s, held) or []
+    spellings: dict[str, set[str]] = {}
+    for _, value in rows:
+        spellings.setdefault(str(value).strip().lower(), set()).add(str(value).strip())
+    for literal in literals:
+        for quote in ("'", '"'):
+            written = f"{quote}{literal}{quote}"
+            folded = re.search(_FOLDED + re.escape(written), statement, re.IGNORECASE)
+            if folded:
+                function = folded.group(0).split("(")[0].strip().lower()
+                fold = str.upper if function in ("upper", "toupper", "ucase") else str.lower
+                statement = statement.replace(folded.group(0), folded.group(0)[:-len(written)]
+                                              + f"{quote}{fold(literal)}{quote}")
+            elif len(held_as := spellings.get(literal.strip().lower(), set())) == 1 and literal not in held_as:
+                statement = statement.replace(written, f"{quote}{next(iter(held_as))}{quote}")
+    return statement
+
+
 def _misplaced(statement: str, literals: list[str], places: dict[str, list[str]], source: Source) -> list[ValueMatch]:
     named = {w.lower() for w in re.findall(r"\w+", statement)}
     out = []

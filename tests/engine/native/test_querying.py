@@ -123,3 +123,22 @@ def test_a_filter_on_how_the_question_names_its_table_that_finds_nothing_is_sent
     asked = write_and_run(ScriptedLLM(["SELECT COUNT(*) FROM churches WHERE parish = 'Levanger' AND built < 1900"]),
                           "In my table of churches, how many in Levanger were built before 1900?", source, stores)
     assert asked.ok and asked.result.rows == [(0,)]  # Levanger is asked about: none is the answer
+
+
+def test_a_value_written_in_another_case_than_the_source_holds_is_matched_without_a_repair(tmp_path):  # noqa: ANN001
+    from engine.native import sources
+    from engine.native.querying import write_and_run
+    from local_stores.graph_store import GraphStore
+    from local_stores.rdf_store import RdfStore
+    from local_stores.table_store import TableStore
+    from tests.scripted import ScriptedLLM
+
+    stores = sources.Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"),
+                            RdfStore(tmp_path / "rdf"))
+    info = stores.tables.load_csv("hospitals", tmp_path / "hospitals.csv",
+                                  "name,city\nAtrium Health,Charlotte\nNovant,Charlotte\nDuke,Durham\n")
+    source = sources.Source("hospitals", "table", "duckdb", str(tmp_path / "hospitals.csv"), info.descriptor())
+    llm = ScriptedLLM(["SELECT COUNT(*) FROM hospitals WHERE city = 'charlotte'"])
+    outcome = write_and_run(llm, "How many of the hospitals are in Charlotte?", source, stores)
+    assert outcome.ok and outcome.result.rows == [(2,)] and "'Charlotte'" in outcome.query
+    assert len(llm.sent) == 1

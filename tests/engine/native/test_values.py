@@ -207,3 +207,19 @@ def test_an_rdf_literal_matched_through_a_predicate_that_does_not_hold_it_is_nam
     assert match.place == "rdfs:label"  # named as the schema text names it, not as a full IRI
     right = 'SELECT ?c WHERE { ?c rdfs:label ?n FILTER(?n = "Green Lane Vets") }'
     assert values.check_literals(right, source, stores).misplaced == []
+
+
+def test_a_compared_value_is_written_in_the_case_its_comparison_can_match(family, flights):  # noqa: ANN001
+    table, tables = flights
+    assert values.recase("SELECT code FROM airports WHERE city = 'london'", table, tables) == \
+        "SELECT code FROM airports WHERE city = 'London'"
+    assert values.recase("SELECT code FROM airports WHERE lower(city) = 'London'", table, tables) == \
+        "SELECT code FROM airports WHERE lower(city) = 'london'"
+    unchanged = "SELECT code FROM airports WHERE city = 'London' OR city = 'paris'"  # paris: held nowhere
+    assert values.recase(unchanged, table, tables) == unchanged
+    source, stores, index = family
+    folded = "MATCH (p:Person) WHERE toLower(p.name) = 'Astrid Lindqvist' RETURN p.born"
+    assert values.recase(folded, source, stores, held=index) == \
+        "MATCH (p:Person) WHERE toLower(p.name) = 'astrid lindqvist' RETURN p.born"
+    assert values.recase("MATCH (p:Person {name: 'astrid lindqvist'}) RETURN p.born", source, stores, held=index) \
+        == "MATCH (p:Person {name: 'Astrid Lindqvist'}) RETURN p.born"
