@@ -107,13 +107,18 @@ class Answerer:
     def _draft(self, question: str, routes: list[Route], evidence: list[Evidence],
                on_token: Callable[[str], None] | None) -> tuple[answering.Draft, str]:
         """The answer's draft and the model that wrote it."""
+        evidence = on_subject(question, evidence)
+        if not evidence:  # every item was a query result about something else than the question names
+            if on_token:
+                on_token(answering.NOT_BACKED)
+            return answering.Draft(answering.NOT_BACKED, [], False, []), self.models.llm.name
         moment = _moment_answer(question, evidence)
         if moment is not None and not shows_asked(question, moment[0]):
             text = not_shown(moment[0])
             if on_token:
                 on_token(text)
             return answering.Draft(text, [], False, []), self.models.llm.name
-        computed = _computed_answer(evidence, question) or moment
+        computed = _computed_answer(evidence) or moment
         listing = None if computed else (counting.answer(question, evidence) or self._read(question, evidence) or (
             finding.answer(evidence, question) if finding.is_find(question) else None))
         if listing is not None:  # the detector's count, the text read in a photo, or a find request's items
@@ -252,16 +257,19 @@ def _general(question: str) -> bool:
     return bool(_QUESTION.search(question)) and not FIRST_PERSON.search(question) and not _RECORD.search(question)
 
 
-def _computed_answer(evidence: list[Evidence], question: str) -> tuple[Evidence, list[str]] | None:
+def _computed_answer(evidence: list[Evidence]) -> tuple[Evidence, list[str]] | None:
     """The first evidence when it is a query result the answer can state whole: one row (a total, a
-    count, a best row) or a short list of rows, unless it is about something else than the question
-    names (then it is written and checked like any evidence)."""
+    count, a best row) or a short list of rows."""
     first = evidence[0] if evidence else None
     if not isinstance(first, QueryEvidence) or (first.values is None and first.listing is None):
         return None
-    if _off_subject(question, first):
-        return None
     return first, [cell(v) for v in first.values or []]
+
+
+def on_subject(question: str, evidence: list[Evidence]) -> list[Evidence]:
+    """The evidence less the query results about something else than the question names (`_off_subject`):
+    "$10.8 billion [1]" from a table's `rank = 1` row is no answer to how much Top Gun earned."""
+    return [e for e in evidence if not (isinstance(e, QueryEvidence) and _off_subject(question, e))]
 
 
 _FILTER = re.compile(r"\b(?:WHERE|FILTER)\b", re.IGNORECASE)

@@ -59,3 +59,17 @@ def intersect_of_differing(statement: str) -> BothAtOnce | None:
                 re.search(rf"(?<![\w.]){re.escape(key)}(?!\w)", cols) for cols in selected):
             return BothAtOnce(field, first, second, (0, 0))
     return None
+
+
+_AFTER_WHERE = r"(?=\s*(?:$|;|\)|ORDER\b|GROUP\b|LIMIT\b|RETURN\b|WITH\b|UNION\b|INTERSECT\b|EXCEPT\b|HAVING\b))"
+
+
+def without_value(statement: str, value: str) -> str | None:
+    """The SQL or Cypher statement with every `field = 'value'` condition of an AND-chain left out
+    (the value compared in any case, the field bare or inside lower()/upper()); None when it has none."""
+    condition = (r"(?:\b(?:lower|upper|tolower|toupper)\s*\(\s*)?[A-Za-z_][\w.]*\s*\)?\s*=\s*'"
+                 + re.escape(value).replace("'", "''") + "'")
+    loosened = re.sub(rf"\s+AND\s+{condition}", "", statement, flags=re.IGNORECASE)
+    loosened = re.sub(rf"\bWHERE\s+{condition}\s+AND\s+", "WHERE ", loosened, flags=re.IGNORECASE)
+    loosened = re.sub(rf"\s*\bWHERE\s+{condition}{_AFTER_WHERE}", "", loosened, flags=re.IGNORECASE)
+    return loosened if loosened != statement else None

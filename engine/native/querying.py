@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline
 from engine.native import periods, values
-from engine.native.conditions import both_at_once, intersect_of_differing
+from engine.native.conditions import both_at_once, intersect_of_differing, without_value
 from engine.native.examples import Example
 from engine.native.kinds import open_store
 from engine.native.sources import Source, Stores
@@ -81,6 +81,10 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             result = store.execute(statement, timeout_s, max_rows)
             if _empty(result) and (recased := values.recase(statement, source, stores, held=held)) != statement:
                 statement, result = recased, store.execute(recased, timeout_s, max_rows)
+            if _empty(result) and (loosened := _without_description(question, statement, source)) is not None:
+                found_without = store.execute(loosened, timeout_s, max_rows)
+                if not _empty(found_without):
+                    statement, result = loosened, found_without
             if source.language == "sparql" and _unbound(result) is not None:
                 statement, result = _bind_unbound(source, statement, result, store, timeout_s, max_rows)
                 query = statement  # the schema's own patterns, added for the model
@@ -179,6 +183,13 @@ def _describing_only(question: str, statement: str) -> str | None:
         if len(value) > 2 and re.search(rf"\b{re.escape(value)}\b", named.group(1).lower()) and value not in asked:
             return a or b
     return None
+
+
+def _without_description(question: str, statement: str, source: Source) -> str | None:
+    """The statement without its conditions on a value the question only names its table by (SQL
+    and Cypher; None when it has none)."""
+    described = _describing_only(question, statement)
+    return without_value(statement, described) if described and source.language != "sparql" else None
 
 
 _ONE_PER_VALUE = {

@@ -147,20 +147,45 @@ def test_a_general_question_is_not_answered_from_passages_that_never_name_its_su
     assert len(trove.models.llm.sent) == 1  # no answer was written from the preface first
 
 
-def test_a_query_result_picked_by_numbers_alone_is_not_stated_for_a_named_subject():
-    from engine.generation.answerer import _computed_answer
+def test_a_query_result_picked_by_numbers_alone_is_no_evidence_for_a_named_subject():
+    from engine.generation.answerer import on_subject
 
     def result(query: str, text: str) -> Evidence:
         return evidence_of(1, "table", "/t/films.csv", "films.csv: SQL result",
                            {"query": query, "values": ["$10.8 billion"], "result": text, "result_rows": [[text]]},
                            f"For the question 'How much did Top Gun earn?', computed from films.csv: {text}", 1.0)
 
+    def kept(question: str, found: Evidence) -> bool:
+        return on_subject(question, [found]) == [found]
+
     top = result("SELECT box_office FROM films WHERE rank = 1", "box_office = $10.8 billion")
-    assert _computed_answer([top], "How much did Top Gun earn at the box office?") is None
-    assert _computed_answer([top], "How much did the top film earn at the box office?") is not None  # nothing named
+    assert not kept("How much did Top Gun earn at the box office?", top)
+    assert kept("How much did the top film earn at the box office?", top)  # nothing named
     named = result("SELECT box_office FROM films WHERE title = 'Top Gun'", "box_office = $357 million")
-    assert _computed_answer([named], "How much did Top Gun earn at the box office?") is not None
+    assert kept("How much did Top Gun earn at the box office?", named)
     coded = result("SELECT count(*) FROM flights WHERE destairport = 'ABZ'", "count = 21")
-    assert _computed_answer([coded], "How many flights arrive in Aberdeen?") is not None  # a value linked to a code
+    assert kept("How many flights arrive in Aberdeen?", coded)  # a value linked to a code
     whole = result("SELECT count(*) FROM churches", "count = 9")
-    assert _computed_answer([whole], "How many churches are in my Levanger table?") is not None
+    assert kept("How many churches are in my Levanger table?", whole)
+
+
+def test_an_answer_from_a_result_about_something_else_says_the_files_do_not_say(trove):  # noqa: ANN001
+    import numpy as np
+
+    from engine.generation.answer import NOT_BACKED
+    from engine.retrieval.gathering import Gathered
+    from engine.retrieval.hybrid import Hit
+    from engine.routing.base import Route
+    from local_stores.corpus_store import Item
+    from tests.scripted import ScriptedLLM
+
+    row = Item("table/result", "/t/films.csv", "For the question 'How much did Top Gun earn?', computed from "
+               "films.csv: box office is $10.8 billion.", {"query": "SELECT box_office FROM films WHERE rank = 1",
+                                                            "values": ["$10.8 billion"],
+                                                            "result_rows": [["$10.8 billion"]]}, title="films.csv")
+    gathered = Gathered([Route("table", 0.9, "llm")], [("table", Hit(row, 1.0, {}, given=True))], [],
+                        np.zeros(384, dtype=np.float32))
+    trove.models.llm = ScriptedLLM(["$10.8 billion [1]"])
+    result = trove.answerer.answer("How much did Top Gun earn at the box office?", gathered, [])
+    assert result.answer == NOT_BACKED and not result.answered and result.citations == []
+    assert trove.models.llm.sent == []

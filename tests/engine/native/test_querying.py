@@ -100,7 +100,7 @@ def test_the_whole_list_is_run_on_the_engine_when_the_model_wrote_limit_1(tmp_pa
     assert len(llm.sent) == 1  # no repair was asked for
 
 
-def test_a_filter_on_how_the_question_names_its_table_that_finds_nothing_is_sent_back(tmp_path):  # noqa: ANN001
+def test_a_filter_on_how_the_question_names_its_table_that_finds_nothing_is_left_out(tmp_path):  # noqa: ANN001
     from engine.native import sources
     from engine.native.querying import write_and_run
     from local_stores.graph_store import GraphStore
@@ -114,12 +114,16 @@ def test_a_filter_on_how_the_question_names_its_table_that_finds_nothing_is_sent
            "Okkenhaug,Okkenhaug Chapel,1893\nLevanger,Bamberg Church,1998\n")
     info = stores.tables.load_csv("churches", tmp_path / "churches.csv", csv)
     source = sources.Source("churches", "table", "duckdb", str(tmp_path / "churches.csv"), info.descriptor())
-    llm = ScriptedLLM(["SELECT COUNT(*) FROM churches WHERE parish = 'Levanger' AND built BETWEEN 1800 AND 1899",
-                       "SELECT COUNT(*) FROM churches WHERE built BETWEEN 1800 AND 1899"])
+    llm = ScriptedLLM(["SELECT COUNT(*) FROM churches WHERE parish = 'Levanger' AND built BETWEEN 1800 AND 1899"])
     question = "In my table of churches in Levanger, how many of the churches were built in the 1800s?"
-    outcome = write_and_run(llm, question, source, stores)
-    assert outcome.ok and outcome.result.rows == [(2,)]
-    assert "'Levanger' is in how the question names its file or table" in outcome.attempts[0].error
+    outcome = write_and_run(llm, question, source, stores)  # the condition left out, no repair asked for
+    assert outcome.ok and outcome.result.rows == [(2,)] and "Levanger" not in outcome.query
+    assert len(llm.sent) == 1
+    stuck = ScriptedLLM(["SELECT COUNT(*) FROM churches WHERE parish = 'Levanger' AND built < 1500",
+                         "SELECT COUNT(*) FROM churches WHERE built < 1500"])
+    early = write_and_run(stuck, "In my table of churches in Levanger, how many were built before 1500?", source,
+                          stores)  # none without the condition either: the repair is asked for
+    assert "'Levanger' is in how the question names its file or table" in early.attempts[0].error
     asked = write_and_run(ScriptedLLM(["SELECT COUNT(*) FROM churches WHERE parish = 'Levanger' AND built < 1900"]),
                           "In my table of churches, how many in Levanger were built before 1900?", source, stores)
     assert asked.ok and asked.result.rows == [(0,)]  # Levanger is asked about: none is the answer
@@ -142,3 +146,16 @@ def test_a_value_written_in_another_case_than_the_source_holds_is_matched_withou
     outcome = write_and_run(llm, "How many of the hospitals are in Charlotte?", source, stores)
     assert outcome.ok and outcome.result.rows == [(2,)] and "'Charlotte'" in outcome.query
     assert len(llm.sent) == 1
+
+
+def test_conditions_on_one_value_are_left_out_of_an_and_chain():
+    from engine.native.conditions import without_value
+
+    both = ("SELECT COUNT(*) FROM t WHERE parish = 'Levanger' AND location = 'Levanger' AND year_built >= 1800 "
+            "AND year_built < 1900")
+    assert without_value(both, "Levanger") == "SELECT COUNT(*) FROM t WHERE year_built >= 1800 AND year_built < 1900"
+    assert without_value("SELECT n FROM t WHERE lower(parish) = 'levanger' ORDER BY n", "Levanger") == \
+        "SELECT n FROM t ORDER BY n"
+    assert without_value("MATCH (c:Church) WHERE c.parish = 'Levanger' RETURN count(c)", "Levanger") == \
+        "MATCH (c:Church) RETURN count(c)"
+    assert without_value("SELECT n FROM t WHERE parish = 'Oslo'", "Levanger") is None
