@@ -20,6 +20,7 @@ from engine.generation.untrusted import inline
 from engine.grounding import counting, reading
 from engine.locators import image_file, source_name
 from engine.native.hits import cell
+from engine.native.querying import file_clause
 from engine.result import AskResult, Citation, QueryRun, clock
 from engine.retrieval.gathering import Gathered, timed
 from engine.retrieval.hybrid import Hit
@@ -281,7 +282,7 @@ def _off_subject(question: str, result: QueryEvidence) -> bool:
     alone (no text value), and neither the query nor its rows name anything the question names
     ("How much did Top Gun earn?" answered by `WHERE rank = 1`). A query with no filter (a count of
     a whole table) is not judged: the question's names may be what the table is about."""
-    names = answering.subject_names(question)
+    names = answering.subject_names(question) - answering.subject_names(file_clause(question))  # not its file's
     query = str(result.locator.get("query", ""))
     if not names or not _FILTER.search(query) or _TEXT_VALUE.search(query):
         return False

@@ -171,13 +171,25 @@ def _why_empty(statement: str, question: str, source: Source, stores: Stores, he
 _FILE_NAMED = re.compile(r"^\s*(?:in|from)\s+(?:my|the|our)\s+([^,?]{3,160}?),", re.IGNORECASE)
 
 
+def file_clause(question: str) -> str:
+    """The question's opening clause that names a file ("In my table of churches in Levanger,"), or ""."""
+    named = _FILE_NAMED.match(question)
+    return named.group(0) if named else ""
+
+
+def asked_part(question: str) -> str:
+    """The question without its opening clause that names a file ("In my table of churches in
+    Levanger, how many …" -> "how many …")."""
+    return question[len(file_clause(question)):].strip()
+
+
 def _describing_only(question: str, statement: str) -> str | None:
     """A value the query filters on that the question only uses to name its file ("In my table of
     churches in Levanger, how many were built in the 1800s?": Levanger is the table, not a condition)."""
     named = _FILE_NAMED.match(question)
     if not named:
         return None
-    asked = question[named.end():].lower()
+    asked = asked_part(question).lower()
     for a, b in _LITERAL.findall(statement):
         value = (a or b).strip().lower()
         if len(value) > 2 and re.search(rf"\b{re.escape(value)}\b", named.group(1).lower()) and value not in asked:

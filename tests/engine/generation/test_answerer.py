@@ -167,6 +167,8 @@ def test_a_query_result_picked_by_numbers_alone_is_no_evidence_for_a_named_subje
     assert kept("How many flights arrive in Aberdeen?", coded)  # a value linked to a code
     whole = result("SELECT count(*) FROM churches", "count = 9")
     assert kept("How many churches are in my Levanger table?", whole)
+    built = result("SELECT count(*) FROM churches WHERE built BETWEEN 1800 AND 1899", "count = 4")
+    assert kept("In my table of churches in Levanger, how many were built in the 1800s?", built)  # its file's name
 
 
 def test_an_answer_from_a_result_about_something_else_says_the_files_do_not_say(trove):  # noqa: ANN001
