@@ -413,13 +413,12 @@ class Indexer:
     def _table_name(self, path: str, sheet: str | None = None, attached: AttachedTable | None = None) -> str:
         """A table's name: the one it had, else a new one no other table has or was just given. A table
         attached to a mail is named by its attachment, and told apart by its message's number."""
-        where = (attached.name, attached.page) if attached else (None, None)
+        where = (attached.name, attached.page) if attached else None
         key = f"{path}\x00{sheet or ''}\x00{where}"
         known = self.catalog.sources()
         for src in known:
-            held = src["descriptor"]
-            if (src["location"] == path and held.get("sheet") == sheet
-                    and (held.get("attachment"), held.get("message_number")) == where):
+            if (src["location"] == path and src["descriptor"].get("sheet") == sheet
+                    and tables.same_attachment(src["descriptor"], attached)):
                 return src["name"]
         if key not in self._claimed:
             taken = {src["name"] for src in known} | set(self._claimed.values())

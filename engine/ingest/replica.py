@@ -11,7 +11,6 @@ the sources it wrote as its own (`adopt`), so that it does not build them a seco
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -117,26 +116,19 @@ def _copy_attached(where: Path, sources: list[dict], stores: Stores, settings: S
     parse = parser_for(where)
     if parse is None:
         raise ParseError(f"{where.name} is no longer read as mail here")
-    named = {_attached_key(s["descriptor"]): s["name"] for s in sources if s["location"] == str(where)}
     for attached in parse(where).attached_tables:
-        tables.load_attached(stores.tables, functools.partial(_attached_name, named, attached), attached, where,
+        tables.load_attached(stores.tables, _names_at(str(where), sources, attached), attached, where,
                              max_unpacked_mb=settings.max_unpacked_mb, timeout_s=settings.parse_timeout_s,
                              memory_mb=settings.ingest_memory_mb)
 
 
-def _attached_name(named: dict[tuple[object, object, object], str], attached: AttachedTable, sheet: str | None) -> str:
-    """The catalog's name of a table attached to a message (by attachment, message and sheet)."""
-    return named.get((attached.name, attached.page, sheet)) or f"{Path(attached.name).stem} {sheet or ''}".strip()
-
-
-def _attached_key(descriptor: dict) -> tuple[object, object, object]:
-    return descriptor.get("attachment"), descriptor.get("message_number"), descriptor.get("sheet")
-
-
-def _names_at(location: str, sources: list[dict]) -> Callable[[str | None], str]:
-    """The catalog's name of each table of the file at `location`, by its sheet."""
-    named = {s["descriptor"].get("sheet"): s["name"] for s in sources if s["location"] == location}
-    return lambda sheet: named.get(sheet) or f"{Path(location).stem} {sheet or ''}".strip()
+def _names_at(location: str, sources: list[dict], attached: AttachedTable | None = None) -> Callable[[str | None], str]:
+    """The catalog's name of each table of the file at `location` (or of one of its attachments), by
+    its sheet."""
+    named = {s["descriptor"].get("sheet"): s["name"] for s in sources
+             if s["location"] == location and tables.same_attachment(s["descriptor"], attached)}
+    stem = Path(attached.name if attached else location).stem
+    return lambda sheet: named.get(sheet) or f"{stem} {sheet or ''}".strip()
 
 
 def _write(path: Path, stamps: dict[str, str]) -> None:

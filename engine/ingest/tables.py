@@ -87,6 +87,13 @@ def load_attached(store: TableStore, names: Callable[[str | None], str], attache
     return loaded
 
 
+def same_attachment(descriptor: dict, attached: AttachedTable | None) -> bool:
+    """Whether a table source's descriptor is of this attachment (by its name and its message's
+    number), or, with `attached` None, of no attachment (a table file's own)."""
+    held = (descriptor.get("attachment"), descriptor.get("message_number"))
+    return held == ((attached.name, attached.page) if attached else (None, None))
+
+
 def _load_csv(store: TableStore, name: str, path: Path, kind: str, timeout_s: float, memory_mb: int) -> TableInfo:
     """A CSV/TSV file as a table, read into Parquet in a worker process (`csv_file_to_parquet`)."""
     with tempfile.TemporaryDirectory(prefix="trove-table-") as tmp:

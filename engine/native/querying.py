@@ -177,19 +177,13 @@ def file_clause(question: str) -> str:
     return named.group(0) if named else ""
 
 
-def asked_part(question: str) -> str:
-    """The question without its opening clause that names a file ("In my table of churches in
-    Levanger, how many …" -> "how many …")."""
-    return question[len(file_clause(question)):].strip()
-
-
 def _describing_only(question: str, statement: str) -> str | None:
     """A value the query filters on that the question only uses to name its file ("In my table of
     churches in Levanger, how many were built in the 1800s?": Levanger is the table, not a condition)."""
     named = _FILE_NAMED.match(question)
     if not named:
         return None
-    asked = asked_part(question).lower()
+    asked = question[named.end():].lower()
     for a, b in _LITERAL.findall(statement):
         value = (a or b).strip().lower()
         if len(value) > 2 and re.search(rf"\b{re.escape(value)}\b", named.group(1).lower()) and value not in asked:
