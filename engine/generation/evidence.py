@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -23,9 +22,9 @@ from engine.locators import (
     picture_words,
     source_name,
 )
+from engine.native.hits import RESTATED
 from engine.retrieval.hybrid import Hit
 
-_ASKED = re.compile(r"^For the question (?:'.*?'|\".*?\"), (?=computed from|results found in|a query on)", re.DOTALL)
 TOKENS_PER_WORD = 1.35
 CHARS_PER_TOKEN = 5.0  # English runs about 4.4 characters a token: words count first there
 
@@ -88,7 +87,7 @@ class QueryEvidence(Evidence):
     def stated(self) -> str:
         """The result and the query, not the question its text repeats ("For the question 'How much
         did Top Gun earn?', computed from …" names Top Gun whatever the query found)."""
-        return f"{_ASKED.sub('', self.text)} {self.header()} {self.locator.get('query', '')}"
+        return f"{RESTATED.sub('', self.text)} {self.header()} {self.locator.get('query', '')}"
 
     @property
     def listing(self) -> list[str] | None:

@@ -43,6 +43,14 @@ def _name(column: str) -> str:
     return re.sub(r"^[A-Za-z_]\w*\.(?=\w)", "", column).replace("_", " ")
 
 
+RESTATED = re.compile(r"^For the question (?:'.*?'|\".*?\"), (?=computed from|results found in|a query on)", re.DOTALL)
+
+
+def restated(question: str) -> str:
+    """How a result's text opens: the question it was found for (`RESTATED` finds it again)."""
+    return f"For the question {question!r}, "
+
+
 def verbalise(outcome: QueryOutcome, question: str) -> str:
     """The result in words. The question is restated: the query was written for it, and its
     filters (a month, a shop) are in the query, not in the values."""
@@ -51,10 +59,10 @@ def verbalise(outcome: QueryOutcome, question: str) -> str:
     cols = result.columns
     name = outcome.source.shown
     if _empty(result):
-        return f"For the question {question!r}, a query on {name} found no matching rows: the answer is none."
+        return f"{restated(question)}a query on {name} found no matching rows: the answer is none."
     if len(result.rows) == 1 and "_row" not in cols:
-        return f"For the question {question!r}, computed from {name}: {_facts(result)}"
-    lines = [f"For the question {question!r}, results found in {name}:"]
+        return f"{restated(question)}computed from {name}: {_facts(result)}"
+    lines = [f"{restated(question)}results found in {name}:"]
     for row in result.rows[:MAX_ROWS_SHOWN]:
         pairs = [f"{_name(c)}: {cell(v)}" for c, v in zip(cols, row, strict=True) if c != "_row"]
         prefix = f"row {row[cols.index('_row')]}: " if "_row" in cols else ""

@@ -104,12 +104,14 @@ def test_a_query_result_from_a_server_is_headed_by_its_source_name_not_its_url()
 
 
 def test_what_a_query_result_states_leaves_out_the_question_its_text_repeats():
+    from engine.native.hits import restated
+
     found = evidence_of(1, "table", "/t/films.csv", "films.csv: SQL result",
                         {"query": "SELECT box_office FROM films WHERE rank = 1", "sql": "SELECT box_office FROM films "
-                         "WHERE rank = 1"}, "For the question 'How much did Top Gun earn?', computed from films.csv: "
+                         "WHERE rank = 1"}, f"{restated('How much did Top Gun earn?')}computed from films.csv: "
                         "box office is $10.8 billion.", 1.0)
     assert "Top Gun" not in found.stated() and "$10.8 billion" in found.stated() and "rank = 1" in found.stated()
     quoted = evidence_of(1, "graph", "/g/movies.cypher", "movies: Cypher result",
                          {"query": "MATCH (m:Movie {title: 'Top Gun'}) RETURN m.released"},
-                         "For the question \"Who's in Top Gun?\", results found in movies.cypher:\n- 1986", 1.0)
+                         restated("Who's in Top Gun?") + "results found in movies.cypher:\n- 1986", 1.0)
     assert "Top Gun" in quoted.stated() and "Who's" not in quoted.stated()  # named by the query itself
