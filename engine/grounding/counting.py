@@ -31,6 +31,7 @@ class Count:
     label: str  # the detector's class
     photo: PhotoEvidence  # the photo counted in (its evidence, with the grounding decisions)
     scores: list[float]  # one per box found, best first
+    shows_described: bool  # the photo shows something else the question describes ("with a dog")
 
 
 def target(question: str) -> str | None:
@@ -69,7 +70,7 @@ def count(question: str, evidence: list[Evidence]) -> Count | None:
     best = next((e for e in evidence if isinstance(e, (PhotoEvidence, RegionEvidence))), photos[0])
     described = described_things(question) - {label}
     ranked = sorted(photos, key=lambda e: (-len(described & _labels(e)), e.image != best.image))
-    counts = [Count(label, photo, _scores(photo, label)) for photo in ranked]
+    counts = [Count(label, photo, _scores(photo, label), bool(described & _labels(photo))) for photo in ranked]
     return next((c for c in counts if c.scores), counts[0])  # a photo that shows none is not the one meant
 
 
@@ -81,14 +82,18 @@ def described_things(question: str) -> set[str]:
     return {label for label in found if label}
 
 
+def _objects(photo: PhotoEvidence) -> list[dict]:
+    """The detector's regions kept in the photo's grounding."""
+    return [d["region"] for d in photo.locator.get("grounding", []) if d["region"]["kind"] == "object"]
+
+
 def _labels(photo: PhotoEvidence) -> set[str]:
-    return {d["region"]["label"] for d in photo.locator.get("grounding", []) if d["region"]["kind"] == "object"}
+    return {region["label"] for region in _objects(photo)}
 
 
 def _scores(photo: PhotoEvidence, label: str) -> list[float]:
     """The detector's scores of its boxes of `label` in the photo, best first."""
-    return sorted((d["region"]["score"] for d in photo.locator.get("grounding", [])
-                   if d["region"]["kind"] == "object" and d["region"]["label"] == label), reverse=True)
+    return sorted((region["score"] for region in _objects(photo) if region["label"] == label), reverse=True)
 
 
 def answer(question: str, evidence: list[Evidence]) -> Draft | None:
@@ -100,7 +105,7 @@ def answer(question: str, evidence: list[Evidence]) -> Draft | None:
              and e.locator.get("label") == found.label]
     refs = "".join(f"[{n}]" for n in (boxes or [found.photo.n]))
     name, n = Path(found.photo.source).name, len(found.scores)
-    if n == 0 and not _meant(question, found.photo):
+    if n == 0 and not (found.shows_described or name.lower() in question.lower()):  # not the photo meant
         return Draft(f"I could not find a photo of yours in which the object detector sees {plural(found.label, 2)} "
                      "or the rest of what the question describes.", [], False, [])
     if n == 0:
@@ -113,13 +118,6 @@ def answer(question: str, evidence: list[Evidence]) -> Draft | None:
                 f"{plural(found.label, 2)} that are small, hidden or cut off at the edge.")
     cited = list(dict.fromkeys(int(x) for x in re.findall(r"\[(\d+)\]", refs)))
     return Draft(text, cited, True, [])
-
-
-def _meant(question: str, photo: PhotoEvidence) -> bool:
-    """Whether a photo with none of the counted things is the one the question means: it names the
-    photo's file, or the photo shows something else the question describes."""
-    name = Path(photo.source).name.lower()
-    return name in question.lower() or bool((described_things(question) - {target(question)}) & _labels(photo))
 
 
 def plural(label: str, n: int) -> str:
