@@ -80,8 +80,10 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 raise QueryFailed(problem)
             result = store.execute(statement, timeout_s, max_rows)
             if _empty(result) and (recased := values.recase(statement, source, stores, held=held)) != statement:
-                statement, result = recased, store.execute(recased, timeout_s, max_rows)
+                statement = store.explain(recased)  # checked like any statement the model wrote
+                result = store.execute(statement, timeout_s, max_rows)
             if _empty(result) and (loosened := _without_description(question, statement, source)) is not None:
+                loosened = store.explain(loosened)
                 found_without = store.execute(loosened, timeout_s, max_rows)
                 if not _empty(found_without):
                     statement, result = loosened, found_without

@@ -235,6 +235,8 @@ def recase(statement: str, source: Source, stores: Stores, timeout_s: float = 3.
     for _, value in rows:
         spellings.setdefault(str(value).strip().lower(), set()).add(str(value).strip())
     for literal in literals:
+        if "'" in literal or '"' in literal or "\\" in literal:  # escaped in the query: left as written
+            continue
         for quote in ("'", '"'):
             written = f"{quote}{literal}{quote}"
             folded = re.search(_FOLDED + re.escape(written), statement, re.IGNORECASE)

@@ -223,3 +223,15 @@ def test_a_compared_value_is_written_in_the_case_its_comparison_can_match(family
         "MATCH (p:Person) WHERE toLower(p.name) = 'astrid lindqvist' RETURN p.born"
     assert values.recase("MATCH (p:Person {name: 'astrid lindqvist'}) RETURN p.born", source, stores, held=index) \
         == "MATCH (p:Person {name: 'Astrid Lindqvist'}) RETURN p.born"
+
+
+def test_a_value_with_a_quote_in_it_is_never_written_into_the_query_again(tmp_path: Path):
+    from local_stores.table_store import TableStore
+
+    store = TableStore(tmp_path / "t.duckdb")
+    info = store.load_csv("people", tmp_path / "people.csv", "name,town\nO'Brien,Cork\nMurphy,Cork\n")
+    source = Source("people", "table", "duckdb", str(tmp_path / "people.csv"), info.descriptor())
+    query = "SELECT town FROM people WHERE name = 'o''brien'"
+    assert values.recase(query, source, Stores(store, None, None)) == query
+    assert values.recase("SELECT town FROM people WHERE name = 'murphy'", source, Stores(store, None, None)) == \
+        "SELECT town FROM people WHERE name = 'Murphy'"
