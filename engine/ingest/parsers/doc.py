@@ -7,6 +7,7 @@ files and encrypted ones are refused with the reason."""
 
 from __future__ import annotations
 
+import bisect
 import re
 import struct
 from collections.abc import Callable, Iterator
@@ -169,12 +170,14 @@ def _heading_levels(word: bytes, table: bytes) -> Callable[[int | None], int | N
     """The heading level of the paragraph whose mark is stored at a byte of the WordDocument stream
     (None: body text, or no style information in the file)."""
     levels = _style_levels(_part(word, table, FC_STSHF))
-    runs = _paragraph_styles(word, _part(word, table, FC_PLCF_BTE_PAPX))
+    runs = sorted(_paragraph_styles(word, _part(word, table, FC_PLCF_BTE_PAPX))) if levels else []
+    starts = [start for start, _, _ in runs]
 
     def level(fc: int | None) -> int | None:
-        if fc is None or not levels:
+        if fc is None:
             return None
-        return next((levels.get(istd) for start, end, istd in runs if start <= fc < end), None)
+        at = bisect.bisect_right(starts, fc) - 1  # the last run starting at or before fc
+        return levels.get(runs[at][2]) if at >= 0 and fc < runs[at][1] else None
     return level
 
 
