@@ -16,6 +16,7 @@ from engine.corpora import CLIP, PHOTO, VISUAL
 from engine.errors import TroveError
 from engine.result import QueryRun
 from engine.retrieval.hybrid import Hit, HybridRetriever
+from engine.retrieval.named import with_named
 from engine.retrieval.visual import VisualContext, grounded, visual_hits
 from engine.routing.base import Decision, Route
 from engine.routing.labels import LABELS, NATIVE
@@ -101,7 +102,8 @@ class Gatherer:
         k = self.settings.evidence_items
         first = HybridRetriever(self.store, self.models.embedder, files=cited).search(
             question, corpus, max(1, k // 2), vector=vector) if cited else []
-        return [(label, h) for h in [*first, *retriever.search(question, corpus, k, vector=vector)]]
+        found = with_named(self.store, question, corpus, retriever.search(question, corpus, k, vector=vector))
+        return [(label, h) for h in [*first, *found]]
 
     def _cited_texts(self, follow: FollowUp | None, within: Within) -> frozenset[int]:
         """The files of the passages and documents the turn before cited (those in scope)."""
@@ -151,8 +153,8 @@ class Gatherer:
             if label in searched or corpus is None or corpus not in corpora or (
                     within.labels is not None and label not in within.labels):
                 continue
-            found = [(label, h) for h in retriever.search(question, corpus, self.settings.evidence_items,
-                                                          vector=gathered.vector)]
+            found = [(label, h) for h in with_named(self.store, question, corpus, retriever.search(
+                question, corpus, self.settings.evidence_items, vector=gathered.vector))]
             if any(h.relevance >= self.settings.min_relevance for _, h in found):
                 gathered.routes = [*gathered.routes, Route(label, 0.0, Decision.FALLBACK)]
                 gathered.hits = gathered.hits + found

@@ -27,16 +27,17 @@ if TYPE_CHECKING:
 class Hit:
     item: Item
     score: float  # fused score (higher is better; comparable within one result list)
-    signals: dict[str, float] = field(default_factory=dict)  # bm25, dense, paragraph_dense
+    signals: dict[str, float] = field(default_factory=dict)  # bm25, dense, paragraph_dense, named
     # relevant by what it is, not by a similarity: an engine's result for the question, the photo
     # asked with, what the turn before cited
     given: bool = False
 
     @property
     def relevance(self) -> float:
-        """The best dense cosine seen for this hit (a score comparable across questions); 1 for a
+        """The best dense cosine seen for this hit (a score comparable across questions), or its
+        file's for a passage found by a name the question gives (engine.retrieval.named); 1 for a
         hit given, not found."""
-        return 1.0 if self.given else max(self.signals.get("dense", 0.0), self.signals.get("paragraph_dense", 0.0))
+        return 1.0 if self.given else max(self.signals.get(s, 0.0) for s in ("dense", "paragraph_dense", "named"))
 
 
 @dataclass(frozen=True)
