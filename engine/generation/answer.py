@@ -125,7 +125,8 @@ def state_result(llm: ChatModel, question: str, facts: str, values: list[str], n
     for symbol in "$€£":  # a currency the data never named is the model's guess
         if symbol in sentence and symbol not in facts + question:
             sentence = sentence.replace(symbol, "")
-    if not sentence or any(v not in sentence for v in values) or _NOT_FOUND.search(sentence):
+    if not sentence or any(v not in sentence for v in values) or _NOT_FOUND.search(sentence) or \
+            _adds(sentence, f"{facts} {question}"):
         sentence = facts[:1].upper() + facts[1:]
     return Draft(_append_citation(sentence.rstrip(), n), [n], True, [])
 
@@ -145,9 +146,19 @@ def state_rows(llm: ChatModel, question: str, items: list[str], where: str, n: i
            {"role": "user", "content": f"Question: {question}\nQuery result ({len(items)} rows):\n{listing}"}]
     sentence = strip_citations(llm.chat(ask, max_tokens=reply).strip().split("\n")[0])
     keys = [item.split(", ")[0] for item in items]
-    if not sentence or any(k.lower() not in sentence.lower() for k in keys) or _NOT_FOUND.search(sentence):
+    if not sentence or any(k.lower() not in sentence.lower() for k in keys) or _NOT_FOUND.search(sentence) or \
+            _adds(sentence, f"{listing} {question} {where}"):
         sentence = f"From {where}: " + "; ".join(items) + "."
     return Draft(_append_citation(sentence.rstrip(), n), [n], True, [])
+
+
+def _adds(sentence: str, given: str) -> bool:
+    """Whether a sentence that phrases a query's result names a number or a name that neither the
+    result nor the question gives ("Rob Reiner directed The Shining" from a list of directors)."""
+    numbers = _numbers(given) | {n.replace(",", "") for n in _numbers(given)}
+    words = {w.lower() for w in _WORD.findall(given)} | {w.lower() for w in _JOINED.findall(given)}
+    return any(n not in numbers and n.replace(",", "") not in numbers for n in _numbers(sentence)) or \
+        bool(_names(sentence) - words)
 
 
 GENERAL_NOTE = "Not from your files (general knowledge of the model): "

@@ -75,7 +75,7 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
         tried.add(_normal(query))
         query = every_one_asked(question, query)
         try:
-            statement = store.explain(query)
+            statement = _explained(store, writer, query, source)
             if problem := writer.check(statement, source):
                 raise QueryFailed(problem)
             result = store.execute(statement, timeout_s, max_rows)
@@ -125,6 +125,17 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
     if fallback is not None:  # an empty answer the repairs could not better
         return QueryOutcome(source, fallback[0], fallback[1], attempts)
     return QueryOutcome(source, query, None, attempts)
+
+
+def _explained(store: NativeStore, writer: QueryWriter, query: str, source: Source) -> str:
+    """The statement the engine accepts; when it refuses it, its message with what the writer's own
+    check says is wrong (a property named for a relationship), which the repair needs more."""
+    try:
+        return store.explain(query)
+    except QueryFailed as exc:
+        if isinstance(exc, Unreachable) or (problem := writer.check(query, source)) is None:
+            raise
+        raise QueryFailed(f"{exc} ({problem})") from exc
 
 
 def prior_hint(prior: PriorQuery) -> str:

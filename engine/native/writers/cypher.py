@@ -169,9 +169,11 @@ def names_hint(source: Source) -> str:
 def fix(query: str, source: Source) -> str:
     """Functions Kùzu and Neo4j name differently, spelt as the source's engine names them (FalkorDB
     and Neo4j servers speak Neo4j's Cypher); text inside quotes is left alone. A node compared with
-    two values at once is matched once per value (`one_node_per_value`)."""
+    two values at once is matched once per value (`one_node_per_value`), and a property named for a
+    relationship is read through it (`through_relationship`)."""
     renames = _RENAMES if source.engine == "kuzu" else _NEO4J_RENAMES
-    parts = _QUOTED.split(one_node_per_value(query) or query)
+    query = one_node_per_value(query) or query
+    parts = _QUOTED.split(through_relationship(query, source) or query)
     for i in range(0, len(parts), 2):  # the even parts are outside quotes
         for pattern, replacement in renames:
             parts[i] = re.sub(pattern, replacement, parts[i], flags=re.IGNORECASE)
@@ -202,6 +204,63 @@ def one_node_per_value(query: str) -> str | None:
     return query[:match.end(1)] + f", {copy}" + query[match.end(1):]
 
 
+_NODE = re.compile(r"\(\s*([A-Za-z_]\w*)\s*:\s*`?(\w+)`?")
+_EDGE = re.compile(r"\(\s*([A-Za-z_]\w*)[^()]*\)\s*<?-\[\s*([A-Za-z_]\w*)\s*:[^\]]*\]->?\s*\(\s*([A-Za-z_]\w*)")
+
+
+def through_relationship(query: str, source: Source) -> str | None:
+    """`MATCH (p:Person)-[r:ACTED_IN]->(m:Movie) … RETURN m.director` (or `r.director`), where the graph
+    has no property `director` but a relationship `(:Person)-[:DIRECTED]->(:Movie)`, as the query that
+    matches that relationship too and returns the director's key (`(director:Person)-[:DIRECTED]->(m)`,
+    `director.name`). None when no property of the query is such a name or its node is not known."""
+    d = source.descriptor
+    nodes, rels = d.get("nodes", {}), d.get("relationships", {})
+    props = {p["name"] for part in (*nodes.values(), *rels.values()) for p in part.get("properties", [])}
+    bare = _QUOTED.sub("''", query)
+    labels = {var: label for var, label in _NODE.findall(bare)}
+    match = _MATCH.search(query)
+    for var, prop in _VAR_PROPERTY.findall(bare):
+        named = _relationship_of(prop, props, rels)
+        if named is None or match is None:
+            continue
+        rel, (a, b) = named
+        node = _node_of(var, bare, labels, (a, b))
+        far = a if node and labels[node] == b else b
+        if node is None or not nodes.get(far, {}).get("key"):
+            continue
+        taken = set(_VARIABLE.findall(bare))
+        other = next(n for n in (prop.lower(), *(f"{prop.lower()}_{i}" for i in range(2, 99))) if n not in taken)
+        path = f"({other}:{far})-[:{rel}]->({node})" if far == a else f"({node})-[:{rel}]->({other}:{far})"
+        read = re.sub(rf"\b{re.escape(var)}\.`?{re.escape(prop)}`?\b", f"{other}.{nodes[far]['key']}", query)
+        return read[:match.end(1)] + f", {path}" + read[match.end(1):]
+    return None
+
+
+def _node_of(var: str, bare: str, labels: dict[str, str], ends: tuple[str, str]) -> str | None:
+    """The node variable whose property `var.…` is: `var` itself when it is a node with one of the
+    relationship's labels; for a relationship variable, its far end ("r.director": the movie's)."""
+    if var in labels:
+        return var if labels[var] in ends else None
+    linked = {rel: (x, y) for x, rel, y in _EDGE.findall(bare)}.get(var, ())
+    return next((x for x in reversed(linked) if labels.get(x) in ends), None)
+
+
+_VAR_PROPERTY = re.compile(r"\b([A-Za-z_]\w*)\.`?([A-Za-z_]\w*)`?")
+_VARIABLE = re.compile(r"[(\[]\s*([A-Za-z_]\w*)")
+
+
+def _relationship_of(prop: str, props: set[str], rels: dict) -> tuple[str, tuple[str, str]] | None:
+    """The relationship type (and its first pair of labels) a property the graph lacks is named for:
+    "director" and DIRECTED share their first five letters."""
+    if prop in props or len(prop) < _NAME_STEM:
+        return None
+    for rel, info in rels.items():
+        if rel.lower()[:_NAME_STEM] == prop.lower()[:_NAME_STEM] and info.get("pairs"):
+            a, b = info["pairs"][0]
+            return rel, (a, b)
+    return None
+
+
 def extract(reply: str) -> str:
     """The query in a model reply: a fenced block, else the text from its first MATCH/WITH/RETURN."""
     if m := _FENCE.search(reply):
@@ -218,13 +277,18 @@ _PROPERTY = re.compile(r"\b[A-Za-z_]\w*\.`?([A-Za-z_]\w*)`?")
 
 def check(statement: str, source: Source) -> str | None:
     """Labels, relationship types and properties the graph does not have. Kùzu's EXPLAIN names them
-    itself; other engines (FalkorDB) give NULL for them, so they are named here."""
-    if source.engine == "kuzu":
-        return None
+    itself; other engines (FalkorDB) give NULL for them, so they are named here. On every engine, a
+    property named for what the graph holds as a relationship (`m.director`, with `DIRECTED`) is
+    said to be that relationship: the engine's "no property director" alone leads a small model to
+    give the same query back."""
     d = source.descriptor
     nodes, rels = d.get("nodes", {}), d.get("relationships", {})
     props = {p["name"] for part in (*nodes.values(), *rels.values()) for p in part.get("properties", [])}
     bare = _QUOTED.sub("''", statement)
+    if relationship := _relationship_named(bare, props, rels):
+        return relationship
+    if source.engine == "kuzu":
+        return None
     if unknown := [label for label in _LABEL.findall(bare) if label not in nodes]:
         return f"no node label {unknown[0]} in this graph (labels: {', '.join(nodes)})"
     if unknown := [rel for rel in _TYPE.findall(bare) if rel not in rels]:
@@ -232,6 +296,20 @@ def check(statement: str, source: Source) -> str | None:
     if unknown := [p for p in _PROPERTY.findall(bare) if p not in props]:
         return f"no property {unknown[0]} in this graph (properties: {', '.join(sorted(props)[:30])})"
     return None
+
+
+def _relationship_named(bare: str, props: set[str], rels: dict) -> str | None:
+    """What to say of a property the graph lacks whose name is a relationship type's: match it instead."""
+    for prop in _PROPERTY.findall(bare):
+        if (named := _relationship_of(prop, props, rels)) is not None:
+            rel, (a, b) = named
+            return (f"{prop} is not a property in this graph: it is the relationship (:{a})-[:{rel}]->(:{b}). "
+                    f"Match that path, e.g. (x:{a})-[:{rel}]->(y:{b}), and return the property of the node "
+                    "the question asks about (its name)")
+    return None
+
+
+_NAME_STEM = 5
 
 
 # -- Trove's own queries: what the source is about, the values it holds -----------------------------

@@ -1,8 +1,18 @@
 """Turning the model's raw text into a cited answer: citations resolve, "not found" is detected,
 and sentences whose citations do not back them are listed."""
 
-from engine.generation.answer import NOT_BACKED, NOT_FOUND, build_messages, finalise, gate, renumber
+from engine.generation.answer import (
+    NOT_BACKED,
+    NOT_FOUND,
+    build_messages,
+    finalise,
+    gate,
+    renumber,
+    state_result,
+    state_rows,
+)
 from engine.generation.evidence import Evidence, evidence_of
+from tests.scripted import ScriptedLLM
 
 
 def _ev(n: int, text: str) -> Evidence:
@@ -215,3 +225,18 @@ def test_a_query_result_that_never_names_what_is_asked_does_not_back_a_sentence_
     draft = finalise("Top Gun earned $10.8 billion at the box office [1].", [top],
                      "How much did Top Gun earn at the box office?")
     assert draft.unsupported == ["Top Gun earned $10.8 billion at the box office."]
+
+
+def test_a_phrased_query_result_that_adds_names_or_numbers_is_stated_plainly():
+    """The model phrasing a list of directors gave each a film the result never named: that
+    sentence is not shown; the rows are, as the query returned them."""
+    question = "In my movie collection, who directed each of the movies Jack Nicholson acted in?"
+    invented = ScriptedLLM(['Rob Reiner directed "The Shining" and James L. Brooks directed "The Godfather".'])
+    draft = state_rows(invented, question, ["Rob Reiner", "James L. Brooks"], "movies", 1)
+    assert draft.text == "From movies: Rob Reiner; James L. Brooks [1]."
+    faithful = ScriptedLLM(["Rob Reiner and James L. Brooks directed the movies Jack Nicholson acted in."])
+    phrased = state_rows(faithful, question, ["Rob Reiner", "James L. Brooks"], "movies", 1)
+    assert phrased.text.startswith("Rob Reiner and")
+    counted = ScriptedLLM(["There are 4 churches in Levanger built in the 1800s, 2 of them after 1850."])
+    question = "In my table of churches in Levanger, how many of the churches were built in the 1800s?"
+    assert state_result(counted, question, "count = 4", ["4"], 1).text == "Count = 4 [1]"

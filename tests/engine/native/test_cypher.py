@@ -17,7 +17,8 @@ from engine.native.writers import cypher
 from local_stores.graph_store import GraphStore
 from local_stores.rdf_store import RdfStore
 from local_stores.table_store import TableStore
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, shared_path
+from tests.scripted import ScriptedLLM
 
 
 @pytest.fixture
@@ -120,7 +121,6 @@ def test_an_empty_result_from_a_value_compared_in_the_wrong_field_is_repaired_wi
     from engine.native import values
     from local_stores.sqlite_db import Database
     from local_stores.value_index import ValueIndex
-    from tests.scripted import ScriptedLLM
 
     stores, source = family
     held = ValueIndex(Database(tmp_path / "values.sqlite"))
@@ -149,3 +149,47 @@ def test_a_node_compared_with_two_values_at_once_is_matched_once_per_value_on_ku
     assert graph.execute(graph.explain(fixed)).rows == [("Lars de Vries",), ("Maya Lindqvist",)]
     alone = "MATCH (p:Person) WHERE p.name = 'Ingrid de Vries' AND p.name = 'Erik Lindqvist' RETURN p.born"
     assert cypher.fix(alone, source) == alone  # linked to nothing: left to the repair
+
+
+@pytest.fixture
+def movies(tmp_path: Path) -> tuple[sources.Stores, sources.Source]:
+    stores = sources.Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"),
+                            RdfStore(tmp_path / "rdf"))
+    path = shared_path("eval", "cypher", "movies", "movies.cypher")
+    return stores, sources.Source("movies", "graph", "kuzu", str(path), load(stores.graphs, "movies", path))
+
+
+def test_a_property_named_for_a_relationship_is_read_through_it_on_the_movies_graph(movies):  # noqa: ANN001
+    """"Who directed each of the movies Jack Nicholson acted in?" written as `r.director` (the graph
+    holds DIRECTED, not a property): the query matches the relationship and returns the directors."""
+    stores, source = movies
+    written = "MATCH (p:Person)-[r:ACTED_IN]->(m:Movie) WHERE p.name = 'Jack Nicholson' RETURN r.director"
+    fixed = cypher.fix(written, source)
+    assert fixed == ("MATCH (p:Person)-[r:ACTED_IN]->(m:Movie), (director:Person)-[:DIRECTED]->(m) "
+                     "WHERE p.name = 'Jack Nicholson' RETURN director.name")
+    graph = open_store(source, stores)
+    directors = {row[0] for row in graph.execute(graph.explain(fixed)).rows}
+    assert {"Rob Reiner", "James L. Brooks"} <= directors
+    producer = cypher.fix("MATCH (m:Movie) WHERE m.title = 'Top Gun' RETURN m.producer", source)
+    assert "(producer:Person)-[:PRODUCED]->(m)" in producer and producer.endswith("RETURN producer.name")
+    assert graph.execute(graph.explain(producer)).rows is not None
+    known = "MATCH (p:Person)-[:DIRECTED]->(m:Movie) RETURN p.name"
+    assert cypher.fix(known, source) == known
+
+
+def test_a_property_named_for_a_relationship_is_explained_when_it_cannot_be_read_through(movies):  # noqa: ANN001
+    _, source = movies
+    problem = cypher.check("MATCH (m:Movie) RETURN m.reviewer", source)
+    assert problem is not None and "it is the relationship (:Person)-[:REVIEWED]->(:Movie)" in problem
+    assert cypher.check("MATCH (m:Movie) RETURN m.title", source) is None
+
+
+def test_the_repair_hears_that_a_property_is_a_relationship_when_kuzu_refuses_it(movies):  # noqa: ANN001
+    stores, source = movies
+    wrong = "MATCH (m) WHERE m.title = 'Top Gun' RETURN m.director"  # no label: not read through
+    right = "MATCH (d:Person)-[:DIRECTED]->(m:Movie) WHERE m.title = 'Top Gun' RETURN d.name"
+    llm = ScriptedLLM([wrong, right])
+    outcome = write_and_run(llm, "Who directed Top Gun?", source, stores)
+    assert outcome.ok and outcome.result.rows == [("Tony Scott",)]
+    assert "Cannot find property director" in outcome.attempts[0].error
+    assert "it is the relationship (:Person)-[:DIRECTED]->(:Movie)" in outcome.attempts[0].error
