@@ -250,7 +250,7 @@ def fix(query: str, source: Source) -> str:
     """Repairs small models need often and that cannot change a query's meaning: SQL's lower/upper
     as SPARQL's lcase/ucase, GROUP BY/ORDER BY/LIMIT written inside the final brace moved after it,
     and the SQL habits `sparql_fixes` knows (brackets, ORDER BY direction, FROM a class, variables
-    no pattern binds, a class named in another namespace or case)."""
+    no pattern binds, a class named in another namespace or case, a value followed as a link)."""
     query = re.sub(r"(?<![\w:?$])lower\s*\(", "lcase(", query, flags=re.IGNORECASE)
     query = re.sub(r"(?<![\w:?$])upper\s*\(", "ucase(", query, flags=re.IGNORECASE)
     inside = re.search(r"\s((?:GROUP\s+BY|ORDER\s+BY|HAVING|LIMIT|OFFSET)\b[^{}]*?)\s*\}\s*$", query, re.IGNORECASE)
@@ -259,14 +259,15 @@ def fix(query: str, source: Source) -> str:
     query = sparql_fixes.order_direction(sparql_fixes.bracket_having(sparql_fixes.bracket_aggregates(query)))
     if source is not None:
         query = sparql_fixes.bind_missing(sparql_fixes.class_from(query, source), schema_text(source))
-        query = sparql_fixes.mend_classes(query, source)
+        query = sparql_fixes.follow_links(sparql_fixes.mend_classes(query, source), source)
     return query
 
 
 def check(statement: str, source: Source) -> str | None:
-    """What is wrong with a query the engine accepts but that cannot match: predicates or classes
-    the source does not have (None when there is nothing to say)."""
-    return sparql_fixes.unknown_names(statement, source)
+    """What is wrong with a query the engine accepts but that cannot match or means nothing asked:
+    predicates or classes the source does not have, parts that share no variable (None when there is
+    nothing to say)."""
+    return sparql_fixes.unknown_names(statement, source) or sparql_fixes.apart(statement)
 
 
 def extract(reply: str) -> str:

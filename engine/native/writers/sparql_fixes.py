@@ -306,3 +306,151 @@ def _triples(node: object) -> list[tuple]:
         for value in node:
             found += _triples(value)
     return found
+
+
+def follow_links(query: str, source: Source) -> str:
+    """`?x singer_in_concert:singer_id ?singer . ?singer singer:name ?name`: a variable bound to a
+    predicate's values (numbers, text) and then used as a thing, which matches nothing. The class's
+    link to the thing (`singer_in_concert:ref-singer_id`, whose objects are IRIs) is used instead."""
+    triples = _parsed_triples(query)
+    if triples is None:
+        return query
+    from rdflib import Variable
+
+    things = {s for s, _, _ in triples if isinstance(s, Variable)}
+    used = {s: {str(p) for x, p, _ in triples if x == s} for s in things}
+    for _, p, o in triples:
+        if not isinstance(o, Variable):
+            continue
+        if o in things and (link := _link_for(str(p), used[o], source)) is not None:
+            query = _swap_predicate(query, str(p), link, str(o), source)
+        elif len(re.findall(rf"[?$]{re.escape(str(o))}\b", query)) == 1 and (
+                joined := _join_by_link(query, str(p), str(o), used, source)) is not None:
+            query = joined
+    return query
+
+
+def _join_by_link(query: str, literal: str, variable: str, used: dict, source: Source) -> str | None:
+    """`?x singer_in_concert:concert_id ?concert_id` (a value named nowhere else) beside a part about
+    `?concert`, a thing of the class that predicate's link reaches: the link to `?concert` instead,
+    which joins the two parts (else every singer pairs with every concert)."""
+    for thing, predicates in used.items():
+        link = _link_for(literal, predicates, source)
+        if link is not None and link != literal and predicates <= _predicates_of(_range_of(link, source), source):
+            swapped = _swap_predicate(query, literal, link, variable, source)
+            return re.sub(rf"[?$]{re.escape(variable)}\b", f"?{thing}", swapped) if swapped != query else None
+    return None
+
+
+def _range_of(link: str, source: Source) -> str:
+    return next((p.get("range", "") for c in source.descriptor.get("classes", []) for p in c.get("predicates", [])
+                 if p["iri"] == link), "")
+
+
+def _link_for(literal: str, used: set[str], source: Source) -> str | None:
+    """The IRI-valued predicate of the class that holds `literal` (a predicate with literal values)
+    that links to the same thing: the one named for it (`ref-singer_id` for `singer_id`), else the
+    only one whose range class has the predicates the thing is used with."""
+    for cls in source.descriptor.get("classes", []):
+        preds = cls.get("predicates", [])
+        own = next((p for p in preds if p["iri"] == literal), None)
+        if own is None or own.get("kind") != "literal":
+            continue
+        links = [p for p in preds if p.get("kind") == "iri"]
+        named = [p["iri"] for p in links if local_name(p["iri"]).endswith(local_name(literal))]
+        ranged = [p["iri"] for p in links if used & _predicates_of(p.get("range", ""), source)]
+        return named[0] if len(named) == 1 else ranged[0] if len(ranged) == 1 else None
+    return None
+
+
+def _predicates_of(class_iri: str, source: Source) -> set[str]:
+    return {p["iri"] for c in source.descriptor.get("classes", []) if c["iri"] == class_iri
+            for p in c.get("predicates", [])}
+
+
+_NAME_BEFORE_VARIABLE = r"(<[^<>\s]+>|[A-Za-z_][\w-]*:[\w-]+)(\s+[?$]{var}\b)"
+
+
+def _swap_predicate(query: str, old: str, new: str, variable: str, source: Source) -> str:
+    """The query with `old` (as the query writes it, prefixed or in brackets) before `?variable`
+    written as `new`, in the same spelling."""
+    prefixes = source.descriptor.get("prefixes", {})
+
+    def swapped(m: re.Match) -> str:
+        name = m.group(1)
+        if expand(name, query, prefixes) != old:
+            return m.group(0)
+        written = f"<{new}>" if name.startswith("<") or _namespace(new) != _namespace(old) else \
+            f"{name.partition(':')[0]}:{local_name(new)}"
+        return written + m.group(2)
+    return re.sub(_NAME_BEFORE_VARIABLE.format(var=re.escape(variable)), swapped, query)
+
+
+def _parsed_triples(query: str) -> list[tuple] | None:
+    """The triple patterns of a query rdflib can parse (None when it cannot)."""
+    from rdflib.plugins.sparql import algebra, parser
+
+    try:
+        return _triples(algebra.translateQuery(parser.parseQuery(query)).algebra)
+    except Exception:  # noqa: BLE001 (the engine's own check reports syntax)
+        return None
+
+
+def apart(statement: str) -> str | None:
+    """A message when the query's patterns fall into groups that share no variable (nor a filter
+    that compares them): every match of one is paired with every match of the other, which is never
+    what a question means. None when they are joined, or for a query with a subquery or UNION."""
+    if len(re.findall(r"\bSELECT\b", statement, re.IGNORECASE)) > 1 or re.search(r"\bUNION\b", statement, re.I):
+        return None
+    from rdflib import Variable
+    from rdflib.plugins.sparql import algebra, parser
+
+    try:
+        tree = algebra.translateQuery(parser.parseQuery(statement)).algebra
+    except Exception:  # noqa: BLE001 (the engine's own check reports syntax)
+        return None
+    groups = [{t for t in triple if isinstance(t, Variable)} for triple in _triples(tree)]
+    groups = [g for g in groups if g] + [g for g in _filter_variables(tree) if len(g) > 1]
+    joined = _joined(groups)
+    if len(joined) < 2:
+        return None
+    parts = sorted(", ".join(f"?{v}" for v in sorted(group)) for group in joined)
+    return (f"the query falls into parts that share no variable ({'; '.join(parts)}), so every match of one part "
+            "is paired with every match of the other: join them through the thing they share (the same variable "
+            "for it in both parts, reached by a link predicate whose objects are IRIs)")
+
+
+def _filter_variables(node: object) -> list[set]:
+    """The variables each FILTER expression of the algebra names together."""
+    from rdflib import Variable
+    from rdflib.plugins.sparql.parserutils import CompValue
+
+    def names(x: object) -> set:
+        if isinstance(x, Variable):
+            return {x}
+        if isinstance(x, CompValue):
+            return set().union(*(names(v) for v in x.values()))
+        if isinstance(x, (list, tuple)):
+            return set().union(*(names(v) for v in x))
+        return set()
+    found: list[set] = []
+    if isinstance(node, CompValue):
+        if node.name == "Filter":
+            found.append(names(node.get("expr")))
+        for value in node.values():
+            found += _filter_variables(value)
+    elif isinstance(node, (list, tuple)):
+        for value in node:
+            found += _filter_variables(value)
+    return found
+
+
+def _joined(groups: list[set]) -> list[set]:
+    """The groups merged wherever they share a member."""
+    merged: list[set] = []
+    for group in groups:
+        overlapping = [m for m in merged if m & group]
+        for m in overlapping:
+            merged.remove(m)
+        merged.append(set(group).union(*overlapping))
+    return merged

@@ -4,11 +4,15 @@ well-formed queries alone; and the check that names predicates and classes the d
 from __future__ import annotations
 
 import copy
+from pathlib import Path
+
+import pytest
 
 from engine.native.kinds import open_store
 from engine.native.sources import Source, Stores
 from engine.native.writers import sparql, sparql_fixes
-from local_stores.rdf_store import MAX_PREDICATES
+from local_stores.rdf_store import MAX_PREDICATES, RdfStore
+from tests.conftest import shared_path
 
 PET = "PREFIX pet: <http://example.org/pets#>\n"
 
@@ -115,3 +119,45 @@ def test_a_predicate_of_another_class_with_the_wanted_name_is_named_in_the_messa
     dataset = open_store(source, Stores(None, None, store))
     statement = dataset.explain("PREFIX zoo: <http://example.org/zoo#>\nSELECT ?n WHERE { ?c zoo:name ?n }")
     assert sparql.check(statement, source) == "<http://example.org/zoo#name> is not in this data; the data has pet:name"
+
+
+CONCERT = """PREFIX concert: <http://valuenet/ontop/concert#>
+PREFIX singer: <http://valuenet/ontop/singer#>
+PREFIX singer_in_concert: <http://valuenet/ontop/singer_in_concert#>
+PREFIX stadium: <http://valuenet/ontop/stadium#>
+SELECT ?singer_name WHERE {
+  ?singer_in_concert singer_in_concert:concert_id ?concert_id .
+  ?concert concert:ref-stadium_id ?stadium .
+  ?stadium stadium:name ?stadium_name .
+  FILTER(lcase(str(?stadium_name)) = "somerset park")
+  ?singer_in_concert singer_in_concert:singer_id ?singer .
+  ?singer singer:name ?singer_name .
+}"""
+
+
+@pytest.fixture
+def concerts(tmp_path: Path) -> tuple[RdfStore, Source]:
+    file = shared_path("eval", "sparql", "spider4sparql", "kg", "concert_singer_triples.ttl")
+    store = RdfStore(tmp_path / "rdf")
+    name = "concert_singer_triples"
+    return store, Source(name, "rdf", "oxigraph", str(file), store.load(name, file))
+
+
+def test_values_followed_as_links_become_the_links_on_the_spider_concerts(concerts):  # noqa: ANN001
+    """The model's "which singers performed at Somerset Park?": singer ids (numbers) used as singers,
+    and a concert id that joins nothing beside a part about concerts. The links (`ref-…`) join them."""
+    _, source = concerts
+    fixed = sparql.fix(CONCERT, source)
+    assert "?singer_in_concert singer_in_concert:ref-singer_id ?singer ." in fixed
+    assert "?singer_in_concert singer_in_concert:ref-concert_id ?concert ." in fixed and "?concert_id" not in fixed
+    assert sorted(rows(concerts, CONCERT)) == [("John Nizinik",), ("Justin Brown",), ("Tribal King",)]
+    assert sparql.fix(fixed, source) == fixed
+
+
+def test_parts_that_share_no_variable_are_named(concerts):  # noqa: ANN001
+    _, source = concerts
+    apart = CONCERT.replace("?singer_in_concert singer_in_concert:concert_id ?concert_id .", "")
+    problem = sparql.check(apart, source)
+    assert problem is not None and "share no variable (?concert, ?stadium, ?stadium_name; ?singer, " in problem
+    joined = "SELECT ?n WHERE { ?s <http://valuenet/ontop/stadium#name> ?n FILTER(?n != ?m) ?t ?p ?m }"
+    assert sparql_fixes.apart(joined) is None  # a filter that compares them joins them
