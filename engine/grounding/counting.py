@@ -62,12 +62,14 @@ def detector_label(phrase: str) -> str | None:
 def count(question: str, evidence: list[Evidence]) -> Count | None:
     """What the detector found of the question's class in the photo of `evidence` that shows most of
     the other things the question describes ("people playing frisbee with a dog": a dog and a frisbee),
-    the best ranked first among equals, or in the next such photo that has some when it has none."""
+    among equals the one holding the best-scored photo or region, or in the next such photo that has
+    some when it has none."""
     label = target(question)
     photos = [e for e in evidence if isinstance(e, PhotoEvidence) and "grounding" in e.locator]
     if label is None or not photos:
         return None
-    best = next((e for e in evidence if isinstance(e, (PhotoEvidence, RegionEvidence))), photos[0])
+    seen = [e for e in evidence if isinstance(e, (PhotoEvidence, RegionEvidence))]
+    best = max(seen, key=lambda e: e.score)  # the evidence is grouped by photo, not ordered by score
     described = described_things(question) - {label}
     ranked = sorted(photos, key=lambda e: (-len(described & _labels(e)), e.image != best.image))
     counts = [Count(label, photo, _scores(photo, label), bool(described & _labels(photo))) for photo in ranked]

@@ -64,3 +64,17 @@ def test_no_photo_with_the_counted_things_nor_what_is_described_is_not_found_not
     assert not draft.answered and draft.cited == [] and "could not find a photo" in draft.text
     named = answer("How many toothbrushes are in coins.png?", [coins])
     assert named.answered and named.text.startswith("The object detector found no toothbrushes in coins.png [1]")
+
+
+def test_among_photos_showing_the_counted_thing_the_one_holding_the_best_scored_region_is_counted():
+    """The evidence comes grouped by photo: horse.png's zebra (0.677) came first, the photo of two
+    zebras' regions (0.681) after it; the count is the better match's."""
+    horse = [evidence_of(1, "region", "/p/horse.png", "horse.png", {"label": "zebra", "box": [0, 0, 9, 9]}, "A zebra.",
+                         0.677),
+             evidence_of(2, "image", "/p/horse.png", "horse.png", {"grounding": [_decision("zebra", 0.5)]}, "x", 0.670)]
+    herd = [evidence_of(3, "region", "/p/herd.jpg", "herd.jpg", {"label": "zebra", "box": [0, 0, 4, 4]}, "A zebra.",
+                        0.681),
+            evidence_of(4, "image", "/p/herd.jpg", "herd.jpg",
+                        {"grounding": [_decision("zebra", 0.8), _decision("zebra", 0.7)]}, "y", 0.667)]
+    draft = answer("How many zebras are grazing in my photo of zebras?", horse + herd)
+    assert draft.text.startswith("The object detector found 2 zebras in herd.jpg [3]")
