@@ -12,7 +12,7 @@ from engine.corpora import PARAGRAPH
 from engine.retrieval.hybrid import HybridRetriever
 from engine.routing.base import Decision, Route, Router, RouteRequest
 from engine.routing.labels import LABELS, NATIVE
-from engine.routing.nearness import by_evidence, named_kind
+from engine.routing.nearness import by_evidence, named_kind, named_label
 
 if TYPE_CHECKING:
     from engine.models.loaded import Models
@@ -68,7 +68,8 @@ class CheckedRouter:
 
     def _own_things(self, request: RouteRequest) -> list[Route] | None:
         """A question about the user's own things ("my", "I") is not general knowledge when some
-        corpus or source holds an item near it: the route of the nearest one."""
+        corpus or source holds an item near it: the route of the nearest one, or of the near one of
+        the kind of file the question names ("in my periodic table of elements": a table)."""
         question, available, retriever = request.question, request.available, self._retriever()
         near = [(hits[0].relevance, label) for label in OWN_LABELS if label in available and (corpus := LABELS[label])
                 and (hits := retriever.search(question, corpus, 1, vector=request.vector))]
@@ -77,4 +78,6 @@ class CheckedRouter:
         if not near:
             return None
         similarity, label = max(near)
+        if (named := named_label(question, {label for _, label in near})) is not None:  # "my periodic table"
+            similarity, label = max((s, x) for s, x in near if x == named)
         return [Route(label, round(similarity, 3), Decision.FIRST_PERSON)]

@@ -90,6 +90,13 @@ def by_evidence(routes: list[Route], nearness: dict[str, float], text_relevance:
     return routes
 
 
+def named_label(question: str, available: Set[str]) -> str | None:
+    """The one kind of file among `available` the question names ("in my concert database": table),
+    or None when it names none or several."""
+    named = [label for label, words in _NAMED.items() if words.search(question) and label in available]
+    return named[0] if len(named) == 1 else None
+
+
 _NAMED = {"table": re.compile(r"\b(?:databases?|spreadsheets?|csv|excel|sqlite|tables?|sheets?)\b", re.I),
           "rdf": re.compile(r"\b(?:knowledge graphs?|ontolog\w*|triples?|rdf|turtle|linked data)\b", re.I),
           # what is in a photo or a video ("in my photo of zebras"), not how many photos there are
@@ -104,10 +111,9 @@ def named_kind(routes: list[Route], question: str, available: Set[str]) -> list[
     "in my photo of zebras") goes to that kind when the router chose a structured kind it does not
     name: the words settle what the meaning cannot (the same subjects live in a database and in an
     RDF graph; "zebras" in a pets graph and in a photo)."""
-    named = [label for label, words in _NAMED.items() if words.search(question) and label in available]
-    if len(named) != 1:
+    wanted = named_label(question, available)
+    if wanted is None:
         return routes
-    wanted = named[0]
     labels = [route.label for route in routes]
     if wanted in labels or not set(labels) & set(STRUCTURED):
         return routes

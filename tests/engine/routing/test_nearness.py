@@ -97,3 +97,33 @@ def test_a_question_about_what_is_in_a_photo_or_video_goes_there_not_to_a_graph_
     assert [r.label for r in moment] == ["clip"]
     taken = [Route("table", 0.9, "t")]  # how many photos there are is the photos table's
     assert named_kind(taken, "How many photos did I take in May 2025?", available) == taken
+
+
+class _NoneRouter:
+    """A router that reads every question as general knowledge (control flow only)."""
+
+    name = "none"
+
+    def route(self, request: RouteRequest) -> list[Route]:  # noqa: ARG002
+        return [Route("none", 0.9, "scripted")]
+
+
+def test_a_question_about_my_own_table_goes_to_the_table_it_names_when_a_passage_is_nearer(trove, tmp_path):  # noqa: ANN001
+    """"In my periodic table of elements, how many elements are gases …?" read as general knowledge,
+    then sent to the nearest passage (a note on gases) instead of the table of elements it names."""
+    import shutil
+
+    from tests.conftest import shared_path
+
+    folder = tmp_path / "files"
+    folder.mkdir()
+    shutil.copy(shared_path("eval", "tables", "wtq", "csv", "csv__203-csv__599.csv"), folder / "elements.csv")
+    (folder / "gases.txt").write_text("How many elements are gases at standard temperature and pressure? Eleven "
+                                      "elements are gases at standard temperature and pressure.\n", encoding="utf-8")
+    trove.index([folder])
+    trove.routing.router = _NoneRouter()
+    question = "In my periodic table of elements, how many elements are gases at standard temperature and pressure?"
+    routes = trove.routing.route(question)
+    assert [(r.label, r.router) for r in routes] == [("table", "first person")]
+    unnamed = trove.routing.route("How many elements are gases at standard temperature and pressure, by my notes?")
+    assert [r.label for r in unnamed] == ["paragraph"]  # no kind named: the nearest
