@@ -39,10 +39,11 @@ ROW_RULES = """- "The first/last one", "the top of the list", "listed before/aft
 _TIMESHEET = "CREATE TABLE timesheet (\n  _row BIGINT,\n  work_day DATE,\n  project VARCHAR,\n  hours DOUBLE\n);"
 _LIBRARY = "CREATE TABLE library (\n  _row BIGINT,\n  title VARCHAR,\n  writer VARCHAR,\n  published BIGINT\n);"
 _RIDES = "CREATE TABLE rides (\n  _row BIGINT,\n  ride_date DATE,\n  distance_km DOUBLE\n);"
-_SCHOOL = ("CREATE TABLE teacher (\n  teacher_id INTEGER,\n  name TEXT,\n  age INTEGER\n);\n"
+_SCHOOL = ("CREATE TABLE teacher (\n  teacher_id INTEGER PRIMARY KEY,\n  name TEXT,\n  age INTEGER\n);\n"
            "CREATE TABLE course (\n  course_id INTEGER,\n  title TEXT,\n  teacher_id INTEGER,\n"
            "  FOREIGN KEY (teacher_id) REFERENCES teacher(teacher_id)\n);")
 _PLANTS = "CREATE TABLE plant (\n  plant_id INTEGER,\n  name TEXT,\n  family TEXT,\n  height_cm REAL\n);"
+_COACHES = "CREATE TABLE coach (\n  name TEXT,\n  club TEXT,\n  start_year INTEGER,\n  end_year INTEGER\n);"
 
 # Examples in domains unlike the user's data, so that they teach the form, not the content.
 EXAMPLES = [
@@ -75,6 +76,9 @@ EXAMPLES = [
             "SELECT family, COUNT(*) AS plants FROM plant GROUP BY family HAVING COUNT(*) > 3"),
     Example(_PLANTS, "What is the name of the tallest plant?",
             "SELECT name FROM plant ORDER BY height_cm DESC LIMIT 1"),
+    Example(_COACHES, "Which coach of Ajax stayed the longest?",  # a duration, not the latest end
+            "SELECT name, end_year - start_year AS years FROM coach WHERE lower(club) = 'ajax' "
+            "ORDER BY years DESC LIMIT 1"),
     Example(_PLANTS, "How many different plant families are there?", "SELECT COUNT(DISTINCT family) FROM plant"),
     Example(_PLANTS, "Show the name and height of plants taller than the average plant.",
             "SELECT name, height_cm FROM plant WHERE height_cm > (SELECT AVG(height_cm) FROM plant)"),

@@ -236,3 +236,19 @@ def test_a_question_that_asks_two_things_gets_both_as_columns_or_keeps_the_part_
     assert "asks 2 things (At which shop did I spend the most; how much)" in outcome.attempts[0].error
     kept = write_and_run(ScriptedLLM([shop, shop, shop]), question, source, stores)
     assert kept.ok and kept.result.rows == [("Albert Heijn",)]  # no repair gave both: the part it had
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "sqlite"])
+def test_every_sql_example_runs_on_its_own_schema_in_each_engine_it_is_written_for(engine: str):
+    """A few-shot example that does not run teaches the model a query that fails."""
+    import sqlite3
+
+    import duckdb
+
+    from engine.native.writers.sql import EXAMPLES as SQL_EXAMPLES
+
+    for example in (e for e in SQL_EXAMPLES if not e.engines or engine in e.engines):
+        con = duckdb.connect() if engine == "duckdb" else sqlite3.connect(":memory:")
+        for statement in filter(str.strip, example.schema.split(";")):
+            con.execute(statement)
+        con.execute(example.query).fetchall()
