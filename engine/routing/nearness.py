@@ -106,20 +106,25 @@ _NAMED = {"table": re.compile(r"\b(?:databases?|spreadsheets?|csv|excel|sqlite|t
                              r"footage)\b|\.(?:mp4|avi|mov|mkv|webm)\b", re.I)}
 
 
+_OTHER_MEDIUM = {"region": {"clip", "video"}, "clip": {"image", "region"}}  # a photo named, a video routed
+
+
 def named_kind(routes: list[Route], question: str, available: Set[str]) -> list[Route]:
     """A question that names the kind of file ("in my concert database", "my pets knowledge graph",
     "in my photo of zebras") goes to that kind when the router chose a structured kind it does not
-    name: the words settle what the meaning cannot (the same subjects live in a database and in an
-    RDF graph; "zebras" in a pets graph and in a photo)."""
+    name, or the other medium ("in my short clip of someone reaching behind a computer" routed to
+    photos): the words settle what the meaning cannot (the same subjects live in a database and in
+    an RDF graph; "zebras" in a pets graph and in a photo)."""
     wanted = named_label(question, available)
     if wanted is None:
         return routes
     labels = [route.label for route in routes]
-    if wanted in labels or not set(labels) & set(STRUCTURED):
+    replaced = set(STRUCTURED) | _OTHER_MEDIUM.get(wanted, set())
+    if wanted in labels or not set(labels) & replaced:
         return routes
     out: list[Route] = []
     for route in routes:
-        route = Route(wanted, route.confidence, Decision.NAMED) if route.label in STRUCTURED else route
+        route = Route(wanted, route.confidence, Decision.NAMED) if route.label in replaced else route
         if route.label not in {r.label for r in out}:
             out.append(route)
     return out

@@ -127,3 +127,16 @@ def test_a_question_about_my_own_table_goes_to_the_table_it_names_when_a_passage
     assert [(r.label, r.router) for r in routes] == [("table", "first person")]
     unnamed = trove.routing.route("How many elements are gases at standard temperature and pressure, by my notes?")
     assert [r.label for r in unnamed] == ["paragraph"]  # no kind named: the nearest
+
+
+def test_a_question_that_names_a_video_is_not_answered_from_photos_nor_the_reverse():
+    """"In my short clip of someone reaching behind a computer tower, what are they doing?" went to the
+    photos (dev set); a video named goes to its moments, a photo named to its regions."""
+    available = {"paragraph", "image", "region", "clip", "video"}
+    clip = named_kind([Route("image", 0.93, "t"), Route("paragraph", 0.0, "f")],
+                      "In my short clip of someone reaching behind a computer tower, what are they doing?", available)
+    assert [r.label for r in clip] == ["clip", "paragraph"]
+    photo = named_kind([Route("video", 0.8, "t")], "How many zebras are grazing in my photo of zebras?", available)
+    assert [r.label for r in photo] == ["region"]
+    found = [Route("image", 0.9, "t")]  # the same medium: a find request keeps its photos
+    assert named_kind(found, "Find the dog in my photo of the park.", available) == found
