@@ -380,6 +380,8 @@ def _unsupported_because(sentence: str, cited_texts: list[str], question: str = 
     asked = _names(sentence) & subject_names(question)
     if asked and not mentions(asked, files or cited_texts):  # "The capital of Japan is Jakarta", from a list without it
         return f"the cited text does not mention {sorted(asked)[0].capitalize()}"
+    if other := _time_of_the_other_end(sentence, cited_texts, question):
+        return other
     words = content_words(sentence)
     if not words:
         return None
@@ -387,6 +389,35 @@ def _unsupported_because(sentence: str, cited_texts: list[str], question: str = 
     stems = {w[:5] for w in source_words}
     hits = sum(1 for w in words if w in source_words or w[:5] in stems)
     return None if hits / len(words) >= 0.5 else "most of its words are not in the cited text"
+
+
+_WHEN_ASKED = re.compile(r"\b(?:when|what time|what date|which date|what day|what year|what hour)\b", re.IGNORECASE)
+# the two ends of an event, as a question asks for one and a text may give only the other
+_ENDS = [(re.compile(r"\b(?:start(?:s|ed|ing)?|beg[au]n|begins?|commenc\w*|came on|convened|opened|called to order)\b",
+                     re.IGNORECASE),
+          re.compile(r"\b(?:end(?:s|ed|ing)?|finish\w*|conclu\w*|adjourn\w*|closed|submitted)\b", re.IGNORECASE)),
+         (re.compile(r"\b(?:depart\w*|leaves?|leaving|left|takes? off|took off)\b", re.IGNORECASE),
+          re.compile(r"\b(?:arriv\w*|lands?|landed|landing)\b", re.IGNORECASE))]
+_BEFORE, _AFTER = 90, 25  # characters of the cited text read around a time it gives
+
+
+def _time_of_the_other_end(sentence: str, cited_texts: list[str], question: str) -> str | None:
+    """A time or date given for the other end of what the question asks about: "When did the
+    argument end?" answered with the 1:01 p.m. the transcript gives as when it came on. None unless
+    the question asks when one end happened and each place the cited text gives the value names
+    only the other end."""
+    if not _WHEN_ASKED.search(question):
+        return None
+    for one, other in (*_ENDS, *((b, a) for a, b in _ENDS)):
+        if not one.search(question) or other.search(question):
+            continue
+        for value in _numbers(sentence):
+            around = [text[max(0, m.start() - _BEFORE):m.end() + _AFTER] for text in cited_texts
+                      for m in re.finditer(rf"(?<![\d.,:]){re.escape(value)}(?![\d])", text)]
+            if around and all(other.search(a) and not one.search(a) for a in around):
+                said = other.search(around[0])
+                return f"the cited text gives {value} for when it {said.group(0).lower() if said else 'happened'}"
+    return None
 
 
 def subject_names(question: str) -> set[str]:

@@ -64,3 +64,18 @@ def test_a_question_not_about_the_users_things_is_general_knowledge_when_no_file
     assert _general("Who painted the Mona Lisa?")
     assert not _general("What did my dentist say at my last appointment?")
     assert not _general("zxqv plmokn wqrtyu")  # not a question: nothing is answered from the model
+
+
+def test_a_time_the_transcript_gives_for_the_start_is_not_shown_as_the_end():
+    """"At what time did the oral argument end?" answered "1:01 p.m. [1]": the transcript's first page
+    gives 1:01 p.m. as when the matter came on for argument, and says nothing of its end."""
+    chunks = paragraph_chunks(parse(shared_path(*SCOTUS)))
+    texts = [next(c.text for c in chunks if "1:01 p.m." in c.text), next(c.text for c in chunks if "KNOWLES" in c.text)]
+    evidence = [evidence_of(n, "paragraph", str(shared_path(*SCOTUS)), "10811.exe", {"page": 1}, text, 0.6)
+                for n, text in enumerate(dict.fromkeys(texts), start=1)]
+    question = "At what time did the oral argument in Knowles v. Mirzayance end?"
+    ended = finalise("The oral argument in Knowles v. Mirzayance ended at 1:01 p.m [1].", evidence, question)
+    assert ended.unsupported and "came on" in ended.reasons[ended.unsupported[0]]
+    assert gate(ended, lambda: ended).text == NOT_BACKED
+    began = "At what time did the oral argument in Knowles v. Mirzayance begin?"
+    assert not finalise("The oral argument began at 1:01 p.m [1].", evidence, began).unsupported
