@@ -263,6 +263,11 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
         why = _unsupported_because(sentence, [by_n[n].text + " " + by_n[n].header() for n in refs], question,
                                    _of_files(evidence, {by_n[n].source for n in refs})) \
             if refs else ("no citation backs it" if content_words(sentence) else None)
+        if refs and _dumped(sentence, by_n[refs[0]].text):
+            unsupported.append(strip_citations(sentence))
+            reasons[unsupported[-1]] = "it copies the cited text instead of answering"
+            out.append(sentence)
+            continue
         if not refs or why:  # no citation, or the wrong one: the item that backs it (its text alone does)
             best = _best_support(sentence, evidence, question)
             if best is not None:
@@ -313,6 +318,20 @@ def _quoting(sentence: str, evidence: list[Evidence]) -> int | None:
         if len(holders) == 1:
             return holders[0]
     return None
+
+
+DUMP_WORDS = 12  # a run of the cited text this long, after a leading citation, is a copy, not an answer
+
+
+def _dumped(sentence: str, cited: str) -> bool:
+    """"[1] 327 BALLOTS CAST CONG 25 SEN 21 …": a reply that opens with a citation and goes on with a
+    long run of the cited text word for word gives the text, not an answer to the question."""
+    opening = _LEADING_CITE.match(sentence)
+    copied = _plain(strip_citations(sentence[opening.end():])).rstrip(" .") if opening else ""
+    return len(copied.split()) >= DUMP_WORDS and copied in _plain(cited)
+
+
+_LEADING_CITE = re.compile(r"^\s*(?:\[\d{1,3}\]\s*)+")
 
 
 def _plain(text: str) -> str:

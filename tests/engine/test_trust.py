@@ -79,3 +79,18 @@ def test_a_time_the_transcript_gives_for_the_start_is_not_shown_as_the_end():
     assert gate(ended, lambda: ended).text == NOT_BACKED
     began = "At what time did the oral argument in Knowles v. Mirzayance begin?"
     assert not finalise("The oral argument began at 1:01 p.m [1].", evidence, began).unsupported
+
+
+def test_a_reply_that_gives_the_cited_text_word_for_word_is_not_an_answer():
+    """"How many vote-by-mail ballots were cast …?" (the bulletin does not say) answered "[1] 327 BALLOTS
+    CAST CONG 25 SEN 21 …": the text, not an answer; a sentence that answers from it stands."""
+    bulletin = shared_path("eval", "documents", "pdfs", "pdfplumber", "la-precinct-bulletin-2014-p1.pdf")
+    text = next(c.text for c in paragraph_chunks(parse(bulletin)) if "BALLOTS CAST" in c.text)
+    evidence = [evidence_of(1, "paragraph", str(bulletin), "bulletin", {"page": 1}, text, 0.6)]
+    question = "How many vote-by-mail ballots were cast in precinct Acton Group 13 in the November 2014 election?"
+    start = text.index("327 BALLOTS CAST")
+    dumped = finalise("[1] " + " ".join(text[start:].split()[:20]), evidence, question)
+    assert dumped.reasons[dumped.unsupported[0]] == "it copies the cited text instead of answering"
+    assert gate(dumped, lambda: dumped).text == NOT_BACKED
+    asked = "In the precinct bulletin for Acton Group 13, how many ballots were cast?"
+    assert not finalise("327 ballots were cast in Acton Group 13 [1].", evidence, asked).unsupported
