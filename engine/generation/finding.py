@@ -61,7 +61,12 @@ def main_thing(question: str) -> str | None:
 def names(e: Evidence, wanted: set[str] | frozenset[str]) -> bool:
     """The item's description (or its file's name) names one of the `wanted` words, in a plural or
     singular form or as the detector's class for it (people -> person)."""
-    text = (e.text + " " + Path(e.source).stem.replace("_", " ").replace("-", " ")).lower()
+    return names_in(e.text, e.source, wanted)
+
+
+def names_in(text: str, source: str, wanted: set[str] | frozenset[str]) -> bool:
+    """Whether a description (or its file's name) names one of the `wanted` words (see `names`)."""
+    text = (text + " " + Path(source).stem.replace("_", " ").replace("-", " ")).lower()
     words = set(_WORD.findall(text))
     for word in wanted:
         forms = {word, word[:-1], word[:-2], word + "s"}

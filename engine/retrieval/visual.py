@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.corpora import CLIP, LOOKS, PHOTO, REGION, VIDEO
+from engine.generation.finding import is_find, main_thing, names_in
 from engine.locators import RegionLocator, as_locator, image_file, picture_fields
 from engine.retrieval.hybrid import Hit, HybridRetriever
 from local_stores.corpus_store import CorpusStore, Item
@@ -81,6 +82,9 @@ def photo_hits(ctx: VisualContext, question: str, vector: np.ndarray, regions_to
     """The best photos (found by their own text or by one of their regions), each followed by its
     grounded regions."""
     photos = ctx.retriever.search(question, PHOTO, ctx.k, vector=vector)
+    thing = main_thing(question) if is_find(question) else None
+    if thing is not None:
+        photos += _photos_showing(ctx, thing, vector, {h.item.id for h in photos})
     best: dict[int, Hit] = {h.item.file_id: h for h in photos}
     region_relevance: dict[int, dict[tuple, float]] = {}  # photo -> {box: how well the region fits the question}
     if regions_too:
@@ -93,6 +97,8 @@ def photo_hits(ctx: VisualContext, question: str, vector: np.ndarray, regions_to
                 best[file_id] = Hit(photo_hit.item, max(photo_hit.score, region_hit.score),
                                     {**photo_hit.signals, "dense": region_hit.relevance}, region_hit.given)
     ranked = close_to_best(sorted(best.values(), key=lambda h: -h.relevance), by_score=False)
+    if thing is not None:  # "find my photo of a cat sitting on the toilet": the cat first, not the toilet
+        ranked.sort(key=lambda h: not names_in(h.item.text, h.item.source, {thing}))
     looks = looks_hits(ctx, question, vector)
     if looks:
         ranked = fuse_looks(ranked, looks)
@@ -101,6 +107,16 @@ def photo_hits(ctx: VisualContext, question: str, vector: np.ndarray, regions_to
     for photo_hit in ranked:
         out += grounded(ctx, photo_hit, region_relevance.get(photo_hit.item.file_id, {}))
     return out
+
+
+def _photos_showing(ctx: VisualContext, thing: str, vector: np.ndarray, known: set[int]) -> list[Hit]:
+    """The photos whose text names the `thing` a find request asks for, by keyword, scored by how well
+    they fit the question: a photo of a cat on a toilet is outranked by photos of toilets when the
+    question says more about the toilet than the cat."""
+    found = [item_id for item_id, _ in ctx.store.bm25(PHOTO, thing, ctx.k, ctx.retriever.files) if item_id not in known]
+    vectors = ctx.store.vectors(PHOTO, found)
+    items = ctx.store.items(list(vectors))
+    return [Hit(items[i], float(v @ vector), {"dense": float(v @ vector)}) for i, v in vectors.items() if i in items]
 
 
 def looks_hits(ctx: VisualContext, question: str, vector: np.ndarray) -> list[Hit]:

@@ -94,3 +94,16 @@ def test_a_reply_that_gives_the_cited_text_word_for_word_is_not_an_answer():
     assert gate(dumped, lambda: dumped).text == NOT_BACKED
     asked = "In the precinct bulletin for Acton Group 13, how many ballots were cast?"
     assert not finalise("327 ballots were cast in Acton Group 13 [1].", evidence, asked).unsupported
+
+
+@pytest.mark.slow
+def test_a_find_request_lists_the_photo_of_the_thing_it_asks_for_before_photos_of_what_surrounds_it(trove, tmp_path):  # noqa: ANN001
+    """"Find my photo of a cat sitting on the toilet tank next to its reflection in the mirror." said no
+    photo shows it, naming two photos of toilets: the words about the toilet outranked the cat."""
+    folder = tmp_path / "Pictures"
+    folder.mkdir()
+    for name in ("000000358083.jpg", "000000089232.jpg", "000000432430.jpg"):
+        shutil.copy(shared_path("eval", "images", "coco_mini", "train2017", name), folder / name)
+    trove.index([folder])
+    found = trove.ask("Find my photo of a cat sitting on the toilet tank next to its reflection in the mirror.")
+    assert found.answered and found.answer.startswith("Found 000000358083.jpg [1]")
