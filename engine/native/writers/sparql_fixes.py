@@ -315,10 +315,10 @@ def follow_links(query: str, source: Source) -> str:
     triples = _parsed_triples(query)
     if triples is None:
         return query
-    from rdflib import Variable
+    from rdflib import RDF, Variable
 
     things = {s for s, _, _ in triples if isinstance(s, Variable)}
-    used = {s: {str(p) for x, p, _ in triples if x == s} for s in things}
+    used = {s: {str(p) for x, p, _ in triples if x == s and p != RDF.type} for s in things}
     for _, p, o in triples:
         if not isinstance(o, Variable):
             continue

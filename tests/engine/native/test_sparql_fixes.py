@@ -161,3 +161,22 @@ def test_parts_that_share_no_variable_are_named(concerts):  # noqa: ANN001
     assert problem is not None and "share no variable (?concert, ?stadium, ?stadium_name; ?singer, " in problem
     joined = "SELECT ?n WHERE { ?s <http://valuenet/ontop/stadium#name> ?n FILTER(?n != ?m) ?t ?p ?m }"
     assert sparql_fixes.apart(joined) is None  # a filter that compares them joins them
+
+
+def test_a_battle_id_beside_a_typed_battle_becomes_the_link_to_it(tmp_path):  # noqa: ANN001
+    """"Which ships were lost in the Battle of Messinopolis?" written with the ship's battle id (a
+    number) beside `?battle a battle; battle:name …`: every ship came back. The link joins them."""
+    file = shared_path("eval", "sparql", "spider4sparql", "kg", "battle_death_triples.ttl")
+    store = RdfStore(tmp_path / "rdf")
+    source = Source("battle_death_triples", "rdf", "oxigraph", str(file), store.load("battle_death_triples", file))
+    written = """PREFIX battle: <http://valuenet/ontop/battle#>
+PREFIX ship: <http://valuenet/ontop/ship#>
+SELECT ?name WHERE {
+  ?battle a <http://valuenet/ontop/battle> ; battle:name ?battle_name .
+  FILTER(lcase(str(?battle_name)) = "battle of messinopolis")
+  ?ship ship:name ?name ; ship:lost_in_battle ?ship_lost_in_battle .
+}"""
+    assert sparql_fixes.apart(written) is not None
+    fixed = sparql.fix(written, source)
+    assert "ship:ref-lost_in_battle ?battle ." in fixed and sparql_fixes.apart(fixed) is None
+    assert sorted(rows((store, source), written)) == [("HMS Avon",), ("Three Brothers",)]
