@@ -10,7 +10,8 @@ reported, because SPARQL would silently match nothing."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from local_stores.rdf_store import COMMON_PREFIXES, MAX_CLASSES, MAX_PREDICATES, compact, local_name
 
@@ -240,14 +241,12 @@ def unknown_names(statement: str, source: Source) -> str | None:
     source does not have; None when all are known, or when the descriptor is capped and cannot
     tell. Such a pattern matches nothing, so the query would return an empty answer, not an error."""
     from rdflib import RDF, URIRef
-    from rdflib.plugins.sparql import algebra, parser
 
     classes, predicates, complete = known_names(source)
     if not complete:
         return None
-    try:
-        tree = algebra.translateQuery(parser.parseQuery(statement)).algebra
-    except Exception:  # noqa: BLE001 (the engine's own check reports syntax)
+    tree = _algebra(statement)
+    if tree is None:
         return None
     prefixes = source.descriptor.get("prefixes", {})
     unknown, namesakes = {}, {}
@@ -294,17 +293,22 @@ def _namespace(iri: str) -> str:
 
 def _triples(node: object) -> list[tuple]:
     """Every triple pattern of a translated query's algebra (in any nested group, filter or subquery)."""
+    return _gathered(node, "BGP", lambda bgp: list(bgp.get("triples") or []))
+
+
+def _gathered(node: object, name: str, take: Callable[[Any], list]) -> list:
+    """What `take` gives for every part of a translated query's algebra named `name`, at any depth."""
     from rdflib.plugins.sparql.parserutils import CompValue
 
     found = []
     if isinstance(node, CompValue):
-        if node.name == "BGP":
-            found += list(node.get("triples") or [])
+        if node.name == name:
+            found += take(node)
         for value in node.values():
-            found += _triples(value)
+            found += _gathered(value, name, take)
     elif isinstance(node, (list, tuple)):
         for value in node:
-            found += _triples(value)
+            found += _gathered(value, name, take)
     return found
 
 
@@ -388,11 +392,17 @@ def _swap_predicate(query: str, old: str, new: str, variable: str, source: Sourc
 
 def _parsed_triples(query: str) -> list[tuple] | None:
     """The triple patterns of a query rdflib can parse (None when it cannot)."""
+    tree = _algebra(query)
+    return None if tree is None else _triples(tree)
+
+
+def _algebra(query: str) -> object | None:
+    """A query's translated algebra (None when rdflib cannot parse it: the engine reports syntax)."""
     from rdflib.plugins.sparql import algebra, parser
 
     try:
-        return _triples(algebra.translateQuery(parser.parseQuery(query)).algebra)
-    except Exception:  # noqa: BLE001 (the engine's own check reports syntax)
+        return algebra.translateQuery(parser.parseQuery(query)).algebra
+    except Exception:  # noqa: BLE001
         return None
 
 
@@ -403,15 +413,13 @@ def apart(statement: str) -> str | None:
     if len(re.findall(r"\bSELECT\b", statement, re.IGNORECASE)) > 1 or re.search(r"\bUNION\b", statement, re.I):
         return None
     from rdflib import Variable
-    from rdflib.plugins.sparql import algebra, parser
 
-    try:
-        tree = algebra.translateQuery(parser.parseQuery(statement)).algebra
-    except Exception:  # noqa: BLE001 (the engine's own check reports syntax)
+    tree = _algebra(statement)
+    if tree is None:
         return None
     groups = [{t for t in triple if isinstance(t, Variable)} for triple in _triples(tree)]
-    groups = [g for g in groups if g] + [g for g in _filter_variables(tree) if len(g) > 1]
-    joined = _joined(groups)
+    filters = _gathered(tree, "Filter", lambda f: [_variables(f.get("expr"))])
+    joined = _joined([g for g in groups if g] + [g for g in filters if len(g) > 1])
     if len(joined) < 2:
         return None
     parts = sorted(", ".join(f"?{v}" for v in sorted(group)) for group in joined)
@@ -420,29 +428,18 @@ def apart(statement: str) -> str | None:
             "for it in both parts, reached by a link predicate whose objects are IRIs)")
 
 
-def _filter_variables(node: object) -> list[set]:
-    """The variables each FILTER expression of the algebra names together."""
+def _variables(node: object) -> set:
+    """The variables an expression of the algebra names."""
     from rdflib import Variable
     from rdflib.plugins.sparql.parserutils import CompValue
 
-    def names(x: object) -> set:
-        if isinstance(x, Variable):
-            return {x}
-        if isinstance(x, CompValue):
-            return set().union(*(names(v) for v in x.values()))
-        if isinstance(x, (list, tuple)):
-            return set().union(*(names(v) for v in x))
-        return set()
-    found: list[set] = []
+    if isinstance(node, Variable):
+        return {node}
     if isinstance(node, CompValue):
-        if node.name == "Filter":
-            found.append(names(node.get("expr")))
-        for value in node.values():
-            found += _filter_variables(value)
-    elif isinstance(node, (list, tuple)):
-        for value in node:
-            found += _filter_variables(value)
-    return found
+        return set().union(*(_variables(v) for v in node.values()))
+    if isinstance(node, (list, tuple)):
+        return set().union(*(_variables(v) for v in node))
+    return set()
 
 
 def _joined(groups: list[set]) -> list[set]:
