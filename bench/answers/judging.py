@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 _NUMBER = re.compile(r"(?<![\w.])[-−]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])[-−]?\d+(?:\.\d+)?")
 _CITE = re.compile(r"\[\d{1,3}\]")
@@ -91,10 +92,12 @@ def _overlaps(locator: dict, span: list[float]) -> bool:
 
 
 def unsupported_claim(result: dict, question: str) -> bool:
-    """A number stated in the answer that is in neither a cited text nor the question."""
+    """A number stated in the answer that is in neither a cited text (nor its file's name: "Found
+    000000358083.jpg [1]") nor the question."""
     if not result.get("answered") or result.get("general"):
         return False
-    backing = " ".join([question, *(c.get("text", "") + " " + _locator_text(c) for c in result["citations"])])
+    backing = " ".join([question, *(f"{c.get('text', '')} {_locator_text(c)} {Path(c.get('source', '')).name}"
+                                    for c in result["citations"])])
     known = numbers(backing) + _boxes_per_photo(result["citations"])
     return any(all(abs(v - k) > 1e-9 for k in known) for v in numbers(result["answer"]))
 

@@ -63,3 +63,10 @@ def test_the_development_set_loads_and_covers_every_kind():
     assert {q["kind"] for q in questions} >= {"fact", "date", "number", "list", "aggregate", "find", "count",
                                               "moment", "cross", "general", "unanswerable"}
     assert len(pick(questions, 2, None)) == 22
+
+
+def test_a_number_in_the_cited_files_name_is_not_an_unsupported_claim():
+    cite = {"source": "/disk/images/000000358083.jpg", "locator": {"box": [1, 2, 3, 4]}, "text": "A yellow cat."}
+    question = {"id": "f", "kind": "find", "text": "Find my photo of a cat on the toilet.", "source": ""}
+    assert not judge(_result("Found 000000358083.jpg [1] — A yellow cat.", [cite]), question).unsupported_claim
+    assert judge(_result("Found 000000358084.jpg [1] — A yellow cat.", [cite]), question).unsupported_claim
