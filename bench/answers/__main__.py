@@ -1,15 +1,17 @@
 """Trove against a plain baseline on a development set over real data nobody here wrote.
 
     .venv/bin/python -m bench.answers [--llm default] [--systems trove,baseline] [--limit 0]
-        [--only TEXT] [--reindex] [--work DIR] [--out bench/out]
+        [--only TEXT] [--unseen-by N] [--reindex] [--work DIR] [--out bench/out]
 
 The data of ../shared/eval is copied onto a disk under `--work` (default ~/.cache/trove/bench-answers)
 and indexed into one home there (kept between runs; `--reindex` starts it afresh, which a change to
 ingest needs). Every question of bench/answers/questions/*.toml is asked of each system; `--limit N`
 keeps at most N questions of each kind (spread over the set) for a quick look, `--only` those whose id
-contains TEXT; `--routes-only` routes every question and answers none (where routing sends each
-kind of question, in seconds). Per kind: correct (values and citation), wrong with a citation, unsupported claims,
-seconds per question; "not found" precision and recall. Writes answers.md / answers.json under `--out`.
+contains TEXT, `--unseen-by N` leaves out those `--limit N` asks (`--limit 14 --unseen-by 7`: seven
+others of each kind, a check of fixes read from the `--limit 7` look on questions they were not read
+from); `--routes-only` routes every question and answers none (where routing sends each kind of
+question, in seconds). Per kind: correct (values and citation), wrong with a citation, unsupported
+claims, seconds per question; "not found" precision and recall. Writes answers.md / answers.json under `--out`.
 """
 
 from __future__ import annotations
@@ -62,16 +64,19 @@ def _problem(q: dict, seen: set[str]) -> str | None:
     return f"no such file under eval: {missing[0]}" if missing else None
 
 
-def pick(questions: list[dict], limit: int, only: str | None) -> list[dict]:
+def pick(questions: list[dict], limit: int, only: str | None, unseen_by: int = 0) -> list[dict]:
+    """At most `limit` questions of each kind, spread over the set (all: 0), of those whose id holds
+    `only`, less those `limit=unseen_by` picks (the questions a quick look did not ask)."""
     chosen = [q for q in questions if not only or only in q["id"]]
-    if not limit:
-        return chosen
-    out = []
-    for kind in KINDS:
-        of_kind = [q for q in chosen if q["kind"] == kind]
-        step = max(1, len(of_kind) / limit)
-        out += [of_kind[int(i * step)] for i in range(min(limit, len(of_kind)))]
-    return out
+    seen = {q["id"] for q in pick(questions, unseen_by, only)} if unseen_by else set()
+    if limit:
+        spread = []
+        for kind in KINDS:
+            of_kind = [q for q in chosen if q["kind"] == kind]
+            step = max(1, len(of_kind) / limit)
+            spread += [of_kind[int(i * step)] for i in range(min(limit, len(of_kind)))]
+        chosen = spread
+    return [q for q in chosen if q["id"] not in seen]
 
 
 def open_home(work: Path, llm: str, reindex: bool, questions: list[dict]):  # noqa: ANN201 (Trove)
@@ -206,13 +211,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--systems", default="trove,baseline")
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--only", default=None)
+    parser.add_argument("--unseen-by", type=int, default=0, metavar="N",
+                        help="leave out the questions --limit N would ask")
     parser.add_argument("--reindex", action="store_true")
     parser.add_argument("--routes-only", action="store_true", help="route every question, answer none")
     parser.add_argument("--work", type=Path, default=Path.home() / ".cache" / "trove" / "bench-answers")
     parser.add_argument("--out", type=Path, default=HERE.parent / "out")
     args = parser.parse_args(argv)
     every = load_questions()
-    questions = pick(every, args.limit, args.only)
+    questions = pick(every, args.limit, args.only, args.unseen_by)
     if not questions:
         raise SystemExit("no questions chosen")
     trove = open_home(args.work, args.llm, args.reindex, every)

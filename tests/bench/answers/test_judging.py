@@ -63,6 +63,8 @@ def test_the_development_set_loads_and_covers_every_kind():
     assert {q["kind"] for q in questions} >= {"fact", "date", "number", "list", "aggregate", "find", "count",
                                               "moment", "cross", "general", "unanswerable"}
     assert len(pick(questions, 2, None)) == 22
+    seen, unseen = pick(questions, 7, None), pick(questions, 14, None, unseen_by=7)
+    assert unseen and not {q["id"] for q in seen} & {q["id"] for q in unseen}
 
 
 def test_a_number_in_the_cited_files_name_is_not_an_unsupported_claim():
