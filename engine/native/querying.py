@@ -99,6 +99,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if _counts_instead_of_listing(question, statement, result):
                 raise QueryFailed("the question asks which ones, not how many: return the items themselves "
                                   "(their names), not a count")
+            if (counted := counts_the_named(question, statement, result, source)) is not None:
+                raise QueryFailed(counted)
             if (missing := _aggregates_missing(question, result)) is not None:
                 raise QueryFailed(f"the question asks for {missing}, each as its own column of one row: the "
                                   f"query returned {len(result.columns)} column(s)")
@@ -304,6 +306,30 @@ def _counts_instead_of_listing(question: str, statement: str, result: QueryResul
     question asks for the items (and does not ask how many)."""
     return (bool(_LISTING.match(question)) and not _COUNTING.search(question) and len(result.rows) == 1
             and len(result.columns) == 1 and bool(_ONLY_COUNT.match(statement)))
+
+
+_HOW_MANY = re.compile(r"\bhow\s+many\s+([a-z]+)", re.IGNORECASE)
+_NOT_THINGS = frozenset({"times", "more", "other", "of", "in", "different", "total"})
+
+
+def counts_the_named(question: str, statement: str, result: QueryResult, source: Source) -> str | None:
+    """"How many nurses does Cone Health employ?" answered by counting the rows that name Cone Health
+    (one): what the query counted is the named row, not nurses, when no table or column of the source
+    names nurses. The problem to send back, or None."""
+    asked = _HOW_MANY.search(question)
+    if source.language != "sql" or asked is None or not _ONLY_COUNT.match(statement) or \
+            [tuple(row) for row in result.rows] != [(1,)]:
+        return None
+    thing = asked.group(1).lower()
+    named = [text for a, b in _LITERAL.findall(statement) if (text := a or b) and text.lower() in question.lower()]
+    if thing in _NOT_THINGS or not named:
+        return None
+    held = " ".join(f"{t['table']} {t.get('sheet') or ''} {' '.join(c['name'] for c in t.get('columns', []))}"
+                    for t in source.tables).lower().replace("_", " ")
+    if thing[:5] in held:
+        return None
+    return (f"the query counts the rows that name {named[0]!r} (one row), not {thing}: no table or column of this "
+            f"source holds {thing}. Count what the question asks for, if the source holds it")
 
 
 def _empty(result: QueryResult) -> bool:

@@ -159,3 +159,33 @@ def test_conditions_on_one_value_are_left_out_of_an_and_chain():
     assert without_value("MATCH (c:Church) WHERE c.parish = 'Levanger' RETURN count(c)", "Levanger") == \
         "MATCH (c:Church) RETURN count(c)"
     assert without_value("SELECT n FROM t WHERE parish = 'Oslo'", "Levanger") is None
+
+
+def test_counting_the_rows_that_name_the_asked_thing_is_no_count_of_what_the_source_does_not_hold(tmp_path):  # noqa: ANN001
+    """"In my list of North Carolina hospitals, how many nurses does Cone Health employ?" (the WTQ table
+    holds beds and operating rooms, no nurses) was answered "1 nurse" from a count of the rows naming
+    Cone Health; a count of what the table holds stands."""
+    from engine.native import sources
+    from engine.native.querying import write_and_run
+    from local_stores.graph_store import GraphStore
+    from local_stores.rdf_store import RdfStore
+    from local_stores.table_store import TableStore
+    from tests.conftest import shared_path
+    from tests.scripted import ScriptedLLM
+
+    stores = sources.Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"),
+                            RdfStore(tmp_path / "rdf"))
+    path = shared_path("eval", "tables", "wtq", "csv", "csv__203-csv__319.csv")
+    info = stores.tables.load_csv("hospitals", path, path.read_text(encoding="utf-8"))
+    source = sources.Source("hospitals", "table", "duckdb", str(path), info.descriptor())
+    counted = "SELECT COUNT(*) FROM hospitals WHERE name = 'Alamance Regional Medical Center'"
+    nurses = write_and_run(ScriptedLLM([counted] * 3),
+                           "How many nurses does Alamance Regional Medical Center employ?", source, stores)
+    assert not nurses.ok and "counts the rows that name 'Alamance Regional Medical Center'" in nurses.attempts[0].error
+    rooms = write_and_run(ScriptedLLM(["SELECT operating_rooms FROM hospitals WHERE name = "
+                                       "'Alamance Regional Medical Center'"]),
+                          "How many operating rooms does Alamance Regional Medical Center have?", source, stores)
+    assert rooms.ok and rooms.result.rows == [(15,)]
+    hospitals = write_and_run(ScriptedLLM([counted]), "How many hospitals are named Alamance Regional Medical "
+                              "Center?", source, stores)
+    assert hospitals.ok and hospitals.result.rows == [(1,)]  # the table's own rows: the file holds hospitals
