@@ -334,6 +334,23 @@ def follow_links(query: str, source: Source) -> str:
     return query
 
 
+def without_self_links(query: str, source: Source) -> str:
+    """`?conductor conductor:ref-conductor_id ?conductor .`: a pattern that links a thing to itself by a
+    predicate the data does not have matches nothing and says nothing; it is left out."""
+    _, predicates, complete = known_names(source)
+    if not complete:
+        return query
+    prefixes = source.descriptor.get("prefixes", {})
+
+    def dropped(m: re.Match) -> str:
+        iri = expand(m.group(2), query, prefixes)
+        return "" if iri is not None and iri not in predicates else m.group(0)
+    return _SELF_LINK.sub(dropped, query)
+
+
+_SELF_LINK = re.compile(r"[?$](\w+)\s+(<[^<>\s]+>|[A-Za-z_][\w-]*:[\w-]+)\s+[?$]\1\b\s*\.[ \t]*\n?")
+
+
 def _join_by_link(query: str, literal: str, variable: str, used: dict, source: Source) -> str | None:
     """`?x singer_in_concert:concert_id ?concert_id` (a value named nowhere else) beside a part about
     `?concert`, a thing of the class that predicate's link reaches: the link to `?concert` instead,
