@@ -99,6 +99,10 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if _counts_instead_of_listing(question, statement, result):
                 raise QueryFailed("the question asks which ones, not how many: return the items themselves "
                                   "(their names), not a count")
+            if _LISTING.match(question) and not _ASKS_ID.search(question) and _only_ids(result) and not _empty(result):
+                raise QueryFailed(f"the result gives only {', '.join(result.columns)}, an id the user does not know: "
+                                  "return the name (or title) of what the question asks for, joining the table "
+                                  "that holds it")
             if (counted := counts_the_named(question, statement, result, source)) is not None:
                 raise QueryFailed(counted)
             if (missing := _aggregates_missing(question, result)) is not None:
@@ -306,6 +310,16 @@ def _counts_instead_of_listing(question: str, statement: str, result: QueryResul
     question asks for the items (and does not ask how many)."""
     return (bool(_LISTING.match(question)) and not _COUNTING.search(question) and len(result.rows) == 1
             and len(result.columns) == 1 and bool(_ONLY_COUNT.match(statement)))
+
+
+_ID = re.compile(r"(?:^|[_.\s])[iI][dD]$|[a-z]ID$")  # student_id, ID, StuID; not paid, valid
+_ASKS_ID = re.compile(r"\b(?:ids?|identifiers?|numbers?|codes?)\b", re.IGNORECASE)
+
+
+def _only_ids(result: QueryResult) -> bool:
+    """Every column of the result is an id ("student_id", "ID"): "which student has the most friends?"
+    answered "1782"."""
+    return bool(result.columns) and all(_ID.search(str(c)) for c in result.columns)
 
 
 _HOW_MANY = re.compile(r"\bhow\s+many\s+([a-z]+)", re.IGNORECASE)

@@ -189,3 +189,33 @@ def test_counting_the_rows_that_name_the_asked_thing_is_no_count_of_what_the_sou
     hospitals = write_and_run(ScriptedLLM([counted]), "How many hospitals are named Alamance Regional Medical "
                               "Center?", source, stores)
     assert hospitals.ok and hospitals.result.rows == [(1,)]  # the table's own rows: the file holds hospitals
+
+
+def test_a_which_question_answered_by_ids_alone_is_sent_back_for_the_names(tmp_path):  # noqa: ANN001
+    """"Which student has the most friends?" (Spider's network_1) answered "Student with ID 1782": the
+    query returned the id; the repair returns the student's name."""
+    import shutil
+
+    from engine.ingest.tables import describe_database
+    from engine.native import sources
+    from engine.native.querying import write_and_run
+    from local_stores.graph_store import GraphStore
+    from local_stores.rdf_store import RdfStore
+    from local_stores.table_store import TableStore
+    from tests.conftest import shared_path
+    from tests.scripted import ScriptedLLM
+
+    stores = sources.Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"),
+                            RdfStore(tmp_path / "rdf"))
+    path = tmp_path / "network_1.sqlite"
+    shutil.copy(shared_path("eval", "sql", "spider", "database", "network_1", "network_1.sqlite"), path)
+    source = sources.Source("network_1", "database", "sqlite", str(path), describe_database(path))
+    ids = ("SELECT T1.student_id FROM friend AS T1 JOIN high_schooler AS T2 ON T1.student_id = T2.id "
+           "GROUP BY T1.student_id ORDER BY COUNT(*) DESC LIMIT 1")
+    names = ("SELECT T2.name FROM friend AS T1 JOIN high_schooler AS T2 ON T1.student_id = T2.id "
+             "GROUP BY T1.student_id ORDER BY COUNT(*) DESC LIMIT 1")
+    outcome = write_and_run(ScriptedLLM([ids, names]), "Which student has the most friends?", source, stores)
+    assert "an id the user does not know" in outcome.attempts[0].error
+    assert outcome.ok and outcome.result.columns == ["name"]
+    asked = write_and_run(ScriptedLLM([ids]), "Which student id has the most friends?", source, stores)
+    assert asked.ok  # the id is what is asked
