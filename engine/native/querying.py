@@ -99,6 +99,9 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if _counts_instead_of_listing(question, statement, result):
                 raise QueryFailed("the question asks which ones, not how many: return the items themselves "
                                   "(their names), not a count")
+            if (filtered := only_the_filtered(question, statement, result)) is not None:
+                raise QueryFailed(f"the result gives only {filtered}, the column the query filters on, not the "
+                                  "things the question asks for: return those (their names)")
             if _LISTING.match(question) and not _ASKS_ID.search(question) and _only_ids(result) and not _empty(result):
                 raise QueryFailed(f"the result gives only {', '.join(result.columns)}, an id the user does not know: "
                                   "return the name (or title) of what the question asks for, joining the table "
@@ -364,6 +367,26 @@ def echo(result: QueryResult, query: str) -> str | None:
     if literals and values and values <= literals:
         return next(iter(values))
     return None
+
+
+_WHICH_THING = re.compile(r"\b(?:which|what)\s+([a-z]{4,})", re.IGNORECASE)
+
+
+def only_the_filtered(question: str, statement: str, result: QueryResult) -> str | None:
+    """"Which laureates have Belgian citizenship?" answered by `SELECT citizenship … WHERE citizenship
+    LIKE '%Belgian%'`: the one column returned is the one the query filters on, and it is not what the
+    question asks for ("which cities start with B?" returning `city` is). Its name, or None."""
+    asked = _WHICH_THING.search(question)
+    if asked is None or len(result.columns) != 1 or not result.rows:
+        return None
+    column = str(result.columns[0]).split(".")[-1].strip('"`').lower()
+    thing = re.sub(r"ies$", "y", asked.group(1).lower()).removesuffix("s")
+    compared = re.search(rf"\b{re.escape(column)}[\"`]?\)?\s*(?:=|<>|!=|(?:not\s+)?i?like|in)\b",
+                         statement.split(" WHERE ", 1)[-1] if re.search(r"\bWHERE\b", statement, re.I) else "",
+                         re.IGNORECASE)
+    if compared is None or thing[:4] in column or column[:4] in thing:
+        return None
+    return column
 
 
 def _unbound(result: QueryResult) -> str | None:

@@ -219,3 +219,29 @@ def test_a_which_question_answered_by_ids_alone_is_sent_back_for_the_names(tmp_p
     assert outcome.ok and outcome.result.columns == ["name"]
     asked = write_and_run(ScriptedLLM([ids]), "Which student id has the most friends?", source, stores)
     assert asked.ok  # the id is what is asked
+
+
+def test_a_which_question_answered_by_the_column_it_filters_on_is_sent_back(tmp_path):  # noqa: ANN001
+    """"Which laureates have Belgian citizenship?" (WTQ's Abel Prize table) answered "American Belgian/French;
+    Belgian": the query returned the citizenship it filtered on. A question about that column stands."""
+    from engine.native import sources
+    from engine.native.querying import write_and_run
+    from local_stores.graph_store import GraphStore
+    from local_stores.rdf_store import RdfStore
+    from local_stores.table_store import TableStore
+    from tests.conftest import shared_path
+    from tests.scripted import ScriptedLLM
+
+    stores = sources.Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"),
+                            RdfStore(tmp_path / "rdf"))
+    path = shared_path("eval", "tables", "wtq", "csv", "csv__202-csv__37.csv")
+    info = stores.tables.load_csv("abel", path, path.read_text(encoding="utf-8"))
+    source = sources.Source("abel", "table", "duckdb", str(path), info.descriptor())
+    echoed = "SELECT T1.citizenship FROM abel AS T1 WHERE T1.citizenship LIKE '%Belgian%'"
+    named = "SELECT laureate_s FROM abel WHERE lower(citizenship) LIKE '%belgian%'"
+    outcome = write_and_run(ScriptedLLM([echoed, named]), "Which laureates have Belgian citizenship?", source, stores)
+    assert "the column the query filters on" in outcome.attempts[0].error
+    assert outcome.ok and ("Pierre Deligne",) in outcome.result.rows
+    asked = write_and_run(ScriptedLLM(["SELECT DISTINCT citizenship FROM abel WHERE citizenship LIKE '%Belgian%'"]),
+                          "Which citizenships name Belgium?", source, stores)
+    assert asked.ok
