@@ -3,8 +3,15 @@ results count as empty (and so are worth a repair when a literal matched nothing
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from engine.native.querying import _empty, _with_hint
+from engine.native.sources import Source, Stores
+from local_stores.graph_store import GraphStore
+from local_stores.rdf_store import RdfStore
 from local_stores.results import QueryResult
+from local_stores.table_store import TableStore
+from tests.conftest import shared_path
 
 
 def test_the_hint_goes_just_before_the_question():
@@ -165,19 +172,10 @@ def test_counting_the_rows_that_name_the_asked_thing_is_no_count_of_what_the_sou
     """"In my list of North Carolina hospitals, how many nurses does Cone Health employ?" (the WTQ table
     holds beds and operating rooms, no nurses) was answered "1 nurse" from a count of the rows naming
     Cone Health; a count of what the table holds stands."""
-    from engine.native import sources
     from engine.native.querying import write_and_run
-    from local_stores.graph_store import GraphStore
-    from local_stores.rdf_store import RdfStore
-    from local_stores.table_store import TableStore
-    from tests.conftest import shared_path
     from tests.scripted import ScriptedLLM
 
-    stores = sources.Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"),
-                            RdfStore(tmp_path / "rdf"))
-    path = shared_path("eval", "tables", "wtq", "csv", "csv__203-csv__319.csv")
-    info = stores.tables.load_csv("hospitals", path, path.read_text(encoding="utf-8"))
-    source = sources.Source("hospitals", "table", "duckdb", str(path), info.descriptor())
+    stores, source = wtq_table("csv__203-csv__319.csv", "hospitals", tmp_path)
     counted = "SELECT COUNT(*) FROM hospitals WHERE name = 'Alamance Regional Medical Center'"
     nurses = write_and_run(ScriptedLLM([counted] * 3),
                            "How many nurses does Alamance Regional Medical Center employ?", source, stores)
@@ -224,19 +222,10 @@ def test_a_which_question_answered_by_ids_alone_is_sent_back_for_the_names(tmp_p
 def test_a_which_question_answered_by_the_column_it_filters_on_is_sent_back(tmp_path):  # noqa: ANN001
     """"Which laureates have Belgian citizenship?" (WTQ's Abel Prize table) answered "American Belgian/French;
     Belgian": the query returned the citizenship it filtered on. A question about that column stands."""
-    from engine.native import sources
     from engine.native.querying import write_and_run
-    from local_stores.graph_store import GraphStore
-    from local_stores.rdf_store import RdfStore
-    from local_stores.table_store import TableStore
-    from tests.conftest import shared_path
     from tests.scripted import ScriptedLLM
 
-    stores = sources.Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"),
-                            RdfStore(tmp_path / "rdf"))
-    path = shared_path("eval", "tables", "wtq", "csv", "csv__202-csv__37.csv")
-    info = stores.tables.load_csv("abel", path, path.read_text(encoding="utf-8"))
-    source = sources.Source("abel", "table", "duckdb", str(path), info.descriptor())
+    stores, source = wtq_table("csv__202-csv__37.csv", "abel", tmp_path)
     echoed = "SELECT T1.citizenship FROM abel AS T1 WHERE T1.citizenship LIKE '%Belgian%'"
     named = "SELECT laureate_s FROM abel WHERE lower(citizenship) LIKE '%belgian%'"
     outcome = write_and_run(ScriptedLLM([echoed, named]), "Which laureates have Belgian citizenship?", source, stores)
@@ -245,3 +234,11 @@ def test_a_which_question_answered_by_the_column_it_filters_on_is_sent_back(tmp_
     asked = write_and_run(ScriptedLLM(["SELECT DISTINCT citizenship FROM abel WHERE citizenship LIKE '%Belgian%'"]),
                           "Which citizenships name Belgium?", source, stores)
     assert asked.ok
+
+
+def wtq_table(file: str, name: str, folder: Path) -> tuple[Stores, Source]:
+    """A WikiTableQuestions CSV from ../shared/eval loaded as the table `name` of fresh stores."""
+    stores = Stores(TableStore(folder / "t.duckdb"), GraphStore(folder / "graphs"), RdfStore(folder / "rdf"))
+    path = shared_path("eval", "tables", "wtq", "csv", file)
+    info = stores.tables.load_csv(name, path, path.read_text(encoding="utf-8"))
+    return stores, Source(name, "table", "duckdb", str(path), info.descriptor())

@@ -135,12 +135,16 @@ SELECT ?singer_name WHERE {
 }"""
 
 
+def spider_graph(name: str, folder: Path) -> tuple[RdfStore, Source]:
+    """One of Spider4SPARQL's knowledge graphs from ../shared/eval, loaded into a store of its own."""
+    file = shared_path("eval", "sparql", "spider4sparql", "kg", f"{name}.ttl")
+    store = RdfStore(folder / "rdf")
+    return store, Source(name, "rdf", "oxigraph", str(file), store.load(name, file))
+
+
 @pytest.fixture
 def concerts(tmp_path: Path) -> tuple[RdfStore, Source]:
-    file = shared_path("eval", "sparql", "spider4sparql", "kg", "concert_singer_triples.ttl")
-    store = RdfStore(tmp_path / "rdf")
-    name = "concert_singer_triples"
-    return store, Source(name, "rdf", "oxigraph", str(file), store.load(name, file))
+    return spider_graph("concert_singer_triples", tmp_path)
 
 
 def test_values_followed_as_links_become_the_links_on_the_spider_concerts(concerts):  # noqa: ANN001
@@ -166,9 +170,7 @@ def test_parts_that_share_no_variable_are_named(concerts):  # noqa: ANN001
 def test_a_battle_id_beside_a_typed_battle_becomes_the_link_to_it(tmp_path):  # noqa: ANN001
     """"Which ships were lost in the Battle of Messinopolis?" written with the ship's battle id (a
     number) beside `?battle a battle; battle:name …`: every ship came back. The link joins them."""
-    file = shared_path("eval", "sparql", "spider4sparql", "kg", "battle_death_triples.ttl")
-    store = RdfStore(tmp_path / "rdf")
-    source = Source("battle_death_triples", "rdf", "oxigraph", str(file), store.load("battle_death_triples", file))
+    store, source = spider_graph("battle_death_triples", tmp_path)
     written = """PREFIX battle: <http://valuenet/ontop/battle#>
 PREFIX ship: <http://valuenet/ontop/ship#>
 SELECT ?name WHERE {
@@ -185,9 +187,7 @@ SELECT ?name WHERE {
 def test_a_thing_linked_to_itself_by_a_predicate_the_data_lacks_is_left_out(tmp_path):  # noqa: ANN001
     """"Which orchestra does Colin Davis conduct?" written with `?conductor conductor:ref-conductor_id
     ?conductor .` (no such predicate) beside the real link from the orchestra: it matched nothing."""
-    file = shared_path("eval", "sparql", "spider4sparql", "kg", "orchestra_triples.ttl")
-    store = RdfStore(tmp_path / "rdf")
-    source = Source("orchestra_triples", "rdf", "oxigraph", str(file), store.load("orchestra_triples", file))
+    store, source = spider_graph("orchestra_triples", tmp_path)
     written = """PREFIX conductor: <http://valuenet/ontop/conductor#>
 PREFIX orchestra: <http://valuenet/ontop/orchestra#>
 SELECT ?record_company WHERE {
