@@ -369,7 +369,7 @@ def echo(result: QueryResult, query: str) -> str | None:
     return None
 
 
-_WHICH_THING = re.compile(r"\b(?:which|what)\s+([a-z]{4,})", re.IGNORECASE)
+_WHICH_THING = re.compile(r"\bwhich\s+([a-z]{4,})", re.IGNORECASE)
 
 
 def only_the_filtered(question: str, statement: str, result: QueryResult) -> str | None:
@@ -381,9 +381,9 @@ def only_the_filtered(question: str, statement: str, result: QueryResult) -> str
         return None
     column = str(result.columns[0]).split(".")[-1].strip('"`').lower()
     thing = re.sub(r"ies$", "y", asked.group(1).lower()).removesuffix("s")
-    compared = re.search(rf"\b{re.escape(column)}[\"`]?\)?\s*(?:=|<>|!=|(?:not\s+)?i?like|in)\b",
-                         statement.split(" WHERE ", 1)[-1] if re.search(r"\bWHERE\b", statement, re.I) else "",
-                         re.IGNORECASE)
+    conditions = re.split(r"\b(?:WHERE|FILTER)\b", statement, maxsplit=1, flags=re.IGNORECASE)
+    compared = re.search(rf"\b{re.escape(column)}[\"`]?\)*\s*(?:=|<>|!=|(?:not\s+)?i?like\b|in\b)",
+                         conditions[1], re.IGNORECASE) if len(conditions) > 1 else None
     if compared is None or thing[:4] in column or column[:4] in thing:
         return None
     return column

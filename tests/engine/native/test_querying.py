@@ -231,6 +231,10 @@ def test_a_which_question_answered_by_the_column_it_filters_on_is_sent_back(tmp_
     outcome = write_and_run(ScriptedLLM([echoed, named]), "Which laureates have Belgian citizenship?", source, stores)
     assert "the column the query filters on" in outcome.attempts[0].error
     assert outcome.ok and ("Pierre Deligne",) in outcome.result.rows
+    other = "SELECT citizenship FROM abel WHERE citizenship <> 'French'"
+    names = "SELECT laureate_s FROM abel WHERE citizenship <> 'French'"
+    compared = write_and_run(ScriptedLLM([other, names]), "Which laureates are not French?", source, stores)
+    assert "the column the query filters on" in compared.attempts[0].error and compared.ok
     asked = write_and_run(ScriptedLLM(["SELECT DISTINCT citizenship FROM abel WHERE citizenship LIKE '%Belgian%'"]),
                           "Which citizenships name Belgium?", source, stores)
     assert asked.ok
