@@ -169,9 +169,11 @@ def names_hint(source: Source) -> str:
 def fix(query: str, source: Source) -> str:
     """Functions Kùzu and Neo4j name differently, spelt as the source's engine names them (FalkorDB
     and Neo4j servers speak Neo4j's Cypher); text inside quotes is left alone. A node compared with
-    two values at once is matched once per value (`one_node_per_value`), and a property named for a
-    relationship is read through it (`through_relationship`)."""
+    two values at once is matched once per value (`one_node_per_value`), a property named for a
+    relationship is read through it (`through_relationship`), and a label the graph lacks at an end of
+    a relationship that has one label there is that label (`mend_labels`)."""
     renames = _RENAMES if source.engine == "kuzu" else _NEO4J_RENAMES
+    query = mend_labels(query, source)
     query = one_node_per_value(query) or query
     parts = _QUOTED.split(through_relationship(query, source) or query)
     for i in range(0, len(parts), 2):  # the even parts are outside quotes
@@ -202,6 +204,34 @@ def one_node_per_value(query: str) -> str | None:
     start, end = both.second_at
     query = query[:start] + f"{node}_2" + both.field[len(node):] + query[end:]
     return query[:match.end(1)] + f", {copy}" + query[match.end(1):]
+
+
+_LINK = re.compile(r"\(\s*\w*\s*:\s*`?(\w+)`?\s*\)\s*(<?)-\[\s*\w*\s*:\s*`?(\w+)`?[^\]]*\]-(>?)"
+                   r"\s*\(\s*\w*\s*:\s*`?(\w+)`?\s*\)")
+
+
+def mend_labels(query: str, source: Source) -> str:
+    """`(r:Reader)-[:FOLLOWS]->(j:Person)` on a graph with no Reader, whose FOLLOWS links Person to
+    Person: the label the relationship has at that end (a small model copies its examples' labels)."""
+    d = source.descriptor
+    nodes, rels = d.get("nodes", {}), d.get("relationships", {})
+    bare = _QUOTED.sub("''", query)
+    mended: dict[str, str] = {}
+    for left, back, rel, forward, right in _LINK.findall(bare):
+        pairs = [tuple(pair) for pair in rels.get(rel, {}).get("pairs", [])]
+        if not pairs or bool(back) == bool(forward):
+            continue
+        starts, ends = {a for a, _ in pairs}, {b for _, b in pairs}
+        for label, allowed in ((left, starts if forward else ends), (right, ends if forward else starts)):
+            if label not in nodes and len(allowed) == 1:
+                mended.setdefault(label, next(iter(allowed)))
+    if not mended:
+        return query
+    parts = _QUOTED.split(query)
+    for i in range(0, len(parts), 2):
+        for wrong, right in mended.items():
+            parts[i] = re.sub(rf":\s*`?{re.escape(wrong)}`?(?=\s*[){{])", f":{right}", parts[i])
+    return "".join(parts)
 
 
 _NODE = re.compile(r"\(\s*([A-Za-z_]\w*)\s*:\s*`?(\w+)`?")

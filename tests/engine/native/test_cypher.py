@@ -193,3 +193,16 @@ def test_the_repair_hears_that_a_property_is_a_relationship_when_kuzu_refuses_it
     assert outcome.ok and outcome.result.rows == [("Tony Scott",)]
     assert "Cannot find property director" in outcome.attempts[0].error
     assert "it is the relationship (:Person)-[:DIRECTED]->(:Movie)" in outcome.attempts[0].error
+
+
+def test_a_label_the_graph_lacks_at_an_end_of_a_relationship_is_the_one_it_has_there(movies):  # noqa: ANN001
+    """"Who follows Jessica Thompson?" written with the examples' `(r:Reader)` (the movies graph has no
+    Reader; FOLLOWS links Person to Person): the query runs with Person and finds her followers."""
+    stores, source = movies
+    written = "MATCH (r:Reader)-[:FOLLOWS]->(j:Person) WHERE lower(j.name) = 'jessica thompson' RETURN r.name"
+    fixed = cypher.fix(written, source)
+    assert fixed.startswith("MATCH (r:Person)-[:FOLLOWS]->(j:Person)")
+    graph = open_store(source, stores)
+    assert graph.execute(graph.explain(fixed)).rows
+    quoted = "MATCH (p:Person)-[:ACTED_IN]->(m:Movie) WHERE m.title = ':Reader)' RETURN p.name"
+    assert cypher.fix(quoted, source) == quoted  # known labels, and text inside quotes, are left alone
