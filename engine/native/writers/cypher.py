@@ -14,6 +14,7 @@ from engine.native.conditions import both_at_once
 from engine.native.examples import Example
 from engine.native.writers.fitting import capped, fit, preferred, schema_room
 from engine.native.writers.summary import property_words, stem
+from local_stores.quoting import Unquotable
 from local_stores.quoting import kuzu_cypher as cy
 
 if TYPE_CHECKING:
@@ -175,11 +176,31 @@ def fix(query: str, source: Source) -> str:
     renames = _RENAMES if source.engine == "kuzu" else _NEO4J_RENAMES
     query = mend_labels(query, source)
     query = one_node_per_value(query) or query
-    parts = _QUOTED.split(through_relationship(query, source) or query)
+    return _outside_quotes(through_relationship(query, source) or query, renames, re.IGNORECASE)
+
+
+def _outside_quotes(query: str, substitutions: list[tuple[str, str]], flags: int = 0) -> str:
+    """The query with each (pattern, replacement) applied to its text outside string literals."""
+    parts = _QUOTED.split(query)
     for i in range(0, len(parts), 2):  # the even parts are outside quotes
-        for pattern, replacement in renames:
-            parts[i] = re.sub(pattern, replacement, parts[i], flags=re.IGNORECASE)
+        for pattern, replacement in substitutions:
+            parts[i] = re.sub(pattern, replacement, parts[i], flags=flags)
     return "".join(parts)
+
+
+_PLAIN = re.compile(r"[A-Za-z_]\w*")
+
+
+def _written(name: str) -> str:
+    """A name from the graph's schema as a query Trove rewrites holds it: bare when it is a plain
+    identifier (as the model writes it), else quoted (`cy.ident` refuses what cannot be quoted)."""
+    return name if _PLAIN.fullmatch(name) else str(cy.ident(name))
+
+
+def _property_names(descriptor: dict) -> set[str]:
+    """Every property name of the graph's node and relationship tables."""
+    return {p["name"] for part in (*descriptor.get("nodes", {}).values(), *descriptor.get("relationships", {}).values())
+            for p in part.get("properties", [])}
 
 
 _MATCH = re.compile(r"\bMATCH\s+(.+?)(?=\s+(?:WHERE|RETURN|WITH)\b)", re.IGNORECASE | re.DOTALL)
@@ -227,11 +248,12 @@ def mend_labels(query: str, source: Source) -> str:
                 mended.setdefault(label, next(iter(allowed)))
     if not mended:
         return query
-    parts = _QUOTED.split(query)
-    for i in range(0, len(parts), 2):
-        for wrong, right in mended.items():
-            parts[i] = re.sub(rf":\s*`?{re.escape(wrong)}`?(?=\s*[){{])", f":{right}", parts[i])
-    return "".join(parts)
+    try:
+        substitutions = [(rf":\s*`?{re.escape(wrong)}`?(?=\s*[){{])", f":{_written(right)}")
+                         for wrong, right in mended.items()]
+    except Unquotable:
+        return query
+    return _outside_quotes(query, substitutions)
 
 
 _NODE = re.compile(r"\(\s*([A-Za-z_]\w*)\s*:\s*`?(\w+)`?")
@@ -245,7 +267,7 @@ def through_relationship(query: str, source: Source) -> str | None:
     `director.name`). None when no property of the query is such a name or its node is not known."""
     d = source.descriptor
     nodes, rels = d.get("nodes", {}), d.get("relationships", {})
-    props = {p["name"] for part in (*nodes.values(), *rels.values()) for p in part.get("properties", [])}
+    props = _property_names(d)
     bare = _QUOTED.sub("''", query)
     labels = {var: label for var, label in _NODE.findall(bare)}
     match = _MATCH.search(query)
@@ -260,8 +282,13 @@ def through_relationship(query: str, source: Source) -> str | None:
             continue
         taken = set(_VARIABLE.findall(bare))
         other = next(n for n in (prop.lower(), *(f"{prop.lower()}_{i}" for i in range(2, 99))) if n not in taken)
-        path = f"({other}:{far})-[:{rel}]->({node})" if far == a else f"({node})-[:{rel}]->({other}:{far})"
-        read = re.sub(rf"\b{re.escape(var)}\.`?{re.escape(prop)}`?\b", f"{other}.{nodes[far]['key']}", query)
+        try:
+            far_label, rel_type, key = _written(far), _written(rel), _written(nodes[far]["key"])
+        except Unquotable:
+            continue
+        path = f"({other}:{far_label})-[:{rel_type}]->({node})" if far == a else \
+            f"({node})-[:{rel_type}]->({other}:{far_label})"
+        read = re.sub(rf"\b{re.escape(var)}\.`?{re.escape(prop)}`?\b", f"{other}.{key}", query)
         return read[:match.end(1)] + f", {path}" + read[match.end(1):]
     return None
 
@@ -313,7 +340,7 @@ def check(statement: str, source: Source) -> str | None:
     give the same query back."""
     d = source.descriptor
     nodes, rels = d.get("nodes", {}), d.get("relationships", {})
-    props = {p["name"] for part in (*nodes.values(), *rels.values()) for p in part.get("properties", [])}
+    props = _property_names(d)
     bare = _QUOTED.sub("''", statement)
     if relationship := _relationship_named(bare, props, rels):
         return relationship

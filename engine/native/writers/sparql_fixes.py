@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from local_stores.quoting import Unquotable
+from local_stores.quoting import sparql as sq
 from local_stores.rdf_store import COMMON_PREFIXES, MAX_CLASSES, MAX_PREDICATES, compact, local_name
 
 if TYPE_CHECKING:
@@ -401,10 +403,16 @@ def _swap_predicate(query: str, old: str, new: str, variable: str, source: Sourc
         name = m.group(1)
         if expand(name, query, prefixes) != old:
             return m.group(0)
-        written = f"<{new}>" if name.startswith("<") or _namespace(new) != _namespace(old) else \
-            f"{name.partition(':')[0]}:{local_name(new)}"
+        prefixed = not name.startswith("<") and _namespace(new) == _namespace(old) and _LOCAL.fullmatch(local_name(new))
+        written = f"{name.partition(':')[0]}:{local_name(new)}" if prefixed else str(sq.iri(new))
         return written + m.group(2)
-    return re.sub(_NAME_BEFORE_VARIABLE.format(var=re.escape(variable)), swapped, query)
+    try:
+        return re.sub(_NAME_BEFORE_VARIABLE.format(var=re.escape(variable)), swapped, query)
+    except Unquotable:  # an IRI of the data that cannot be written into SPARQL: the query as it was
+        return query
+
+
+_LOCAL = re.compile(r"[A-Za-z_][\w-]*")  # a local name written after a prefix as it stands
 
 
 def _parsed_triples(query: str) -> list[tuple] | None:

@@ -206,3 +206,23 @@ def test_a_label_the_graph_lacks_at_an_end_of_a_relationship_is_the_one_it_has_t
     assert graph.execute(graph.explain(fixed)).rows
     quoted = "MATCH (p:Person)-[:ACTED_IN]->(m:Movie) WHERE m.title = ':Reader)' RETURN p.name"
     assert cypher.fix(quoted, source) == quoted  # known labels, and text inside quotes, are left alone
+
+
+def test_schema_names_a_rewrite_writes_are_plain_identifiers_or_quoted():
+    """A graph's own names go into the queries Trove rewrites bare only when they are plain
+    identifiers; any other is quoted, and one that cannot be quoted leaves the query as it was."""
+    def graph(person: str, directed: str = "DIRECTED BY") -> sources.Source:
+        descriptor = {"nodes": {person: {"key": "full name", "properties": [{"name": "full name"}]},
+                                "Film": {"key": "title", "properties": [{"name": "title"}]}},
+                      "relationships": {directed: {"pairs": [[person, "Film"]], "properties": []}}}
+        return sources.Source("films", "graph", "kuzu", "films.cypher", descriptor)
+
+    written = "MATCH (m:Film) WHERE m.title = 'Alien' RETURN m.director"
+    assert cypher.fix(written, graph("Film Maker")) == (
+        "MATCH (m:Film), (director:`Film Maker`)-[:`DIRECTED BY`]->(m) WHERE m.title = 'Alien' "
+        "RETURN director.`full name`")
+    assert cypher.fix(written, graph("Film`Maker")) == written
+    relabelled = cypher.fix("MATCH (r:Reader)-[:DIRECTED]->(m:Film) RETURN m.title", graph("Film Maker", "DIRECTED"))
+    assert relabelled == "MATCH (r:`Film Maker`)-[:DIRECTED]->(m:Film) RETURN m.title"
+    unquotable = "MATCH (r:Reader)-[:DIRECTED]->(m:Film) RETURN m.title"
+    assert cypher.fix(unquotable, graph("Film`Maker", "DIRECTED")) == unquotable

@@ -202,3 +202,19 @@ SELECT ?record_company WHERE {
     assert rows((store, source), written) == [("Philips",)]
     kept = written.replace("conductor:ref-conductor_id ?conductor", "conductor:name ?conductor")
     assert sparql_fixes.without_self_links(kept, source) == kept  # a predicate the data has is the model's
+
+
+def test_a_link_whose_iri_cannot_be_written_into_sparql_leaves_the_query_as_it_was():
+    """The data's own IRIs go into a rewritten query only as SPARQL can hold them: one that would close
+    the `<…>` (a `>` or space in it) is not written, and the model's query stands."""
+    def data(link: str) -> Source:
+        classes = [{"iri": "http://x/sic", "predicates": [
+                       {"iri": "http://x/sic#singer_id", "kind": "literal"},
+                       {"iri": link, "kind": "iri", "range": "http://x/singer"}]},
+                   {"iri": "http://x/singer", "predicates": [{"iri": "http://x/singer#name", "kind": "literal"}]}]
+        return Source("s", "rdf", "oxigraph", "s.ttl", {"classes": classes, "prefixes": {}})
+
+    written = ("SELECT ?n WHERE { ?x <http://x/sic#singer_id> ?singer . ?singer <http://x/singer#name> ?n . }")
+    linked = sparql_fixes.follow_links(written, data("http://x/sic#ref-singer_id"))
+    assert "?x <http://x/sic#ref-singer_id> ?singer" in linked
+    assert sparql_fixes.follow_links(written, data("http://x/sic#ref singer>")) == written
