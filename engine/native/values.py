@@ -51,10 +51,10 @@ def phrases(question: str) -> list[str]:
     """What the question could name as a stored value, lower-cased: its quoted texts, then its word
     runs of 1 to MAX_WORDS words that neither start nor end with a stopword, except a leading "the"
     (titles: "The Dispossessed", "The Matrix"); single words of at least two characters; a
-    possessive 's dropped."""
+    possessive 's dropped. A name that ends in a full stop is kept with it too ("Cuba Gooding Jr.")."""
     quoted = [(a or b).strip().lower() for a, b in _QUOTED.findall(question) if (a or b).strip()]
     words = [re.sub(r"['’]s$", "", w).strip(".'’-").lower() for w in _WORD.findall(question)]
-    out: dict[str, None] = dict.fromkeys(quoted)
+    out: dict[str, None] = dict.fromkeys(quoted + [name for name in names(question) if name.endswith(".")])
     for n in range(MAX_WORDS, 0, -1):
         for i in range(len(words) - n + 1):
             run_ = words[i:i + n]
@@ -170,6 +170,35 @@ def source_evidence(question: str, index: ValueIndex) -> dict[str, float]:
     return out
 
 
+_CAPITALISED = r"[A-Z][\w'’&.-]*"
+_NAME_RUN = re.compile(rf"{_CAPITALISED}(?:\s+(?:(?:of|and|the|a|an|de|du|la|le|von|van|der|in|on|for)\s+)*"
+                       rf"{_CAPITALISED})+")
+
+
+def names(question: str) -> list[str]:
+    """The names a question writes as names, lower-cased, as the value index keys them: each run
+    of two or more capitalised words ("A Few Good Men", "Cuba Gooding Jr."; small joining words
+    allowed inside) and each shorter run of two or more of its words ("In Jerry Maguire" gives
+    "jerry maguire"), with and without a closing full stop."""
+    out: dict[str, None] = {}
+    for run_ in _NAME_RUN.findall(question):
+        words = run_.split()
+        for n in range(len(words), 1, -1):
+            for i in range(len(words) - n + 1):
+                part = " ".join(words[i:i + n]).lower()
+                out[part] = None
+                out[part.rstrip(".")] = None
+    return list(out)[:MAX_PHRASES]
+
+
+def held_names(question: str, index: ValueIndex) -> dict[str, list[str]]:
+    """Per source, the names the question writes (`names`) that it holds as values."""
+    held: dict[str, list[str]] = {}
+    for key, source, _, _ in index.lookup(names(question)):
+        held.setdefault(source, []).append(key)
+    return held
+
+
 def value_notes(question: str, index: ValueIndex, most: int = 3) -> dict[str, str]:
     """Per source, the values of it the question names, as a note for the LLM choosing among
     sources: `'Aberdeen' (airports.city)`."""
@@ -262,12 +291,14 @@ def _misplaced(statement: str, literals: list[str], places: dict[str, list[str]]
     return out
 
 
-_COMPARED = re.compile(r"(?<![?$\w])([A-Za-z_]\w*)[\"`\]]?\s*\)?\s*(?:=|<>|!=|:)\s*(?:\w+\(\s*)?$")
+_COMPARED = re.compile(r"(?<![?$\w])([A-Za-z_]\w*)[\"`\]]?\s*\)?\s*(?:=|<>|!=|:|\bCONTAINS\b|\bLIKE\b|"
+                       r"\b(?:STARTS|ENDS)\s+WITH\b)\s*(?:\w+\(\s*)?$", re.IGNORECASE)
 
 
 def _compared_field(statement: str, literal: str) -> str | None:
-    """The field a literal is compared with (`x.title = 'Up'`, `{title: 'Up'}`, `lower(city) = 'x'`),
-    lower-cased; None where the query compares a variable or the form is not one of these."""
+    """The field a literal is compared with (`x.title = 'Up'`, `{title: 'Up'}`, `lower(city) = 'x'`,
+    `lower(r.roles) CONTAINS 'x'`), lower-cased; None where the query compares a variable or the form
+    is not one of these."""
     for quote in ("'", '"'):
         at = statement.find(f"{quote}{literal}{quote}")
         if at >= 0 and (m := _COMPARED.search(statement[:at])):

@@ -12,6 +12,8 @@ from engine.generation.untrusted import inline, quoted
 from engine.native import periods
 from engine.native.conditions import both_at_once
 from engine.native.examples import Example
+from engine.native.writers.cypher_fixes import QUOTED as _QUOTED
+from engine.native.writers.cypher_fixes import patterns_into_match, subqueries_as_exists, wrong_ends
 from engine.native.writers.fitting import capped, fit, preferred, schema_room
 from engine.native.writers.summary import property_words, stem
 from local_stores.quoting import Unquotable
@@ -54,6 +56,9 @@ EXAMPLES = [
     Example(_BOOKS, "Who wrote a book together with Neil Gaiman?",
             "MATCH (a:Author)-[:WROTE]->(b:Book)<-[:WROTE]-(c:Author) WHERE lower(a.name) = 'neil gaiman' "
             "RETURN DISTINCT c.name"),
+    Example(_BOOKS, "Which books did Terry Pratchett write together with Neil Gaiman?",
+            "MATCH (a:Author)-[:WROTE]->(b:Book)<-[:WROTE]-(c:Author) WHERE lower(a.name) = 'terry pratchett' "
+            "AND lower(c.name) = 'neil gaiman' RETURN b.title"),
     Example(_BOOKS, "What is the average publication year of books by authors born after 1950?",
             "MATCH (a:Author)-[:WROTE]->(b:Book) WHERE a.born > 1950 RETURN avg(b.year) AS average_year"),
     Example(_BOOKS, "Which authors have not written any book?",
@@ -79,7 +84,6 @@ _START = re.compile(r"\b(MATCH|OPTIONAL\s+MATCH|UNWIND|WITH|RETURN)\b", re.IGNOR
 # Neo4j functions the model knows, and their Kùzu names
 _RENAMES = [(r"\btype\(", "label("), (r"\btoInteger\(", "to_int64("), (r"\btoFloat\(", "to_double("),
             (r"\btoString\(", "to_string(")]
-_QUOTED = re.compile(r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")  # a string literal (one group: split keeps it)
 # and back: Kùzu's spellings (the prompt's own `lower(p.name)`) as Neo4j's, which FalkorDB speaks too
 _NEO4J_RENAMES = [(r"(?<![\w.])lower\(", "toLower("), (r"(?<![\w.])upper\(", "toUpper("),
                   (r"\bto_int64\(", "toInteger("), (r"\bto_double\(", "toFloat("), (r"\bto_string\(", "toString(")]
@@ -171,9 +175,13 @@ def fix(query: str, source: Source) -> str:
     """Functions Kùzu and Neo4j name differently, spelt as the source's engine names them (FalkorDB
     and Neo4j servers speak Neo4j's Cypher); text inside quotes is left alone. A node compared with
     two values at once is matched once per value (`one_node_per_value`), a property named for a
-    relationship is read through it (`through_relationship`), and a label the graph lacks at an end of
-    a relationship that has one label there is that label (`mend_labels`)."""
+    relationship is read through it (`through_relationship`), a label the graph lacks at an end of
+    a relationship that has one label there is that label (`mend_labels`), a subquery inside `IN (…)`
+    is an `EXISTS { … }` and a pattern in WHERE that binds what the query uses joins the MATCH
+    (`cypher_fixes`)."""
     renames = _RENAMES if source.engine == "kuzu" else _NEO4J_RENAMES
+    query = subqueries_as_exists(query) or query
+    query = patterns_into_match(query) or query
     query = mend_labels(query, source)
     query = one_node_per_value(query) or query
     return _outside_quotes(through_relationship(query, source) or query, renames, re.IGNORECASE)
@@ -337,13 +345,19 @@ def check(statement: str, source: Source) -> str | None:
     itself; other engines (FalkorDB) give NULL for them, so they are named here. On every engine, a
     property named for what the graph holds as a relationship (`m.director`, with `DIRECTED`) is
     said to be that relationship: the engine's "no property director" alone leads a small model to
-    give the same query back."""
+    give the same query back; SQL written as Cypher, and a relationship matched between labels it
+    does not link (which engines answer with nothing, not an error), are said to be so too."""
     d = source.descriptor
     nodes, rels = d.get("nodes", {}), d.get("relationships", {})
     props = _property_names(d)
     bare = _QUOTED.sub("''", statement)
     if relationship := _relationship_named(bare, props, rels):
         return relationship
+    if _SQL.search(bare):
+        return ("Cypher has no SELECT … FROM and no subquery inside IN (…): put each pattern in MATCH, separated "
+                "by commas (MATCH (a:X)-[:R]->(m:Y), (b:X)-[:R]->(m)), and each condition in WHERE")
+    if wrong := wrong_ends(bare, nodes, rels):
+        return wrong
     if source.engine == "kuzu":
         return None
     if unknown := [label for label in _LABEL.findall(bare) if label not in nodes]:
@@ -367,6 +381,7 @@ def _relationship_named(bare: str, props: set[str], rels: dict) -> str | None:
 
 
 _NAME_STEM = 5
+_SQL = re.compile(r"\bSELECT\b[\s\S]*\bFROM\b|\bIN\s*\(\s*(?:MATCH|SELECT)\b", re.IGNORECASE)
 
 
 # -- Trove's own queries: what the source is about, the values it holds -----------------------------

@@ -13,7 +13,7 @@ from engine.native.examples import ExamplePicker, skeleton
 from engine.native.hits import as_hit, cell, verbalise
 from engine.native.kinds import open_store
 from engine.native.querying import QueryOutcome, write_and_run
-from engine.native.writers import cypher
+from engine.native.writers import cypher, cypher_fixes
 from local_stores.graph_store import GraphStore
 from local_stores.rdf_store import RdfStore
 from local_stores.table_store import TableStore
@@ -226,3 +226,93 @@ def test_schema_names_a_rewrite_writes_are_plain_identifiers_or_quoted():
     assert relabelled == "MATCH (r:`Film Maker`)-[:DIRECTED]->(m:Film) RETURN m.title"
     unquotable = "MATCH (r:Reader)-[:DIRECTED]->(m:Film) RETURN m.title"
     assert cypher.fix(unquotable, graph("Film`Maker", "DIRECTED")) == unquotable
+
+
+def test_a_subquery_inside_in_is_an_exists_on_the_movies_graph(movies):  # noqa: ANN001
+    """`m IN (MATCH … RETURN m)`, which Kùzu cannot parse, runs as `EXISTS { MATCH … }`: the compared
+    variable is the outer one, the subquery's others its own (renamed where the outer query uses them)."""
+    stores, source = movies
+    graph = open_store(source, stores)
+    copied = ("MATCH (p:Person)-[r:ACTED_IN]->(m:Movie) WHERE lower(p.name) = 'cuba gooding jr.' AND "
+              "m IN (MATCH (p:Person)-[r:ACTED_IN]->(m:Movie) RETURN m) RETURN m.title")
+    fixed = cypher.fix(copied, source)
+    assert "EXISTS { MATCH (p_2:Person)-[r_2:ACTED_IN]->(m:Movie) }" in fixed
+    assert {row[0] for row in graph.execute(graph.explain(fixed)).rows} == {
+        "A Few Good Men", "Jerry Maguire", "As Good as It Gets", "What Dreams May Come"}
+    both = ("MATCH (p:Person)-[:ACTED_IN]->(m:Movie) WHERE lower(p.name) = 'cuba gooding jr.' AND m IN "
+            "(MATCH (q:Person)-[:ACTED_IN]->(m:Movie) WHERE lower(q.name) = 'tom cruise' RETURN DISTINCT m) "
+            "RETURN m.title")
+    rows = graph.execute(graph.explain(cypher.fix(both, source))).rows
+    assert {row[0] for row in rows} == {"A Few Good Men", "Jerry Maguire"}
+    other = "MATCH (m:Movie) WHERE m IN (MATCH (p:Person)-[:ACTED_IN]->(x:Movie) RETURN x) RETURN m.title"
+    assert cypher_fixes.subqueries_as_exists(other) is None  # returns another thing than it is compared with
+    quoted = "MATCH (m:Movie) WHERE m.title = 'm IN (MATCH (x) RETURN m)' RETURN m.released"
+    assert cypher.fix(quoted, source) == quoted
+
+
+def test_a_pattern_in_where_that_binds_what_the_query_uses_joins_the_match(movies):  # noqa: ANN001
+    """"Which of the movies Rob Reiner directed has Kevin Bacon in the cast?" written with the cast as
+    a pattern among the conditions and a second WHERE: the pattern joins the MATCH and the query runs."""
+    stores, source = movies
+    graph = open_store(source, stores)
+    written = ("MATCH (p:Person)-[:DIRECTED]->(m:Movie) WHERE lower(p.name) = 'rob reiner' AND "
+               "(b:Person)-[:ACTED_IN]->(m) WHERE lower(b.name) = 'kevin bacon' RETURN m.title")
+    fixed = cypher.fix(written, source)
+    assert fixed == ("MATCH (p:Person)-[:DIRECTED]->(m:Movie), (b:Person)-[:ACTED_IN]->(m) WHERE "
+                     "lower(p.name) = 'rob reiner' AND lower(b.name) = 'kevin bacon' RETURN m.title")
+    assert graph.execute(graph.explain(fixed)).rows == [("A Few Good Men",)]
+    existence = "MATCH (p:Person)-[:DIRECTED]->(m:Movie) WHERE (m)<-[:ACTED_IN]-(:Person) RETURN m.title"
+    assert cypher.fix(existence, source) == existence  # a pattern that only asks whether: kept where it is
+    either = ("MATCH (p:Person)-[:DIRECTED]->(m:Movie) WHERE p.name = 'Rob Reiner' OR (b:Person)-[:ACTED_IN]->(m) "
+              "RETURN b.name")
+    assert cypher_fixes.patterns_into_match(either) is None  # under OR, moving it would change the question
+
+
+def test_a_relationship_between_labels_it_does_not_link_is_explained(movies):  # noqa: ANN001
+    """Kùzu plans `(p)-[:ACTED_IN]->(b:Person)` as an empty result in MATCH, and as true inside WHERE:
+    no error reaches the repair, so the check says what ACTED_IN links."""
+    stores, source = movies
+    graph = open_store(source, stores)
+    inside = "MATCH (p:Person)-[:DIRECTED]->(m:Movie) WHERE (p)-[:ACTED_IN]->(b:Person) RETURN m.title"
+    assert graph.execute(graph.explain(inside)).rows  # every directed movie, with no error
+    problem = cypher.check(inside, source)
+    assert problem is not None and problem.startswith(
+        "(:Person)-[:ACTED_IN]->(:Person) is not in this graph: ACTED_IN links (:Person) to (:Movie)")
+    assert cypher.check("MATCH (m:Movie)<-[:ACTED_IN]-(p:Person) RETURN p.name", source) is None
+    assert cypher.check("MATCH (m:Movie)-[:ACTED_IN]-(p:Person) RETURN p.name", source) is None
+    assert cypher.check("MATCH (m:Movie)-[:ACTED_IN]->(p:Person) RETURN p.name", source) is not None
+
+
+def test_sql_written_as_cypher_is_explained_to_the_repair(movies):  # noqa: ANN001
+    stores, source = movies
+    sql_like = ("MATCH (p:Person)-[:DIRECTED]->(m:Movie) WHERE m.title IN (SELECT title FROM Movie WHERE "
+                "lower(title) = 'forrest gump') RETURN p.name")
+    right = "MATCH (p:Person)-[:DIRECTED]->(m:Movie) WHERE lower(m.title) = 'the green mile' RETURN p.name"
+    outcome = write_and_run(ScriptedLLM([sql_like, right]), "Who directed The Green Mile?", source, stores)
+    assert outcome.ok and outcome.result.rows == [("Frank Darabont",)]
+    assert "Parser exception" in outcome.attempts[0].error
+    assert "Cypher has no SELECT … FROM" in outcome.attempts[0].error
+
+
+def test_a_name_searched_inside_another_field_is_sent_back_to_where_it_is_held(movies, tmp_path):  # noqa: ANN001
+    """"Which movies with Cuba Gooding Jr. also have Tom Cruise in them?" written as `lower(r.roles)
+    CONTAINS 'tom cruise'`: the empty result is sent back with where Tom Cruise is held, and the
+    name with its full stop ("Jr.") is linked before the first write."""
+    from engine.native import values
+    from local_stores.sqlite_db import Database
+    from local_stores.value_index import ValueIndex
+
+    stores, source = movies
+    held = ValueIndex(Database(tmp_path / "values.sqlite"))
+    values.refresh(held, [source], stores)
+    wrong = ("MATCH (p:Person)-[r:ACTED_IN]->(m:Movie) WHERE lower(p.name) = 'cuba gooding jr.' AND "
+             "lower(r.roles) CONTAINS 'tom cruise' RETURN m.title")
+    right = ("MATCH (p:Person)-[:ACTED_IN]->(m:Movie)<-[:ACTED_IN]-(q:Person) WHERE lower(p.name) = "
+             "'cuba gooding jr.' AND lower(q.name) = 'tom cruise' RETURN m.title")
+    llm = ScriptedLLM([wrong, right])
+    question = "Which movies with Cuba Gooding Jr. also have Tom Cruise in them?"
+    outcome = write_and_run(llm, question, source, stores, held=held)
+    assert outcome.ok and {row[0] for row in outcome.result.rows} == {"A Few Good Men", "Jerry Maguire"}
+    assert "'Tom Cruise' is held in Person.name" in outcome.attempts[0].error
+    first_turn = next(m["content"] for m in llm.sent[0] if m["role"] == "user" and "Question:" in m["content"])
+    assert "'Cuba Gooding Jr.' in Person.name" in first_turn

@@ -1,0 +1,161 @@
+"""Repairs of Cypher a small model writes in forms the engine refuses or reads as something else:
+a subquery inside `IN (…)`, a pattern in WHERE that binds what the rest of the query uses, and a
+relationship matched between labels it never links."""
+
+from __future__ import annotations
+
+import re
+
+QUOTED = re.compile(r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")  # a string literal (one group: split keeps it)
+_NODE = re.compile(r"\(\s*([A-Za-z_]\w*)\s*:\s*`?(\w+)`?")
+_VARIABLE = re.compile(r"[(\[]\s*([A-Za-z_]\w*)")
+
+
+def masked(query: str) -> str:
+    """The query with the text inside its quotes blanked, same length: positions found in it are
+    positions in the query, and nothing a user's value holds reads as syntax."""
+    return QUOTED.sub(lambda m: m.group(0)[0] + "_" * (len(m.group(0)) - 2) + m.group(0)[-1], query)
+
+
+def _closing(text: str, at: int) -> int | None:
+    """The index of the bracket closing the one at `at` (any of ( [ {), or None."""
+    depth = 0
+    for i in range(at, len(text)):
+        if text[i] in "([{":
+            depth += 1
+        elif text[i] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+def _renamed(text: str, bare: str, names: dict[str, str]) -> str:
+    """`text` with each variable of `names` renamed outside its quotes (`bare` is `text` masked)."""
+    for old, new in names.items():
+        spots = [m.start() for m in re.finditer(rf"(?<![.\w`]){re.escape(old)}\b", bare)]
+        for start in reversed(spots):
+            text = text[:start] + new + text[start + len(old):]
+            bare = bare[:start] + new + bare[start + len(old):]
+    return text
+
+
+def _free(name: str, taken: set[str]) -> str:
+    return next(n for n in (f"{name}_{i}" for i in range(2, 99)) if n not in taken)
+
+
+_IN_SUBQUERY = re.compile(r"\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s+IN\s*(\()\s*(?=MATCH\b)", re.IGNORECASE)
+_INNER = re.compile(r"MATCH\s+(.+?)(?:\s+WHERE\s+(.+?))?\s+RETURN\s+(?:DISTINCT\s+)?(.+?)\s*",
+                    re.IGNORECASE | re.DOTALL)
+
+
+def subqueries_as_exists(query: str) -> str | None:
+    """`m IN (MATCH (q:Person)-[:ACTED_IN]->(m:Movie) WHERE … RETURN m)`, which Kùzu cannot parse, as
+    `EXISTS { MATCH … }` with `m` the outer one and the subquery's other variables its own (renamed
+    where the outer query uses their names, as inside `IN (…)` they are new). None when the query
+    has no such subquery, or one that returns something else than what is compared."""
+    bare = masked(query)
+    found = _IN_SUBQUERY.search(bare)
+    if found is None or (end := _closing(bare, found.start(2))) is None:
+        return None
+    inner, inner_bare = query[found.start(2) + 1:end].strip(), bare[found.start(2) + 1:end].strip()
+    parts = _INNER.fullmatch(inner_bare)
+    compared = found.group(1)
+    if parts is None or " ".join(parts.group(3).split()) != compared:
+        return None
+    outer = set(_VARIABLE.findall(bare[:found.start()] + bare[end + 1:]))
+    own = set(_VARIABLE.findall(parts.group(1))) - {compared.split(".")[0]}
+    taken = outer | own
+    names = {v: _free(v, taken) for v in sorted(own & outer)}
+    where = f" WHERE {inner[parts.start(2):parts.end(2)]}" if parts.group(2) else ""
+    body = f"MATCH {inner[parts.start(1):parts.end(1)]}{where}"
+    body_bare = f"MATCH {parts.group(1)}" + (f" WHERE {parts.group(2)}" if parts.group(2) else "")
+    exists = f"EXISTS {{ {_renamed(body, body_bare, names)} }}"
+    return query[:found.start()] + exists + query[end + 1:]
+
+
+_SINGLE = re.compile(r"\s*MATCH\s+(.+?)\s+WHERE\s+(.+?)\s+(RETURN\s+.+)", re.IGNORECASE | re.DOTALL)
+_NODE_TEXT = r"\(\s*\w*\s*(?::[^()]*)?\)"
+_PATTERN = re.compile(rf"{_NODE_TEXT}(?:\s*<?-\[[^\]]*\]->?\s*{_NODE_TEXT})+")
+_JOINER = re.compile(r"\b(AND|WHERE|OR|XOR)\b", re.IGNORECASE)
+
+
+def patterns_into_match(query: str) -> str | None:
+    """`MATCH (p:Person)-[:DIRECTED]->(m:Movie) WHERE … AND (b:Person)-[:ACTED_IN]->(m) WHERE
+    lower(b.name) = '…' RETURN …`: a pattern among the WHERE conditions that binds a variable the rest
+    of the query uses (Kùzu keeps a pattern's variables inside it), or that a second WHERE follows (which
+    no engine parses), joins the MATCH, and the second WHERE is an AND. None when there is no such
+    pattern, or the query is not one MATCH, WHERE and RETURN joined by AND alone."""
+    bare = masked(query)
+    parts = _SINGLE.fullmatch(bare)
+    if parts is None or re.search(r"\b(?:MATCH|WITH|UNION|CALL)\b", parts.group(2) + parts.group(3), re.I):
+        return None
+    conditions, joiners = _split(query[parts.start(2):parts.end(2)], parts.group(2))
+    if conditions is None or any(j.upper() not in ("AND", "WHERE") for j in joiners):
+        return None
+    second_where = any(j.upper() == "WHERE" for j in joiners)
+    matched = set(_VARIABLE.findall(parts.group(1)))
+    moved, kept = [], []
+    for i, (text, text_bare) in enumerate(conditions):
+        if not _PATTERN.fullmatch(text_bare):
+            kept.append(text)
+            continue
+        rest = " ".join(b for j, (_, b) in enumerate(conditions) if j != i) + " " + parts.group(3)
+        binds = set(_VARIABLE.findall(text_bare)) - matched
+        if second_where or any(re.search(rf"(?<![.\w]){re.escape(v)}\b", rest) for v in binds):
+            moved.append(text)
+        else:
+            kept.append(text)
+    if not moved:
+        return None
+    match = ", ".join([query[parts.start(1):parts.end(1)], *moved])
+    where = f" WHERE {' AND '.join(kept)}" if kept else ""
+    return f"MATCH {match}{where} {query[parts.start(3):parts.end(3)]}"
+
+
+def _split(text: str, bare: str) -> tuple[list[tuple[str, str]] | None, list[str]]:
+    """The conditions of a WHERE clause at its top level (outside brackets) and the words joining them."""
+    depth, cuts, joiners = 0, [], []
+    i = 0
+    while i < len(bare):
+        if bare[i] in "([{":
+            depth += 1
+        elif bare[i] in ")]}":
+            depth -= 1
+        elif depth == 0 and (m := _JOINER.match(bare, i)) and (i == 0 or not bare[i - 1].isalnum()):
+            cuts.append((m.start(), m.end()))
+            joiners.append(m.group(1))
+            i = m.end()
+            continue
+        i += 1
+    if depth != 0:
+        return None, joiners
+    bounds = [0, *[x for cut in cuts for x in cut], len(bare)]
+    pieces = [(text[a:b].strip(), bare[a:b].strip()) for a, b in zip(bounds[::2], bounds[1::2], strict=True)]
+    return (None if any(not p for p, _ in pieces) else pieces), joiners
+
+
+_STEP = re.compile(r"\(\s*(\w*)\s*(?::\s*`?(\w+)`?)?[^()]*\)\s*(<?)-\[\s*\w*\s*:\s*`?(\w+)`?([^\]]*)\]-(>?)"
+                   r"\s*(?=\(\s*(\w*)\s*(?::\s*`?(\w+)`?)?)")
+
+
+def wrong_ends(bare: str, nodes: dict, rels: dict) -> str | None:
+    """What to say of a relationship matched between labels it does not link (`(p:Person)-[:ACTED_IN]->
+    (b:Person)` where ACTED_IN links Person to Movie): the engine finds nothing, or, inside WHERE,
+    everything, without an error."""
+    labels = dict(_NODE.findall(bare))
+    for left, left_label, back, rel, inside, forward, right, right_label in _STEP.findall(bare):
+        pairs = [tuple(pair) for pair in rels.get(rel, {}).get("pairs", [])]
+        a, b = left_label or labels.get(left), right_label or labels.get(right)
+        if not pairs or "|" in inside or a not in nodes or b not in nodes:
+            continue
+        wanted = [(a, b)] if forward and not back else [(b, a)] if back and not forward else [(a, b), (b, a)]
+        if any(pair in pairs for pair in wanted):
+            continue
+        start, end = wanted[0]
+        links = ", ".join(f"(:{x}) to (:{y})" for x, y in pairs)
+        x, y = pairs[0]
+        return (f"(:{start})-[:{rel}]->(:{end}) is not in this graph: {rel} links {links}. Match it from the "
+                f"node that has it, e.g. (a:{x})-[:{rel}]->(b:{y}), with a variable of its own where the query "
+                "already uses one for another node")
+    return None
