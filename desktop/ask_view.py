@@ -54,7 +54,8 @@ ROUTE_TIPS: dict[str, str] = {Decision.SOURCES: "one of your tables, graphs or R
               Decision.NAMED: "the question names this kind of file",
               Decision.FIRST_PERSON: "the question is about your own things, and this kind of file is near it",
               Decision.EMPTY_INDEX: "nothing is indexed yet",
-              Decision.FOLLOW_UP: "the question follows up an answer from this kind of source"}
+              Decision.FOLLOW_UP: "the question follows up an answer from this kind of source",
+              Decision.HELD: "the question names something only this kind of source holds"}
 
 
 def route_tip(router: str) -> str:

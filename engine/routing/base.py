@@ -22,6 +22,7 @@ class Decision(StrEnum):
     EVIDENCE = "evidence"  # text or structured, by which fits the question better
     NAMED = "named"  # the question names the kind of file
     FOLLOW_UP = "follow-up"  # the route of the query a follow-up refines
+    HELD = "held"  # the question writes a name only this route's sources hold
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.corpora import PARAGRAPH
+from engine.native import values
 from engine.retrieval.hybrid import HybridRetriever
 from engine.routing.base import Decision, Route, Router, RouteRequest
 from engine.routing.labels import LABELS, NATIVE
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from local_stores.corpus_store import CorpusStore
 
 OWN_LABELS = ("paragraph", "image", "clip", "video")  # searched for a first-person question routed to `none`
+MAX_HOLDERS = 2  # a name held by more sources than this is common (a country, a city), not a sign
 FIRST_PERSON = re.compile(r"\b(?:my|mine|me|i|i'm|i've|i'd|our|ours|we)\b", re.IGNORECASE)
 
 
@@ -49,9 +51,25 @@ class CheckedRouter:
         nearness = {label: s for label, s in self.native.nearness(vector).items() if label in available}
         request = RouteRequest(question, available, vector, nearness)
         routes = self.router.route(request)
-        if {route.label for route in routes} == {"none"} and FIRST_PERSON.search(question):
-            return self._own_things(request) or routes
+        if {route.label for route in routes} == {"none"}:
+            own = self._own_things(request) if FIRST_PERSON.search(question) else None
+            return own or self._holding(request) or routes
         return self._settled(request, routes)
+
+    def _holding(self, request: RouteRequest) -> list[Route] | None:
+        """A question routed to general knowledge that writes a name only one or two sources hold
+        ("Who wrote A Few Good Men?", a title in the movies graph): the routes of those sources. A
+        name many sources hold ("United States") is no sign the question is about one of them."""
+        held = values.held_names(request.question, self.native.value_index())
+        holders: dict[str, set[str]] = {}
+        for source, keys in held.items():
+            for key in keys:
+                holders.setdefault(key, set()).add(source)
+        distinctive = {source for sources in holders.values() if len(sources) <= MAX_HOLDERS for source in sources}
+        kinds = {src["name"]: src["kind"] for src in self.catalog.sources()}
+        labels = [label for label, source_kinds in NATIVE.items() if label in request.available
+                  and any(kinds.get(source) in source_kinds for source in distinctive)]
+        return [Route(label, 1.0, Decision.HELD) for label in labels] or None
 
     def _retriever(self) -> HybridRetriever:
         return HybridRetriever(self.store, self.models.embedder)

@@ -140,3 +140,28 @@ def test_a_question_that_names_a_video_is_not_answered_from_photos_nor_the_rever
     assert [r.label for r in photo] == ["region"]
     found = [Route("image", 0.9, "t")]  # the same medium: a find request keeps its photos
     assert named_kind(found, "Find the dog in my photo of the park.", available) == found
+
+
+def test_a_general_question_that_names_a_title_only_one_source_holds_goes_to_that_source(trove, tmp_path):  # noqa: ANN001
+    """"Who wrote A Few Good Men?" read as general knowledge was answered from a CISI abstract that
+    names a Guy R. Lyle; the title is a movie of the user's graph. A name three tables hold (a
+    country) is no sign the question is about any one of them."""
+    import shutil
+
+    from engine.native import values
+    from engine.routing.base import Decision
+    from tests.conftest import shared_path
+
+    folder = tmp_path / "files"
+    folder.mkdir()
+    shutil.copy(shared_path("eval", "cypher", "movies", "movies.cypher"), folder / "movies.cypher")
+    for name in ("csv__203-csv__566.csv", "csv__203-csv__585.csv", "csv__203-csv__617.csv"):  # a cell "United States"
+        shutil.copy(shared_path("eval", "tables", "wtq", "csv", name), folder / name)
+    trove.index([folder])
+    trove.routing.router = _NoneRouter()
+    routes = trove.routing.route("Who wrote A Few Good Men?")
+    assert [(r.label, r.router) for r in routes] == [("graph", Decision.HELD)]
+    common = "Who is the president of the United States?"
+    assert len(values.held_names(common, trove.native.value_index())) == 3  # held, by three tables
+    assert [r.label for r in trove.routing.route(common)] == ["none"]
+    assert [r.label for r in trove.routing.route("Who painted the Mona Lisa?")] == ["none"]
