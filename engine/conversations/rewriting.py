@@ -10,6 +10,7 @@ is not used: the question is then answered as typed."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.conversations.turns import Turn
@@ -17,6 +18,7 @@ from engine.generation.answer import content_words, strip_citations
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline
 from engine.locators import source_name
+from engine.native.querying import file_clause
 
 if TYPE_CHECKING:
     from engine.runtimes.llm import ChatModel
@@ -129,7 +131,50 @@ def standalone(llm: ChatModel, question: str, turns: list[Turn], budget: Budget 
     reply = llm.chat([{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}],
                      max_tokens=REPLY_TOKENS)
     rewrite = _first_line(reply)
+    if (swapped := in_place_of(question, turns[-1].asked_as)) is not None and not replaces(rewrite, swapped):
+        return swapped.question  # "…in the Ethiopian accident, and in the Lion Air crash?" asks both
     return rewrite if accepted(rewrite, question, history) else question
+
+
+_PREPOSITIONS = r"in|on|at|for|from|by|with|during|of|about|to"
+_ELLIPSIS = re.compile(rf"^\s*(?:and|or|what about|how about)\s+({_PREPOSITIONS})\s+(.+?)\s*\??\s*$", re.I)
+
+
+@dataclass(frozen=True)
+class Swap:
+    question: str  # the last question with the follow-up's phrase in place of its own
+    old: str  # what the follow-up replaces ("the Ethiopian Airlines Flight 302 accident")
+    new: str  # what it replaces it with ("the Lion Air crash")
+
+
+def in_place_of(question: str, last: str) -> Swap | None:
+    """"and in the Lion Air crash?" after "…how many people died in the Ethiopian Airlines Flight 302
+    accident?": the last question with the follow-up's phrase in place of the one it led with the same
+    word ("in"). None unless the follow-up is only such a phrase and the last question (past the clause
+    naming its file) has exactly one phrase led by that word."""
+    asked = _ELLIPSIS.match(question)
+    if asked is None:
+        return None
+    word, new = asked.group(1).lower(), asked.group(2)
+    clause = file_clause(last)
+    body = last[len(clause):]
+    spots = list(re.finditer(rf"\b{word}\s+([^,?;]+?)(?=\s*(?:[,?;.]|$|\b(?:{_PREPOSITIONS})\b))", body, re.I))
+    if len(spots) != 1 or spots[0].group(1).lower() == new.lower():
+        return None
+    start, end = spots[0].span(1)
+    if named := _NAME_RUN.match(body, start):  # "in Charlotte has the most…": the name, not the verb after it
+        end = named.end()
+    return Swap(clause + body[:start] + new + body[end:], body[start:end], new)
+
+
+_NAME_RUN = re.compile(r"[A-Z0-9][\w'’.-]*(?:\s+(?:(?:of|the|and|de|la|le|van|von)\s+)*[A-Z0-9][\w'’.-]*)*")
+
+
+def replaces(rewrite: str, swap: Swap) -> bool:
+    """Whether a rewrite asks about the follow-up's thing instead of the last one's: it names the new
+    one and no longer the old one."""
+    folded = rewrite.lower()
+    return swap.new.lower() in folded and swap.old.lower() not in folded
 
 
 def history_text(turns: list[Turn], budget: Budget, max_tokens: int = HISTORY_TOKENS) -> str:

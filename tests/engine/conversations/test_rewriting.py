@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.conversations.rewriting import accepted, history_text, refers_back, standalone
+from engine.conversations.rewriting import accepted, history_text, in_place_of, refers_back, standalone
 from engine.conversations.turns import Turn
 from engine.generation.budget import Budget
 from engine.result import AskResult, Citation
@@ -65,3 +65,22 @@ def test_a_long_conversation_keeps_its_latest_turns_within_the_budget():
     text = history_text(turns, budget, max_tokens=700)
     assert budget.count(text) <= 700
     assert "Question number 49" in text and "Question number 0 " not in text
+
+
+def test_and_in_a_new_thing_asks_about_it_in_place_of_the_last_one():
+    """"and in the Lion Air crash?" rewritten as the last question with the follow-up appended (asking
+    both, answered "157 … and 157") is asked with the Lion Air crash in place of the Ethiopian one;
+    a rewrite that already swaps them is kept."""
+    last = ("In the FAA's proposed airworthiness directive for the Boeing 737 MAX, how many people died in the "
+            "Ethiopian Airlines Flight 302 accident?")
+    turns = [_turn(last, "157 people died [1].", "/files/federal-register-2020-17221.pdf")]
+    appended = last[:-1] + ", and in the Lion Air crash?"
+    assert standalone(ScriptedLLM([appended]), "and in the Lion Air crash?", turns) == (
+        "In the FAA's proposed airworthiness directive for the Boeing 737 MAX, how many people died in the "
+        "Lion Air crash?")
+    good = "How many people died in the Lion Air crash, according to the FAA's airworthiness directive?"
+    assert standalone(ScriptedLLM([good]), "and in the Lion Air crash?", turns) == good
+    swap = in_place_of("and in Winston-Salem?", "Which hospital in Charlotte has the most operating rooms?")
+    assert swap is not None and swap.question == "Which hospital in Winston-Salem has the most operating rooms?"
+    assert in_place_of("and in April?", "Which hospital in Charlotte is in the list of 2024?") is None  # two "in"
+    assert in_place_of("and the deposit?", "In my lease, what is the monthly rent?") is None  # no phrase led by a word
