@@ -220,4 +220,12 @@ def accepted(rewrite: str, question: str, history: str) -> bool:
     known = {w[:5] for w in content_words(source)}
     new = [w for w in content_words(rewrite) if w[:5] not in known]
     names = {w.lower() for w in _INNER_NAME.findall(rewrite)}
-    return len(new) <= NEW_WORDS and not names & set(new)
+    return len(new) <= NEW_WORDS and not names & set(new) and keeps_the_follow_up(rewrite, question)
+
+
+def keeps_the_follow_up(rewrite: str, question: str) -> bool:
+    """Whether a rewrite still asks what the follow-up asks: it holds at least half of the follow-up's
+    own content words ("work-hours", "sensor", "test"), not only the last question given back."""
+    own = {w[:5] for w in content_words(question) if not _REFERRING.fullmatch(w)}
+    kept = {w[:5] for w in content_words(rewrite)}
+    return not own or len(own & kept) * 2 >= len(own)

@@ -84,3 +84,14 @@ def test_and_in_a_new_thing_asks_about_it_in_place_of_the_last_one():
     assert swap is not None and swap.question == "Which hospital in Winston-Salem has the most operating rooms?"
     assert in_place_of("and in April?", "Which hospital in Charlotte is in the list of 2024?") is None  # two "in"
     assert in_place_of("and the deposit?", "In my lease, what is the monthly rent?") is None  # no phrase led by a word
+
+
+def test_a_rewrite_that_gives_the_last_question_back_is_not_used():
+    """"How many work-hours does it estimate for the AOA sensor system test?" rewritten as the turn
+    before ("When did the FAA issue its emergency AD after the Lion Air crash?"): asked as typed."""
+    last = "When did the FAA issue its emergency AD after the Lion Air crash?"
+    turns = [_turn(last, "On November 7, 2018 [1].", "/files/federal-register-2020-17221.pdf")]
+    question = "How many work-hours does it estimate for the AOA sensor system test?"
+    assert standalone(ScriptedLLM([last]), question, turns) == question
+    whole = "How many work-hours does the FAA's AD estimate for the AOA sensor system test?"
+    assert standalone(ScriptedLLM([whole]), question, turns) == whole
