@@ -12,8 +12,10 @@ from engine.generation.untrusted import inline, quoted
 from engine.native import periods
 from engine.native.conditions import both_at_once
 from engine.native.examples import Example
+from engine.native.writers.cypher_fixes import NODE as _NODE
 from engine.native.writers.cypher_fixes import QUOTED as _QUOTED
-from engine.native.writers.cypher_fixes import patterns_into_match, subqueries_as_exists, wrong_ends
+from engine.native.writers.cypher_fixes import VARIABLE as _VARIABLE
+from engine.native.writers.cypher_fixes import free, patterns_into_match, subqueries_as_exists, wrong_ends
 from engine.native.writers.fitting import capped, fit, preferred, schema_room
 from engine.native.writers.summary import property_words, stem
 from local_stores.quoting import Unquotable
@@ -264,7 +266,6 @@ def mend_labels(query: str, source: Source) -> str:
     return _outside_quotes(query, substitutions)
 
 
-_NODE = re.compile(r"\(\s*([A-Za-z_]\w*)\s*:\s*`?(\w+)`?")
 _EDGE = re.compile(r"\(\s*([A-Za-z_]\w*)[^()]*\)\s*<?-\[\s*([A-Za-z_]\w*)\s*:[^\]]*\]->?\s*\(\s*([A-Za-z_]\w*)")
 
 
@@ -289,7 +290,7 @@ def through_relationship(query: str, source: Source) -> str | None:
         if node is None or not nodes.get(far, {}).get("key"):
             continue
         taken = set(_VARIABLE.findall(bare))
-        other = next(n for n in (prop.lower(), *(f"{prop.lower()}_{i}" for i in range(2, 99))) if n not in taken)
+        other = prop.lower() if prop.lower() not in taken else free(prop.lower(), taken)
         try:
             far_label, rel_type, key = _written(far), _written(rel), _written(nodes[far]["key"])
         except Unquotable:
@@ -311,7 +312,6 @@ def _node_of(var: str, bare: str, labels: dict[str, str], ends: tuple[str, str])
 
 
 _VAR_PROPERTY = re.compile(r"\b([A-Za-z_]\w*)\.`?([A-Za-z_]\w*)`?")
-_VARIABLE = re.compile(r"[(\[]\s*([A-Za-z_]\w*)")
 
 
 def _relationship_of(prop: str, props: set[str], rels: dict) -> tuple[str, tuple[str, str]] | None:

@@ -6,28 +6,17 @@ from __future__ import annotations
 
 import re
 
+from engine.native.writers.sparql_fixes import closing
+
 QUOTED = re.compile(r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")  # a string literal (one group: split keeps it)
-_NODE = re.compile(r"\(\s*([A-Za-z_]\w*)\s*:\s*`?(\w+)`?")
-_VARIABLE = re.compile(r"[(\[]\s*([A-Za-z_]\w*)")
+NODE = re.compile(r"\(\s*([A-Za-z_]\w*)\s*:\s*`?(\w+)`?")  # a node's variable and its label
+VARIABLE = re.compile(r"[(\[]\s*([A-Za-z_]\w*)")  # a node's or relationship's variable
 
 
 def masked(query: str) -> str:
     """The query with the text inside its quotes blanked, same length: positions found in it are
     positions in the query, and nothing a user's value holds reads as syntax."""
     return QUOTED.sub(lambda m: m.group(0)[0] + "_" * (len(m.group(0)) - 2) + m.group(0)[-1], query)
-
-
-def _closing(text: str, at: int) -> int | None:
-    """The index of the bracket closing the one at `at` (any of ( [ {), or None."""
-    depth = 0
-    for i in range(at, len(text)):
-        if text[i] in "([{":
-            depth += 1
-        elif text[i] in ")]}":
-            depth -= 1
-            if depth == 0:
-                return i
-    return None
 
 
 def _renamed(text: str, bare: str, names: dict[str, str]) -> str:
@@ -40,7 +29,7 @@ def _renamed(text: str, bare: str, names: dict[str, str]) -> str:
     return text
 
 
-def _free(name: str, taken: set[str]) -> str:
+def free(name: str, taken: set[str]) -> str:
     return next(n for n in (f"{name}_{i}" for i in range(2, 99)) if n not in taken)
 
 
@@ -56,17 +45,17 @@ def subqueries_as_exists(query: str) -> str | None:
     has no such subquery, or one that returns something else than what is compared."""
     bare = masked(query)
     found = _IN_SUBQUERY.search(bare)
-    if found is None or (end := _closing(bare, found.start(2))) is None:
+    if found is None or (end := closing(bare, found.start(2))) < 0:
         return None
     inner, inner_bare = query[found.start(2) + 1:end].strip(), bare[found.start(2) + 1:end].strip()
     parts = _INNER.fullmatch(inner_bare)
     compared = found.group(1)
     if parts is None or " ".join(parts.group(3).split()) != compared:
         return None
-    outer = set(_VARIABLE.findall(bare[:found.start()] + bare[end + 1:]))
-    own = set(_VARIABLE.findall(parts.group(1))) - {compared.split(".")[0]}
+    outer = set(VARIABLE.findall(bare[:found.start()] + bare[end + 1:]))
+    own = set(VARIABLE.findall(parts.group(1))) - {compared.split(".")[0]}
     taken = outer | own
-    names = {v: _free(v, taken) for v in sorted(own & outer)}
+    names = {v: free(v, taken) for v in sorted(own & outer)}
     where = f" WHERE {inner[parts.start(2):parts.end(2)]}" if parts.group(2) else ""
     body = f"MATCH {inner[parts.start(1):parts.end(1)]}{where}"
     body_bare = f"MATCH {parts.group(1)}" + (f" WHERE {parts.group(2)}" if parts.group(2) else "")
@@ -94,14 +83,14 @@ def patterns_into_match(query: str) -> str | None:
     if conditions is None or any(j.upper() not in ("AND", "WHERE") for j in joiners):
         return None
     second_where = any(j.upper() == "WHERE" for j in joiners)
-    matched = set(_VARIABLE.findall(parts.group(1)))
+    matched = set(VARIABLE.findall(parts.group(1)))
     moved, kept = [], []
     for i, (text, text_bare) in enumerate(conditions):
         if not _PATTERN.fullmatch(text_bare):
             kept.append(text)
             continue
         rest = " ".join(b for j, (_, b) in enumerate(conditions) if j != i) + " " + parts.group(3)
-        binds = set(_VARIABLE.findall(text_bare)) - matched
+        binds = set(VARIABLE.findall(text_bare)) - matched
         if second_where or any(re.search(rf"(?<![.\w]){re.escape(v)}\b", rest) for v in binds):
             moved.append(text)
         else:
@@ -143,7 +132,7 @@ def wrong_ends(bare: str, nodes: dict, rels: dict) -> str | None:
     """What to say of a relationship matched between labels it does not link (`(p:Person)-[:ACTED_IN]->
     (b:Person)` where ACTED_IN links Person to Movie): the engine finds nothing, or, inside WHERE,
     everything, without an error."""
-    labels = dict(_NODE.findall(bare))
+    labels = dict(NODE.findall(bare))
     for left, left_label, back, rel, inside, forward, right, right_label in _STEP.findall(bare):
         pairs = [tuple(pair) for pair in rels.get(rel, {}).get("pairs", [])]
         a, b = left_label or labels.get(left), right_label or labels.get(right)
