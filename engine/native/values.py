@@ -155,13 +155,10 @@ def refresh(index: ValueIndex, sources: list[Source], stores: Stores) -> int:
 def source_evidence(question: str, index: ValueIndex) -> dict[str, float]:
     """Per source, how strongly the question names values it holds: each phrase found counts its
     words, weighted by how few sources hold it (a phrase every source holds counts nothing)."""
-    found = index.lookup(phrases(question))
-    if not found:
+    holders = held_by(phrases(question), index)
+    if not holders:
         return {}
     total = max(index.sources(), 2)
-    holders: dict[str, set[str]] = {}
-    for key, source, _, _ in found:
-        holders.setdefault(key, set()).add(source)
     out: dict[str, float] = {}
     for key, sources in holders.items():
         weight = len(key.split()) * math.log(total / len(sources)) / math.log(total)
@@ -191,12 +188,12 @@ def names(question: str) -> list[str]:
     return list(out)[:MAX_PHRASES]
 
 
-def held_names(question: str, index: ValueIndex) -> dict[str, list[str]]:
-    """Per source, the names the question writes (`names`) that it holds as values."""
-    held: dict[str, list[str]] = {}
-    for key, source, _, _ in index.lookup(names(question)):
-        held.setdefault(source, []).append(key)
-    return held
+def held_by(keys: list[str], index: ValueIndex) -> dict[str, set[str]]:
+    """Per key (a lower-cased phrase) held as a value, the sources that hold it."""
+    holders: dict[str, set[str]] = {}
+    for key, source, _, _ in index.lookup(keys):
+        holders.setdefault(key, set()).add(source)
+    return holders
 
 
 def value_notes(question: str, index: ValueIndex, most: int = 3) -> dict[str, str]:

@@ -60,11 +60,7 @@ class CheckedRouter:
         """A question routed to general knowledge that writes a name only one or two sources hold
         ("Who wrote A Few Good Men?", a title in the movies graph): the routes of those sources. A
         name many sources hold ("United States") is no sign the question is about one of them."""
-        held = values.held_names(request.question, self.native.value_index())
-        holders: dict[str, set[str]] = {}
-        for source, keys in held.items():
-            for key in keys:
-                holders.setdefault(key, set()).add(source)
+        holders = values.held_by(values.names(request.question), self.native.value_index())
         distinctive = {source for sources in holders.values() if len(sources) <= MAX_HOLDERS for source in sources}
         kinds = {src["name"]: src["kind"] for src in self.catalog.sources()}
         labels = [label for label, source_kinds in NATIVE.items() if label in request.available

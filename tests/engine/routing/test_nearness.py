@@ -162,6 +162,6 @@ def test_a_general_question_that_names_a_title_only_one_source_holds_goes_to_tha
     routes = trove.routing.route("Who wrote A Few Good Men?")
     assert [(r.label, r.router) for r in routes] == [("graph", Decision.HELD)]
     common = "Who is the president of the United States?"
-    assert len(values.held_names(common, trove.native.value_index())) == 3  # held, by three tables
+    assert len(values.held_by(values.names(common), trove.native.value_index())["united states"]) == 3  # 3 tables
     assert [r.label for r in trove.routing.route(common)] == ["none"]
     assert [r.label for r in trove.routing.route("Who painted the Mona Lisa?")] == ["none"]
