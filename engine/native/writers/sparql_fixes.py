@@ -272,18 +272,27 @@ def same_local(known: str, wanted: str) -> bool:
 def mend_classes(query: str, source: Source) -> str:
     """A class the data lacks, written where one class of the data has its name in another namespace
     or case (`battle:Battle` for `ontop:battle`), as that class: it cannot be meant otherwise."""
-    classes, _, complete = known_names(source)
+    def mended(m: re.Match, iri: str, classes: set[str]) -> str:
+        namesakes = [c for c in classes if same_local(c, iri)]
+        return m.group(0)[:m.start(1) - m.start(0)] + f"<{namesakes[0]}>" if len(namesakes) == 1 else m.group(0)
+    return _unknown_mended(query, source, _CLASS_AFTER_A, 1, mended, classes=True)
+
+
+def _unknown_mended(query: str, source: Source, pattern: re.Pattern, group: int,
+                    mend: Callable[[re.Match, str, set[str]], str], classes: bool) -> str:
+    """The query with each match of `pattern` whose IRI (its `group`, expanded) is none of the data's
+    classes (`classes`) or predicates written as `mend` gives it (the match, the IRI, the known
+    names); unchanged when the data's names are not all known."""
+    known_classes, predicates, complete = known_names(source)
     if not complete:
         return query
+    known = known_classes if classes else predicates
     prefixes = source.descriptor.get("prefixes", {})
 
     def mended(m: re.Match) -> str:
-        iri = expand(m.group(1), query, prefixes)
-        if iri is None or iri in classes:
-            return m.group(0)
-        namesakes = [c for c in classes if same_local(c, iri)]
-        return m.group(0)[:m.start(1) - m.start(0)] + f"<{namesakes[0]}>" if len(namesakes) == 1 else m.group(0)
-    return _CLASS_AFTER_A.sub(mended, query)
+        iri = expand(m.group(group), query, prefixes)
+        return m.group(0) if iri is None or iri in known else mend(m, iri, known)
+    return pattern.sub(mended, query)
 
 
 _CLASS_AFTER_A = re.compile(r"(?<=[\s;])a\s+((?:[A-Za-z_][\w-]*)?:[A-Za-z_][\w-]*|<[^<>\s]+>)")
@@ -339,15 +348,7 @@ def follow_links(query: str, source: Source) -> str:
 def without_self_links(query: str, source: Source) -> str:
     """`?conductor conductor:ref-conductor_id ?conductor .`: a pattern that links a thing to itself by a
     predicate the data does not have matches nothing and says nothing; it is left out."""
-    _, predicates, complete = known_names(source)
-    if not complete:
-        return query
-    prefixes = source.descriptor.get("prefixes", {})
-
-    def dropped(m: re.Match) -> str:
-        iri = expand(m.group(2), query, prefixes)
-        return "" if iri is not None and iri not in predicates else m.group(0)
-    return _SELF_LINK.sub(dropped, query)
+    return _unknown_mended(query, source, _SELF_LINK, 2, lambda m, iri, known: "", classes=False)
 
 
 _SELF_LINK = re.compile(r"[?$](\w+)\s+(<[^<>\s]+>|[A-Za-z_][\w-]*:[\w-]+)\s+[?$]\1\b\s*\.[ \t]*\n?")
