@@ -179,11 +179,18 @@ def general(llm: ChatModel, question: str, max_tokens: int = 160,
 
 
 def generate(llm: ChatModel, question: str, evidence: list[Evidence], max_tokens: int = 320,
-             on_token: Callable[[str], None] | None = None) -> Draft:
-    """The cited answer from the numbered evidence, its prompt fitted to the model's context."""
+             on_token: Callable[[str], None] | None = None, closer: list[Evidence] | None = None) -> Draft:
+    """The cited answer from the numbered evidence, its prompt fitted to the model's context. Where
+    the model says the evidence does not answer, `closer` (the lines of the items that hold what the
+    question asks with: generation.focus) is read once more, alone."""
     raw = llm.chat(build_messages(question, evidence, Budget.of(llm), max_tokens), max_tokens=max_tokens,
                    on_token=on_token)
-    return gate(finalise(raw, evidence, question), lambda: extract(llm, question, evidence, max_tokens))
+    draft = finalise(raw, evidence, question)
+    if not draft.answered and not draft.dropped and closer:
+        again = finalise(llm.chat(build_messages(question, closer, Budget.of(llm), max_tokens),
+                                  max_tokens=max_tokens), evidence, question)  # backed by the whole items
+        draft = again if again.answered else draft
+    return gate(draft, lambda: extract(llm, question, evidence, max_tokens))
 
 
 EXTRACT_PROMPT = f"""Answer the question by quoting the numbered evidence. Write one or two short \
@@ -371,6 +378,18 @@ def _append_citation(sentence: str, n: int) -> str:
 
 def content_words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(_CITE.sub("", text))} - _STOP
+
+
+def stems(words: set[str]) -> set[str]:
+    """Words cut to their first five letters: "cancel" and "cancellation" are one."""
+    return {w[:5] for w in words}
+
+
+def question_names(question: str) -> list[str]:
+    """The names (capitalised words after the first) and numbers a question writes."""
+    first = _NAME.match(question.lstrip())
+    names = [m.group(0) for m in _NAME.finditer(question.lstrip()) if first is None or m.start() > 0]
+    return list(dict.fromkeys(names + sorted(_numbers(question))))
 
 
 def _numbers(text: str) -> set[str]:

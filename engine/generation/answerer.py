@@ -16,6 +16,7 @@ from engine.corpora import PARAGRAPH
 from engine.generation import answer as answering
 from engine.generation import finding
 from engine.generation.evidence import Evidence, MomentEvidence, QueryEvidence, RegionEvidence, pack
+from engine.generation.focus import focused
 from engine.generation.untrusted import inline
 from engine.grounding import counting, reading
 from engine.locators import image_file, source_name
@@ -43,6 +44,7 @@ _QUESTION = re.compile(r"^\s*(?:who|what|when|where|which|why|how|is|are|was|wer
 _WHEN = re.compile(r"^\s*(?:(?:in|on|during)\b[^,?]{0,120},\s*)?(when|at what (point|time|moment|second|minute)|"
                    r"what (time|minute|second)|how (far|long) into|which (moment|part|scene|clip))\b", re.IGNORECASE)
 PHOTO_KINDS = ("region", "image")  # evidence a vision-language model looks at
+TEXTS = ("paragraph", "document")  # evidence a closer look may cut to its lines
 
 
 class Answerer:
@@ -135,7 +137,8 @@ class Answerer:
             except (ValueError, RuntimeError) as exc:  # the photo and prompt overflow its context: text answers
                 log.warning("the VLM could not look at the photo, answered from the text: %s", exc)
         llm = self.models.llm
-        return answering.generate(llm, question, evidence, self.settings.answer_max_tokens, on_token), llm.name
+        closer = focused(question, [e for e in evidence if e.kind in TEXTS])
+        return answering.generate(llm, question, evidence, self.settings.answer_max_tokens, on_token, closer), llm.name
 
     def _read(self, question: str, evidence: list[Evidence]) -> answering.Draft | None:
         """The text the OCR read in the photo, quoted, when no vision-language model is installed to

@@ -20,6 +20,7 @@ from engine.generation.untrusted import inline, neutralise
 from engine.native.kinds import open_store
 from engine.native.sources import Source, Stores
 from engine.native.writers import writer_for
+from engine.native.writers.cypher_fixes import NODE, masked
 from engine.native.writers.sql import PART_SEPARATORS
 from local_stores.native_store import NativeStore
 from local_stores.results import QueryError
@@ -244,7 +245,7 @@ def check_literals(statement: str, source: Source, stores: Stores, timeout_s: fl
     return LiteralCheck(absent, _misplaced(statement, literals, places, source))
 
 
-_FOLDED = r"(?:lower|tolower|lcase|upper|toupper|ucase)\s*\([^()]*\)\s*=\s*"
+_FOLDED = r"(?:lower|tolower|lcase|upper|toupper|ucase)\s*\((?:[^()]|\([^()]*\))*\)\s*=\s*"  # lcase(str(?n)) too
 
 
 def recase(statement: str, source: Source, stores: Stores, timeout_s: float = 3.0,
@@ -265,41 +266,52 @@ def recase(statement: str, source: Source, stores: Stores, timeout_s: float = 3.
             continue
         for quote in ("'", '"'):
             written = f"{quote}{literal}{quote}"
-            folded = re.search(_FOLDED + re.escape(written), statement, re.IGNORECASE)
-            if folded:
-                function = folded.group(0).split("(")[0].strip().lower()
-                fold = str.upper if function in ("upper", "toupper", "ucase") else str.lower
-                statement = statement.replace(folded.group(0), folded.group(0)[:-len(written)]
-                                              + f"{quote}{fold(literal)}{quote}")
+            if re.search(_FOLDED + re.escape(written), statement, re.IGNORECASE):
+                statement = re.sub(_FOLDED + re.escape(written), _folded, statement, flags=re.IGNORECASE)
             elif len(held_as := spellings.get(literal.strip().lower(), set())) == 1 and literal not in held_as:
                 statement = statement.replace(written, f"{quote}{next(iter(held_as))}{quote}")
     return statement
 
 
+def _folded(comparison: re.Match[str]) -> str:
+    """`lower(x) = 'Utrecht'` as `lower(x) = 'utrecht'` (upper-cased for the upper functions)."""
+    text = comparison.group(0)
+    opened = text.rindex(text[-1], 0, len(text) - 1)  # the literal's opening quote
+    fold = str.upper if text.split("(")[0].strip().lower() in ("upper", "toupper", "ucase") else str.lower
+    return text[:opened + 1] + fold(text[opened + 1:-1]) + text[-1]
+
+
 def _misplaced(statement: str, literals: list[str], places: dict[str, list[str]], source: Source) -> list[ValueMatch]:
     named = {w.lower() for w in re.findall(r"\w+", statement)}
+    labels = {v: label.lower() for v, label in NODE.findall(masked(statement))} if source.language == "cypher" else {}
     out = []
-    for literal in literals:
-        fields = [_field(place) for place in places.get(literal.strip().lower(), [])]
+    for literal in {t.strip().lower(): t for t in reversed(literals)}.values():  # 'Utrecht' and 'utrecht': once
+        held_at = places.get(literal.strip().lower(), [])
+        fields = [_field(place) for place in held_at]
         compared = _compared_field(statement, literal)
-        if fields and (compared not in fields if compared else not named & set(fields)):
-            out.append(ValueMatch(literal, literal, writer_for(source.language).place_name(
-                places[literal.strip().lower()][0], source)))
+        if compared and compared[0] in labels:  # `p.name` of a (p:Person): held in Person.name, not Place.name
+            elsewhere = f"{labels[compared[0]]}.{compared[1]}" not in {p.lower() for p in held_at}
+        else:
+            elsewhere = compared[1] not in fields if compared else not named & set(fields)
+        if fields and elsewhere:  # the places with the field it compared first: `p.name` meant a Place's name
+            held_at = sorted(held_at, key=lambda p: compared is None or _field(p) != compared[1])
+            named_at = dict.fromkeys(writer_for(source.language).place_name(p, source) for p in held_at)
+            out.append(ValueMatch(literal, literal, " and ".join(list(named_at)[:3])))
     return out
 
 
-_COMPARED = re.compile(r"(?<![?$\w])([A-Za-z_]\w*)[\"`\]]?\s*\)?\s*(?:=|<>|!=|:|\bCONTAINS\b|\bLIKE\b|"
-                       r"\b(?:STARTS|ENDS)\s+WITH\b)\s*(?:\w+\(\s*)?$", re.IGNORECASE)
+_COMPARED = re.compile(r"(?<![?$\w])(?:([A-Za-z_]\w*)\.)?([A-Za-z_]\w*)[\"`\]]?\s*\)?\s*(?:=|<>|!=|:|\bCONTAINS\b|"
+                       r"\bLIKE\b|\b(?:STARTS|ENDS)\s+WITH\b)\s*(?:\w+\(\s*)?$", re.IGNORECASE)
 
 
-def _compared_field(statement: str, literal: str) -> str | None:
-    """The field a literal is compared with (`x.title = 'Up'`, `{title: 'Up'}`, `lower(city) = 'x'`,
-    `lower(r.roles) CONTAINS 'x'`), lower-cased; None where the query compares a variable or the form
-    is not one of these."""
+def _compared_field(statement: str, literal: str) -> tuple[str, str] | None:
+    """The variable (or table; "" when none is written) and field a literal is compared with
+    (`x.title = 'Up'`, `{title: 'Up'}`, `lower(city) = 'x'`, `lower(r.roles) CONTAINS 'x'`), the
+    field lower-cased; None where the query compares a variable or the form is not one of these."""
     for quote in ("'", '"'):
         at = statement.find(f"{quote}{literal}{quote}")
         if at >= 0 and (m := _COMPARED.search(statement[:at])):
-            return m.group(1).lower()
+            return m.group(1) or "", m.group(2).lower()
     return None
 
 

@@ -13,6 +13,7 @@ from engine.native import values
 from engine.retrieval.hybrid import HybridRetriever
 from engine.routing.base import Decision, Route, Router, RouteRequest
 from engine.routing.labels import LABELS, NATIVE
+from engine.routing.llm_router import LLMRouter
 from engine.routing.nearness import by_evidence, named_kind, named_label
 
 if TYPE_CHECKING:
@@ -25,6 +26,11 @@ if TYPE_CHECKING:
 OWN_LABELS = ("paragraph", "image", "clip", "video")  # searched for a first-person question routed to `none`
 MAX_HOLDERS = 2  # a name held by more sources than this is common (a country, a city), not a sign
 FIRST_PERSON = re.compile(r"\b(?:my|mine|me|i|i'm|i've|i'd|our|ours|we)\b", re.IGNORECASE)
+
+
+def _unsure(routes: list[Route]) -> bool:
+    """Routes the trained router left to the LLM router (it was not sure of any)."""
+    return all(route.router == LLMRouter.name for route in routes)
 
 
 class CheckedRouter:
@@ -54,12 +60,15 @@ class CheckedRouter:
         if {route.label for route in routes} == {"none"}:
             own = self._own_things(request) if FIRST_PERSON.search(question) else None
             return own or self._holding(request) or routes
+        if _unsure(routes) and not {route.label for route in routes} & set(NATIVE) and (held := self._holding(request)):
+            routes = held + routes  # the LLM router's guess ("a clip") beside the sources that hold the name asked
         return self._settled(request, routes)
 
     def _holding(self, request: RouteRequest) -> list[Route] | None:
-        """A question routed to general knowledge that writes a name only one or two sources hold
-        ("Who wrote A Few Good Men?", a title in the movies graph): the routes of those sources. A
-        name many sources hold ("United States") is no sign the question is about one of them."""
+        """A question routed to general knowledge, or left to the LLM router's guess, that writes a
+        name only one or two sources hold ("Who wrote A Few Good Men?", a title in the movies graph):
+        the routes of those sources. A name many sources hold ("United States") is no sign the
+        question is about one of them."""
         holders = values.held_by(values.names(request.question), self.native.value_index())
         distinctive = {source for sources in holders.values() if len(sources) <= MAX_HOLDERS for source in sources}
         kinds = {src["name"]: src["kind"] for src in self.catalog.sources()}

@@ -199,6 +199,17 @@ def test_a_value_compared_with_a_field_that_does_not_hold_it_is_named_with_the_o
     assert values.check_literals("SELECT code FROM airports WHERE city = 'London'", table, tables).misplaced == []
 
 
+def test_a_value_compared_with_a_field_of_the_same_name_on_another_label_is_misplaced(family):  # noqa: ANN001
+    """Place.name holds 'Utrecht'; `p.name` of a (p:Person) cannot: the field's name alone would pass it."""
+    source, stores, index = family
+    wrong = ("MATCH (a:Person {name: 'Astrid Lindqvist'})-[:PARENT_OF]->(p:Person)-[:PARENT_OF]->(g:Person) "
+             "WHERE lower(g.name) = 'utrecht' RETURN g.name")
+    [match] = values.check_literals(wrong, source, stores, held=index).misplaced
+    assert match.value == "utrecht" and set(match.place.split(" and ")) == {"Place.name", "Person.birthplace"}
+    right = "MATCH (g:Person)-[:LIVES_IN]->(c:Place) WHERE lower(c.name) = 'utrecht' RETURN g.name"
+    assert values.check_literals(right, source, stores, held=index).misplaced == []
+
+
 def test_an_rdf_literal_matched_through_a_predicate_that_does_not_hold_it_is_named_with_the_one_that_does(pets):  # noqa: ANN001
     store, source = pets
     stores = Stores(None, None, store)
@@ -209,7 +220,10 @@ def test_an_rdf_literal_matched_through_a_predicate_that_does_not_hold_it_is_nam
     assert values.check_literals(right, source, stores).misplaced == []
 
 
-def test_a_compared_value_is_written_in_the_case_its_comparison_can_match(family, flights):  # noqa: ANN001
+def test_a_compared_value_is_written_in_the_case_its_comparison_can_match(family, flights, pets):  # noqa: ANN001
+    store, rdf = pets
+    nested = 'SELECT ?c WHERE { ?c rdfs:label ?n FILTER(lcase(str(?n)) = "Green Lane Vets") }'
+    assert values.recase(nested, rdf, Stores(None, None, store)) == nested.replace("Green Lane Vets", "green lane vets")
     table, tables = flights
     assert values.recase("SELECT code FROM airports WHERE city = 'london'", table, tables) == \
         "SELECT code FROM airports WHERE city = 'London'"
@@ -223,6 +237,9 @@ def test_a_compared_value_is_written_in_the_case_its_comparison_can_match(family
         "MATCH (p:Person) WHERE toLower(p.name) = 'astrid lindqvist' RETURN p.born"
     assert values.recase("MATCH (p:Person {name: 'astrid lindqvist'}) RETURN p.born", source, stores, held=index) \
         == "MATCH (p:Person {name: 'Astrid Lindqvist'}) RETURN p.born"
+    twice = ("MATCH (p:Person)-[:PARENT_OF]->(c:Person) WHERE lower(p.name) = 'Utrecht' OR lower(c.name) = 'Utrecht' "
+             "RETURN c")
+    assert values.recase(twice, source, stores, held=index).count("'utrecht'") == 2
 
 
 def test_a_value_with_a_quote_in_it_is_never_written_into_the_query_again(tmp_path: Path):

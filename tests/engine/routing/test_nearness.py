@@ -108,6 +108,15 @@ class _NoneRouter:
         return [Route("none", 0.9, "scripted")]
 
 
+class _GuessingRouter:
+    """The LLM router's guess for a question the trained router was unsure of (control flow only)."""
+
+    name = "llm"
+
+    def route(self, request: RouteRequest) -> list[Route]:  # noqa: ARG002
+        return [Route("clip", 0.9, "llm")]
+
+
 def test_a_question_about_my_own_table_goes_to_the_table_it_names_when_a_passage_is_nearer(trove, tmp_path):  # noqa: ANN001
     """"In my periodic table of elements, how many elements are gases …?" read as general knowledge,
     then sent to the nearest passage (a note on gases) instead of the table of elements it names."""
@@ -165,3 +174,7 @@ def test_a_general_question_that_names_a_title_only_one_source_holds_goes_to_tha
     assert len(values.held_by(values.names(common), trove.native.value_index())["united states"]) == 3  # 3 tables
     assert [r.label for r in trove.routing.route(common)] == ["none"]
     assert [r.label for r in trove.routing.route("Who painted the Mona Lisa?")] == ["none"]
+    trove.routing.router = _GuessingRouter()  # the trained router was unsure; the LLM router said "a clip"
+    routes = trove.routing.route("What part did Cuba Gooding Jr. play in As Good as It Gets?")
+    assert [(r.label, r.router) for r in routes][:2] == [("graph", Decision.HELD), ("clip", "llm")]
+    assert [r.label for r in trove.routing.route("What part did the actor play in the scene?")][0] == "clip"
