@@ -83,10 +83,9 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 statement = store.explain(recased)  # checked like any statement the model wrote
                 result = store.execute(statement, timeout_s, max_rows)
             if _empty(result) and (loosened := _without_description(question, statement, source)) is not None:
-                loosened = store.explain(loosened)
-                found_without = store.execute(loosened, timeout_s, max_rows)
-                if not _empty(found_without):
-                    statement, result = loosened, found_without
+                statement, result = _instead(store, loosened, timeout_s, max_rows) or (statement, result)
+            if _empty(result) and (linked := values.relinked(statement, source, stores, held=held)) is not None:
+                statement, result = _instead(store, linked, timeout_s, max_rows) or (statement, result)
             if source.language == "sparql" and _unbound(result) is not None:
                 statement, result = _bind_unbound(source, statement, result, store, timeout_s, max_rows)
                 query = statement  # the schema's own patterns, added for the model
@@ -134,6 +133,17 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
     if fallback is not None:  # an empty answer the repairs could not better
         return QueryOutcome(source, fallback[0], fallback[1], attempts)
     return QueryOutcome(source, query, None, attempts)
+
+
+def _instead(store: NativeStore, statement: str, timeout_s: float, max_rows: int) -> tuple[str, QueryResult] | None:
+    """Trove's rewrite of a query that found nothing, with its rows, when it finds some (None when it
+    finds none or the engine refuses it: the query stays as the model wrote it)."""
+    try:
+        explained = store.explain(statement)
+        found = store.execute(explained, timeout_s, max_rows)
+    except QueryFailed:
+        return None
+    return None if _empty(found) else (explained, found)
 
 
 def _explained(store: NativeStore, writer: QueryWriter, query: str, source: Source) -> str:

@@ -20,9 +20,10 @@ from engine.generation.untrusted import inline, neutralise
 from engine.native.kinds import open_store
 from engine.native.sources import Source, Stores
 from engine.native.writers import writer_for
-from engine.native.writers.cypher_fixes import NODE, masked
+from engine.native.writers.cypher_fixes import NODE, linked_instead, masked
 from engine.native.writers.sql import PART_SEPARATORS
 from local_stores.native_store import NativeStore
+from local_stores.quoting import kuzu_cypher
 from local_stores.results import QueryError
 from local_stores.value_index import ValueIndex
 
@@ -271,6 +272,24 @@ def recase(statement: str, source: Source, stores: Stores, timeout_s: float = 3.
             elif len(held_as := spellings.get(literal.strip().lower(), set())) == 1 and literal not in held_as:
                 statement = statement.replace(written, f"{quote}{next(iter(held_as))}{quote}")
     return statement
+
+
+def relinked(statement: str, source: Source, stores: Stores, timeout_s: float = 3.0,
+             held: ValueIndex | None = None) -> str | None:
+    """A Cypher query that compares a node's value with a relationship's property (another actor's
+    name with an actor's roles) matching that node instead (`cypher_fixes.linked_instead`); None
+    where it does not, or the source is not a graph."""
+    literals = _compared(statement, source) if source.language == "cypher" else []
+    rows = _lookup(open_store(source, stores), source, literals, timeout_s, held) or [] if literals else []
+    for place, value in rows:
+        literal = next((t for t in literals if t.strip().lower() == str(value).strip().lower()), None)
+        if literal and (linked := linked_instead(statement, literal, str(place), _cypher_text)) is not None:
+            return linked
+    return None
+
+
+def _cypher_text(text: str) -> str:
+    return str(kuzu_cypher.literal(text))
 
 
 def _folded(comparison: re.Match[str]) -> str:

@@ -5,6 +5,7 @@ relationship matched between labels it never links."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from engine.native.writers.sparql_fixes import closing
 
@@ -147,4 +148,44 @@ def wrong_ends(bare: str, nodes: dict, rels: dict) -> str | None:
         return (f"(:{start})-[:{rel}]->(:{end}) is not in this graph: {rel} links {links}. Match it from the "
                 f"node that has it, e.g. (a:{x})-[:{rel}]->(b:{y}), with a variable of its own where the query "
                 "already uses one for another node")
+    return None
+
+
+# a step whose relationship has a variable
+_REL_STEP = re.compile(r"\(\s*(\w*)\s*(?::\s*`?(\w+)`?)?[^()]*\)\s*(<?)-\[\s*([A-Za-z_]\w*)\s*:\s*`?(\w+)`?"
+                       r"[^\]]*\]-(>?)\s*(?=\(\s*(\w*)\s*(?::\s*`?(\w+)`?)?)")
+
+
+def linked_instead(query: str, literal: str, place: str, quote: Callable[[str], str]) -> str | None:
+    """`(p:Person)-[r:ACTED_IN]->(m:Movie) WHERE … lower(r.roles) CONTAINS 'tom cruise'` where 'Tom
+    Cruise' is a Person's name (`place`, `Label.property`): the value names another node linked to the
+    same one the same way, so the condition becomes `EXISTS { MATCH (x:Person)-[:ACTED_IN]->(m) WHERE
+    lower(x.name) = 'tom cruise' }` (`quote` writes a text literal). None when the literal is not
+    compared with a property of a relationship that has `Label` at one end and a variable at the other."""
+    label, _, field = place.partition(".")
+    bare = masked(query)
+    labels = dict(NODE.findall(bare))
+    for left, left_label, back, variable, rel, forward, right, right_label in _REL_STEP.findall(bare):
+        ends = (left_label or labels.get(left), right_label or labels.get(right))
+        if not field or label not in ends or not (other := right if ends[0] == label else left):
+            continue
+        if (compared := _compared_on(query, variable, literal)) is None:
+            continue
+        new = free("x", set(VARIABLE.findall(bare)))
+        arrow = f"-[:{rel}]->" if forward else f"<-[:{rel}]-" if back else f"-[:{rel}]-"
+        pattern = f"({new}:{label}){arrow}({other})" if ends[0] == label else f"({other}){arrow}({new}:{label})"
+        exists = f"EXISTS {{ MATCH {pattern} WHERE lower({new}.{field}) = {quote(literal.lower())} }}"
+        return query[:compared.start()] + exists + query[compared.end():]
+    return None
+
+
+def _compared_on(query: str, variable: str, literal: str) -> re.Match[str] | None:
+    """Where the query compares `literal` with a property of `variable` (`lower(r.roles) CONTAINS '…'`,
+    `r.roles = '…'`, `'…' IN r.roles`)."""
+    text = r"(['\"])" + re.escape(literal) + r"\1"
+    field = rf"(?<![.\w]){re.escape(variable)}\.\w+"
+    for form in (rf"(?:lower|tolower)\s*\(\s*{field}\s*\)\s*(?:=|CONTAINS)\s*{text}",
+                 rf"{field}\s*(?:=|CONTAINS)\s*{text}", rf"{text}\s+IN\s+{field}"):
+        if found := re.search(form, query, re.IGNORECASE):
+            return found
     return None

@@ -295,7 +295,7 @@ def test_sql_written_as_cypher_is_explained_to_the_repair(movies):  # noqa: ANN0
 
 
 def test_a_name_searched_inside_another_field_is_sent_back_to_where_it_is_held(movies, tmp_path):  # noqa: ANN001
-    """"Which movies with Cuba Gooding Jr. also have Tom Cruise in them?" written as `lower(r.roles)
+    """"Which movies with Cuba Gooding Jr. also have Tom Cruise in them?" written as `lower(m.tagline)
     CONTAINS 'tom cruise'`: the empty result is sent back with where Tom Cruise is held, and the
     name with its full stop ("Jr.") is linked before the first write."""
     from engine.native import values
@@ -306,7 +306,7 @@ def test_a_name_searched_inside_another_field_is_sent_back_to_where_it_is_held(m
     held = ValueIndex(Database(tmp_path / "values.sqlite"))
     values.refresh(held, [source], stores)
     wrong = ("MATCH (p:Person)-[r:ACTED_IN]->(m:Movie) WHERE lower(p.name) = 'cuba gooding jr.' AND "
-             "lower(r.roles) CONTAINS 'tom cruise' RETURN m.title")
+             "lower(m.tagline) CONTAINS 'tom cruise' RETURN m.title")
     right = ("MATCH (p:Person)-[:ACTED_IN]->(m:Movie)<-[:ACTED_IN]-(q:Person) WHERE lower(p.name) = "
              "'cuba gooding jr.' AND lower(q.name) = 'tom cruise' RETURN m.title")
     llm = ScriptedLLM([wrong, right])
@@ -316,3 +316,26 @@ def test_a_name_searched_inside_another_field_is_sent_back_to_where_it_is_held(m
     assert "'Tom Cruise' is held in Person.name" in outcome.attempts[0].error
     first_turn = next(m["content"] for m in llm.sent[0] if m["role"] == "user" and "Question:" in m["content"])
     assert "'Cuba Gooding Jr.' in Person.name" in first_turn
+
+
+def test_a_second_persons_name_compared_with_a_relationships_property_matches_that_person(movies, tmp_path):  # noqa: ANN001
+    """"Which movies with Cuba Gooding Jr. also have Tom Cruise in them?" written with Tom Cruise among
+    Cuba's roles (the model wrote it again when told where the name is held): the name is a Person's,
+    so the condition matches a Person who acted in the same movie, and the query finds both movies."""
+    from engine.native import values
+    from local_stores.sqlite_db import Database
+    from local_stores.value_index import ValueIndex
+
+    stores, source = movies
+    held = ValueIndex(Database(tmp_path / "values.sqlite"))
+    values.refresh(held, [source], stores)
+    written = ("MATCH (p:Person)-[r:ACTED_IN]->(m:Movie) WHERE lower(p.name) = 'cuba gooding jr.' AND "
+               "lower(r.roles) CONTAINS 'tom cruise' RETURN m.title")
+    outcome = write_and_run(ScriptedLLM([written]), "Which movies with Cuba Gooding Jr. also have Tom Cruise in them?",
+                            source, stores, held=held)
+    assert outcome.ok and {row[0] for row in outcome.result.rows} == {"A Few Good Men", "Jerry Maguire"}
+    assert "EXISTS { MATCH (x_2:Person)-[:ACTED_IN]->(m) WHERE lower(x_2.name) = 'tom cruise' }" in outcome.query
+    backwards = "MATCH (m:Movie)<-[r:ACTED_IN]-(p:Person) WHERE 'Tom Cruise' IN r.roles RETURN m.title"
+    assert "(m)<-[:ACTED_IN]-(x_2:Person)" in (values.relinked(backwards, source, stores, held=held) or "")
+    role = "MATCH (p:Person)-[r:ACTED_IN]->(m:Movie) WHERE 'Rod Tidwell' IN r.roles RETURN p.name"
+    assert values.relinked(role, source, stores, held=held) is None  # a role is no Person's name
