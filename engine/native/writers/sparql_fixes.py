@@ -175,10 +175,12 @@ NAMES_TRIED = 4  # name-like properties tried at most for one variable
 
 def with_names(query: str, variable: str, schema: str) -> tuple[str, list[str]] | None:
     """The query with the names of the entities `?variable` holds (their IRIs) selected beside it: each
-    name-like property of the schema (name, fname and lname, title, label) in an OPTIONAL pattern.
+    name-like property of the schema (name, fname and lname, title, label, or a property named as
+    its class, as Spider's tables name their name column) in an OPTIONAL pattern.
     The new variables come with it; None when the schema has no such property or the query no
     WHERE block or SELECT that names the variable."""
-    predicates = list(dict.fromkeys(p for _, p, _ in _patterns(schema) if _NAME_LIKE.search(local_name(p))))
+    predicates = list(dict.fromkeys(p for s, p, _ in _patterns(schema) if _NAME_LIKE.search(local_name(p))
+                                    or local_name(p) == s[1:]))  # `?orchestra orchestra:orchestra`: its name
     predicates = predicates[:NAMES_TRIED]
     block, select = _where_block(query), _select_clause(query)
     if not predicates or block is None or select is None:

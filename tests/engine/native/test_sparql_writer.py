@@ -182,3 +182,23 @@ def test_a_result_of_entities_is_given_their_names_instead_of_their_iris(pets): 
     outcome = write_and_run(ScriptedLLM([query]), "Which of my cats go to the clinic?", source, stores)
     assert outcome.ok and sorted(outcome.result.rows) == [("Kit",), ("Tom",)]
     assert outcome.result.columns == ["cat_name"] and "OPTIONAL { ?cat pet:name ?cat_name }" in outcome.query
+
+
+def test_an_entity_whose_name_is_the_property_named_as_its_class_is_given_it(tmp_path):  # noqa: ANN001
+    """Spider4SPARQL's orchestras are named by `orchestra:orchestra` ("Seattle Symphony Orchestra"):
+    "Which orchestras does Gerard Schwarz conduct?" answered with the orchestra's IRI gets that name."""
+    from engine.native.querying import write_and_run
+    from engine.native.sources import Source, Stores
+    from local_stores.rdf_store import RdfStore
+    from tests.conftest import shared_path
+    from tests.scripted import ScriptedLLM
+
+    path = shared_path("eval", "sparql", "spider4sparql", "kg", "orchestra_triples.ttl")
+    store = RdfStore(tmp_path / "rdf")
+    source = Source("orchestra", "rdf", "oxigraph", str(path), store.load("orchestra", path))
+    query = ("PREFIX conductor: <http://valuenet/ontop/conductor#>\nPREFIX orchestra: <http://valuenet/ontop/orchestra#>\n"
+             "SELECT ?orchestra WHERE { ?conductor conductor:name ?n . ?orchestra orchestra:ref-conductor_id "
+             '?conductor FILTER(lcase(str(?n)) = "gerard schwarz") }')
+    outcome = write_and_run(ScriptedLLM([query]), "Which orchestras does Gerard Schwarz conduct?", source,
+                            Stores(None, None, store))
+    assert outcome.ok and outcome.result.rows == [("Seattle Symphony Orchestra",)]
