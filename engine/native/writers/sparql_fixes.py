@@ -267,6 +267,27 @@ def unknown_names(statement: str, source: Source) -> str | None:
                      for iri, kin in unknown.items()) or None
 
 
+_COUNTED = re.compile(r"\(\s*COUNT\s*\([^()]*\)\s+AS\s+\?(\w+)\s*\)", re.IGNORECASE)
+
+
+def counted_property(statement: str, source: Source) -> str | None:
+    """`(COUNT(?conductor) AS ?yearsOfWork)` where the data has conductor:year_of_work: the query
+    counts rows for a value a property holds. None when no count is named after a property."""
+    _, predicates, _ = known_names(source)
+    by_words = {_words_of(local_name(p)): p for p in predicates}
+    for alias in _COUNTED.findall(statement):
+        if (held := by_words.get(_words_of(alias))) is not None:
+            return (f"?{alias} counts rows, but {compact(held, source.descriptor.get('prefixes', {}))} holds that "
+                    "value: select the property's value instead of a COUNT")
+    return None
+
+
+def _words_of(name: str) -> str:
+    """`yearsOfWork`, `year_of_work` and `YearOfWork` as one key: the words, singular, lower-cased."""
+    words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)
+    return " ".join(re.sub(r"(?<=[a-z]{3})s$", "", w.lower()) for w in words)
+
+
 def same_local(known: str, wanted: str) -> bool:
     return local_name(known).lower() == local_name(wanted).lower()
 

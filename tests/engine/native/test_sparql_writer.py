@@ -202,3 +202,21 @@ def test_an_entity_whose_name_is_the_property_named_as_its_class_is_given_it(tmp
     outcome = write_and_run(ScriptedLLM([query]), "Which orchestras does Gerard Schwarz conduct?", source,
                             Stores(None, None, store))
     assert outcome.ok and outcome.result.rows == [("Seattle Symphony Orchestra",)]
+
+
+def test_a_count_named_after_a_property_the_data_holds_is_sent_back(tmp_path):  # noqa: ANN001
+    """"Which American conductors have the most years of work?" written as `(COUNT(?conductor) AS
+    ?yearsOfWork)`: the data holds conductor:year_of_work, which the repair is told to select."""
+    from engine.native.sources import Source
+    from engine.native.writers import sparql
+    from local_stores.rdf_store import RdfStore
+    from tests.conftest import shared_path
+
+    path = shared_path("eval", "sparql", "spider4sparql", "kg", "orchestra_triples.ttl")
+    store = RdfStore(tmp_path / "rdf")
+    source = Source("orchestra", "rdf", "oxigraph", str(path), store.load("orchestra", path))
+    counted = ("PREFIX conductor: <http://valuenet/ontop/conductor#>\nSELECT ?name (COUNT(?c) AS ?yearsOfWork) "
+               'WHERE { ?c conductor:name ?name ; conductor:nationality "USA" } GROUP BY ?name')
+    assert "conductor:year_of_work holds that value" in (sparql.check(counted, source) or "")
+    counts = counted.replace("?yearsOfWork", "?conductors")
+    assert sparql.check(counts, source) is None
