@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.conversations.turns import Turn
-from engine.generation.answer import content_words, strip_citations
+from engine.generation.answer import content_words, stem, stems, strip_citations
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline
 from engine.locators import source_name
@@ -217,8 +217,8 @@ def accepted(rewrite: str, question: str, history: str) -> bool:
     source = f"{question} {history}"
     if _NUMBER.findall(rewrite) and not set(_NUMBER.findall(rewrite)) <= set(_NUMBER.findall(source)):
         return False
-    known = {w[:5] for w in content_words(source)}
-    new = [w for w in content_words(rewrite) if w[:5] not in known]
+    known = stems(content_words(source))
+    new = [w for w in content_words(rewrite) if stem(w) not in known]
     names = {w.lower() for w in _INNER_NAME.findall(rewrite)}
     return len(new) <= NEW_WORDS and not names & set(new) and keeps_the_follow_up(rewrite, question)
 
@@ -226,6 +226,6 @@ def accepted(rewrite: str, question: str, history: str) -> bool:
 def keeps_the_follow_up(rewrite: str, question: str) -> bool:
     """Whether a rewrite still asks what the follow-up asks: it holds at least half of the follow-up's
     own content words ("work-hours", "sensor", "test"), not only the last question given back."""
-    own = {w[:5] for w in content_words(question) if not _REFERRING.fullmatch(w)}
-    kept = {w[:5] for w in content_words(rewrite)}
+    own = stems({w for w in content_words(question) if not _REFERRING.fullmatch(w)})
+    kept = stems(content_words(rewrite))
     return not own or len(own & kept) * 2 >= len(own)

@@ -380,9 +380,19 @@ def content_words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(_CITE.sub("", text))} - _STOP
 
 
+def stem(word: str) -> str:
+    """A word cut to its first five letters: "cancel" and "cancellation", "directed" and "director" are one."""
+    return word[:5]
+
+
 def stems(words: set[str]) -> set[str]:
-    """Words cut to their first five letters: "cancel" and "cancellation" are one."""
-    return {w[:5] for w in words}
+    return {stem(w) for w in words}
+
+
+def shared(words: set[str], held: set[str]) -> int:
+    """How many of `words` `held` has, by stem."""
+    known = stems(held)
+    return sum(1 for w in words if stem(w) in known)
 
 
 def question_names(question: str) -> list[str]:
@@ -423,9 +433,7 @@ def _unsupported_because(sentence: str, cited_texts: list[str], question: str = 
     words = content_words(sentence)
     if not words:
         return None
-    source_words = content_words(source)
-    stems = {w[:5] for w in source_words}
-    hits = sum(1 for w in words if w in source_words or w[:5] in stems)
+    hits = shared(words, content_words(source))
     return None if hits / len(words) >= 0.5 else "most of its words are not in the cited text"
 
 
@@ -485,9 +493,7 @@ def _says_more(sentence: str, cited: Evidence, evidence: list[Evidence], questio
     words = content_words(sentence)
 
     def said(e: Evidence) -> int:
-        known = content_words(f"{e.text} {e.header()}")
-        stems = {w[:5] for w in known}
-        return sum(1 for w in words if w in known or w[:5] in stems)
+        return shared(words, content_words(f"{e.text} {e.header()}"))
     best = max(evidence, key=said)
     if said(best) <= said(cited) or not _supported(sentence, [f"{best.text} {best.header()}"], question,
                                                    _of_files(evidence, {best.source})):

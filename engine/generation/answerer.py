@@ -324,8 +324,7 @@ def shows_asked(question: str, clip: MomentEvidence) -> bool:
     if not asked:
         return True
     held = answering.content_words(_CLIP_FRAME.sub(" ", clip.text))
-    stems = {w[:5] for w in held}
-    return sum(1 for w in asked if w in held or w[:5] in stems) >= SHOWN_SHARE * len(asked)
+    return answering.shared(asked, held) >= SHOWN_SHARE * len(asked)
 
 
 def not_shown(clip: MomentEvidence) -> str:
