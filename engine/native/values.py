@@ -284,7 +284,7 @@ def relinked(statement: str, source: Source, stores: Stores, timeout_s: float = 
     for place, value in rows:
         literal = next((t for t in literals if t.strip().lower() == str(value).strip().lower()), None)
         if literal and (linked := linked_instead(statement, literal, str(place), _cypher_text)) is not None:
-            return linked
+            return writer_for(source.language).fix(linked, source)  # lower() as the source's engine names it
     return None
 
 

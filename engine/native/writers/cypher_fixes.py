@@ -151,6 +151,7 @@ def wrong_ends(bare: str, nodes: dict, rels: dict) -> str | None:
     return None
 
 
+_PLAIN = re.compile(r"[A-Za-z_]\w*")
 # a step whose relationship has a variable
 _REL_STEP = re.compile(r"\(\s*(\w*)\s*(?::\s*`?(\w+)`?)?[^()]*\)\s*(<?)-\[\s*([A-Za-z_]\w*)\s*:\s*`?(\w+)`?"
                        r"[^\]]*\]-(>?)\s*(?=\(\s*(\w*)\s*(?::\s*`?(\w+)`?)?)")
@@ -163,6 +164,8 @@ def linked_instead(query: str, literal: str, place: str, quote: Callable[[str], 
     lower(x.name) = 'tom cruise' }` (`quote` writes a text literal). None when the literal is not
     compared with a property of a relationship that has `Label` at one end and a variable at the other."""
     label, _, field = place.partition(".")
+    if not _PLAIN.fullmatch(label) or not _PLAIN.fullmatch(field):  # written bare into the query
+        return None
     bare = masked(query)
     labels = dict(NODE.findall(bare))
     for left, left_label, back, variable, rel, forward, right, right_label in _REL_STEP.findall(bare):
