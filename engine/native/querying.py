@@ -86,6 +86,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 statement, result = _instead(store, loosened, timeout_s, max_rows) or (statement, result)
             if _empty(result) and (linked := values.relinked(statement, source, stores, held=held)) is not None:
                 statement, result = _instead(store, linked, timeout_s, max_rows) or (statement, result)
+            if _empty(result) and (with_iris := values.as_iris(statement, source, stores)) is not None:
+                statement, result = _instead(store, with_iris, timeout_s, max_rows) or (statement, result)
             if source.language == "sparql" and _unbound(result) is not None:
                 statement, result = _bind_unbound(source, statement, result, store, timeout_s, max_rows)
                 query = statement  # the schema's own patterns, added for the model

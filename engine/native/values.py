@@ -15,15 +15,17 @@ import logging
 import math
 import re
 from dataclasses import dataclass
+from functools import partial
 
 from engine.generation.untrusted import inline, neutralise
 from engine.native.kinds import open_store
 from engine.native.sources import Source, Stores
-from engine.native.writers import writer_for
+from engine.native.writers import sparql, writer_for
 from engine.native.writers.cypher_fixes import NODE, linked_instead, masked
 from engine.native.writers.sql import PART_SEPARATORS
 from local_stores.native_store import NativeStore
-from local_stores.quoting import kuzu_cypher
+from local_stores.quoting import Unquotable, kuzu_cypher
+from local_stores.quoting import sparql as quote_sparql
 from local_stores.results import QueryError
 from local_stores.value_index import ValueIndex
 
@@ -286,6 +288,39 @@ def relinked(statement: str, source: Source, stores: Stores, timeout_s: float = 
         if literal and (linked := linked_instead(statement, literal, str(place), _cypher_text)) is not None:
             return writer_for(source.language).fix(linked, source)  # lower() as the source's engine names it
     return None
+
+
+def as_iris(statement: str, source: Source, stores: Stores, timeout_s: float = 3.0) -> str | None:
+    """A SPARQL query comparing a variable with a text (`?format = "Hardcover"`) where the data holds
+    an IRI of that name instead (`schema:Hardcover`), with the IRI in its place; None when no
+    compared text is such an IRI's name, or it names several."""
+    literals = [t for t in _compared(statement, source) if re.fullmatch(r"[\w -]{2,60}", t)] \
+        if source.language == "sparql" else []
+    if not literals:
+        return None
+    query, params = sparql.iri_lookup(literals, MAX_MATCHES * 4)
+    try:
+        rows = open_store(source, stores).execute(query, timeout_s, MAX_MATCHES * 4, params).rows
+    except QueryError as exc:
+        log.info("IRI lookup skipped for %s: %s", source.name, exc)
+        return None
+    named: dict[str, set[str]] = {}
+    for (value,) in rows:
+        named.setdefault(re.split(r"[/#]", str(value))[-1].lower(), set()).add(str(value))
+    changed = statement
+    for literal in literals:
+        if len(iris := named.get(literal.lower(), set())) != 1:
+            continue
+        try:
+            written = str(quote_sparql.iri(next(iter(iris))))
+        except Unquotable:
+            continue
+        changed = re.sub(r"(=\s*)\"" + re.escape(literal) + '"', partial(_put, written), changed)
+    return None if changed == statement else changed
+
+
+def _put(written: str, compared: re.Match[str]) -> str:
+    return compared.group(1) + written
 
 
 def _cypher_text(text: str) -> str:

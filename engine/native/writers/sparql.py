@@ -331,6 +331,15 @@ def value_lookup(source: Source, wanted: list[str], limit: int) -> tuple[str, li
             [w.lower() for w in wanted])
 
 
+def iri_lookup(wanted: list[str], limit: int) -> tuple[str, list[object]]:
+    """One query finding the IRIs the data holds as objects whose last part is one of `wanted`
+    (ignoring case): `schema:Hardcover` for "Hardcover"."""
+    bound = sp.parameters(len(wanted))
+    return (f"SELECT DISTINCT ?value {' '.join(bound)} WHERE {{ ?s ?p ?value . FILTER(isIRI(?value) && "
+            f"lcase(replace(str(?value), \"^.*[/#]\", \"\")) IN ({', '.join(bound)})) }} LIMIT {sp.number(limit)}",
+            [w.lower() for w in wanted])
+
+
 def held_statements(source: Source, per_place: int, max_chars: int) -> list[tuple[str | None, str]]:  # noqa: ARG001
     """One statement reading every short literal with its predicate (the rows say the place)."""
     return [(None, "SELECT DISTINCT ?place ?value WHERE { ?s ?place ?value . FILTER(isLiteral(?value) && "

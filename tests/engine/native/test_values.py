@@ -252,3 +252,23 @@ def test_a_value_with_a_quote_in_it_is_never_written_into_the_query_again(tmp_pa
     assert values.recase(query, source, Stores(store, None, None)) == query
     assert values.recase("SELECT town FROM people WHERE name = 'murphy'", source, Stores(store, None, None)) == \
         "SELECT town FROM people WHERE name = 'Murphy'"
+
+
+def test_a_text_compared_where_the_data_holds_an_iri_of_that_name_is_the_iri(tmp_path: Path):
+    """"Which of my books came out in the 1970s are hardcovers?" written `FILTER(?format = "Hardcover")`:
+    the library holds schema:Hardcover, an IRI, so the text matches nothing; the IRI in its place does."""
+    from engine.native.kinds import open_store
+    from engine.native.querying import write_and_run
+    from tests.scripted import ScriptedLLM
+
+    store = RdfStore(tmp_path / "rdf")
+    path = EXAMPLES / "library" / "my-books.ttl"
+    source = Source("my_books", "rdf", "oxigraph", str(path), store.load("my_books", path))
+    stores = Stores(None, None, store)
+    written = ('PREFIX schema: <http://schema.org/>\nSELECT ?name WHERE { ?b schema:name ?name ; schema:bookFormat ?f '
+               'FILTER(?f = "Hardcover") }')
+    assert open_store(source, stores).execute(written).rows == []
+    assert '?f = <http://schema.org/Hardcover>' in (values.as_iris(written, source, stores) or "")
+    outcome = write_and_run(ScriptedLLM([written]), "Which of my books are hardcovers?", source, stores)
+    assert outcome.ok and outcome.result.rows and "<http://schema.org/Hardcover>" in outcome.query
+    assert values.as_iris(written.replace("Hardcover", "Audiobook"), source, stores) is None  # no such IRI
