@@ -177,6 +177,7 @@ def linked_instead(query: str, literal: str, place: str, quote: Callable[[str], 
         new = free("x", set(VARIABLE.findall(bare)))
         arrow = f"-[:{rel}]->" if forward else f"<-[:{rel}]-" if back else f"-[:{rel}]-"
         pattern = f"({new}:{label}){arrow}({other})" if ends[0] == label else f"({other}){arrow}({new}:{label})"
+        # sandboxed: a rewrite of the model's query, run read-only; names are \w+, the value is quoted
         exists = f"EXISTS {{ MATCH {pattern} WHERE lower({new}.{field}) = {quote(literal.lower())} }}"
         return query[:compared.start()] + exists + query[compared.end():]
     return None
