@@ -125,8 +125,8 @@ def _split(text: str, bare: str) -> tuple[list[tuple[str, str]] | None, list[str
     return (None if any(not p for p, _ in pieces) else pieces), joiners
 
 
-_STEP = re.compile(r"\(\s*(\w*)\s*(?::\s*`?(\w+)`?)?[^()]*\)\s*(<?)-\[\s*\w*\s*:\s*`?(\w+)`?([^\]]*)\]-(>?)"
-                   r"\s*(?=\(\s*(\w*)\s*(?::\s*`?(\w+)`?)?)")
+_STEP = re.compile(r"\(\s*(\w*)\s*(?::\s*`?(\w+)`?)?[^()]*\)\s*(<?)-\[\s*(\w*)\s*:\s*`?(\w+)`?([^\]]*)\]-(>?)"
+                   r"\s*(?=\(\s*(\w*)\s*(?::\s*`?(\w+)`?)?)")  # a step: its ends (variable, label) and relationship
 
 
 def wrong_ends(bare: str, nodes: dict, rels: dict) -> str | None:
@@ -134,7 +134,7 @@ def wrong_ends(bare: str, nodes: dict, rels: dict) -> str | None:
     (b:Person)` where ACTED_IN links Person to Movie): the engine finds nothing, or, inside WHERE,
     everything, without an error."""
     labels = dict(NODE.findall(bare))
-    for left, left_label, back, rel, inside, forward, right, right_label in _STEP.findall(bare):
+    for left, left_label, back, _, rel, inside, forward, right, right_label in _STEP.findall(bare):
         pairs = [tuple(pair) for pair in rels.get(rel, {}).get("pairs", [])]
         a, b = left_label or labels.get(left), right_label or labels.get(right)
         if not pairs or "|" in inside or a not in nodes or b not in nodes:
@@ -152,9 +152,6 @@ def wrong_ends(bare: str, nodes: dict, rels: dict) -> str | None:
 
 
 _PLAIN = re.compile(r"[A-Za-z_]\w*")
-# a step whose relationship has a variable
-_REL_STEP = re.compile(r"\(\s*(\w*)\s*(?::\s*`?(\w+)`?)?[^()]*\)\s*(<?)-\[\s*([A-Za-z_]\w*)\s*:\s*`?(\w+)`?"
-                       r"[^\]]*\]-(>?)\s*(?=\(\s*(\w*)\s*(?::\s*`?(\w+)`?)?)")
 
 
 def linked_instead(query: str, literal: str, place: str, quote: Callable[[str], str]) -> str | None:
@@ -168,9 +165,9 @@ def linked_instead(query: str, literal: str, place: str, quote: Callable[[str], 
         return None
     bare = masked(query)
     labels = dict(NODE.findall(bare))
-    for left, left_label, back, variable, rel, forward, right, right_label in _REL_STEP.findall(bare):
+    for left, left_label, back, variable, rel, _, forward, right, right_label in _STEP.findall(bare):
         ends = (left_label or labels.get(left), right_label or labels.get(right))
-        if not field or label not in ends or not (other := right if ends[0] == label else left):
+        if not _PLAIN.fullmatch(variable) or label not in ends or not (other := right if ends[0] == label else left):
             continue
         if (compared := _compared_on(query, variable, literal)) is None:
             continue
