@@ -28,6 +28,7 @@ from engine.ingest.graphs import vault
 from engine.ingest.isolation import Limits
 from engine.ingest.parsed import AttachedTable
 from engine.ingest.parsers import kind_of as document_kind
+from engine.ingest.parsers import version_of
 from engine.ingest.photos import sidecars, thumbnails
 from engine.ingest.photos.pictures import add_pictures
 from engine.ingest.scanner import Found, scan
@@ -219,7 +220,8 @@ class Indexer:
         seen_paths = {str(f.path) for _, f in plan}
         stale = [r for r in self.catalog.files() if r.path not in seen_paths]
         readable = [(root_id, f) for root_id, f in plan if f.state is None]  # the files that may be read
-        self._force = self._captions_changed(readable, stale) | self._photos_without_looks(readable)
+        self._force = (self._captions_changed(readable, stale) | self._photos_without_looks(readable)
+                       | self._parsers_changed(readable))
         self._references = self._pack_references(readable)
         for record in stale:
             self.forget(record)
@@ -275,6 +277,7 @@ class Indexer:
             for kind in media_tables.TABLE:
                 media_tables.refresh(kind, self.catalog, self.tables)
             report.timings_s["media tables"] += time.perf_counter() - t2
+        self._remember_parsers(readable)
         self.drop_orphans()
         thumbnails.drop_unused(self.settings.thumbs_path, {r.sha256 for r in self.catalog.files() if r.sha256})
         if progress:
@@ -436,6 +439,18 @@ class Indexer:
             self.store.drop_corpus(LOOKS)
         indexed = self.store.sources(PHOTO) - self.store.sources(LOOKS)
         return {str(found.path) for _, found in plan if found.kind == "photo" and str(found.path) in indexed}
+
+    def _parsers_changed(self, plan: list[tuple[int, Found]]) -> set[str]:
+        """Documents of a kind whose parser changed since they were read (its `VERSION` is not the
+        one `_remember_parsers` kept): read again."""
+        kinds = {found.kind for _, found in plan}
+        changed = {k for k in kinds if (self.catalog.memo(f"parser:{k}") or "1") != str(version_of(k))}
+        return {str(found.path) for _, found in plan if found.kind in changed}
+
+    def _remember_parsers(self, plan: list[tuple[int, Found]]) -> None:
+        """The version of each kind's parser the run read with (once every file was written)."""
+        for kind in {found.kind for _, found in plan}:
+            self.catalog.remember(f"parser:{kind}", str(version_of(kind)))
 
     def _prepare(self, root_id: int, found: Found, report: IndexReport) -> Outcome | None:
         """The file hashed and read by the reader of its kind (`_readers`); None when it has not changed."""

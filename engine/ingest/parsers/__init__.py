@@ -1,6 +1,8 @@
 """Document parsers, one module per kind, each implementing `DocumentParser` (mypy checks every
 one against it): `KIND`, `EXTENSIONS`, `UNPACKS` and `parse(path) -> ParsedDoc`; a zip-based kind
 (`UNPACKS = True`) also takes `max_unpacked_mb`. A new kind is one module plus one entry in `PARSERS`.
+A module whose reading changes what it gives for a file it read before raises its `VERSION` (1 when
+absent): the indexer reads that kind's files again.
 The mail kinds are objects built with `parser_for`, which reads their attachments.
 """
 
@@ -37,6 +39,11 @@ def kind_of(path: Path) -> str | None:
     """The document kind of a path by its extension, or None when no parser handles it."""
     parser = _parser_of(path)
     return parser.KIND if parser else None
+
+
+def version_of(kind: str) -> int:
+    """The version of the parser of a document kind (1 when it sets none, or for no parser)."""
+    return int(getattr(PARSERS.get(kind), "VERSION", 1))
 
 
 def unpacks(path: Path) -> bool:

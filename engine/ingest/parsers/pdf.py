@@ -1,11 +1,14 @@
-"""PDF (text layer) with pypdf: pages, paragraphs rebuilt from lines, short title lines as headings.
-Pages with (almost) no text layer are listed in `meta["image_pages"]`: a scan, which
+"""PDF (text layer) with pypdf: pages, paragraphs rebuilt from lines, short title lines as headings,
+running heads and feet (a journal's "47699 Federal Register / Vol. 85 …", a printer's slug line)
+taken out so they are not glued into the paragraphs they interrupt. Pages with (almost) no text
+layer are listed in `meta["image_pages"]`: a scan, which
 `engine.ingest.scans` renders and reads with OCR, giving their text back to `parse` (`page_texts`)."""
 
 from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,11 +20,20 @@ if TYPE_CHECKING:
     from pypdf import PageObject
 
 KIND = "pdf"
+VERSION = 2  # 2: running heads and feet taken out
 EXTENSIONS = (".pdf",)
 UNPACKS = False
 
 _END = re.compile(r"[.!?:;]['\")\]]?$")
 MIN_PAGE_CHARS = 20  # a page whose text layer holds fewer letters and digits is an image of a page
+EDGE_LINES = 3  # a running head or foot is among a page's first or last lines
+RUNNING_MIN_CHARS = 8  # shorter edge lines (a bare page number) are left alone
+RUNNING_KEY_CHARS = 40  # edge lines are compared by their start, numbers masked (a slug's tail varies)
+_DIGITS = re.compile(r"\d+")
+
+
+def _key(line: str) -> str:
+    return _DIGITS.sub("#", line)[:RUNNING_KEY_CHARS]
 
 
 def _is_heading(line: str, width: int) -> bool:
@@ -30,8 +42,53 @@ def _is_heading(line: str, width: int) -> bool:
             and (line.isupper() or line[0].isupper() or line[0].isdigit()) and not line.endswith(","))
 
 
+def page_lines(text: str) -> list[str]:
+    return [" ".join(line.split()) for line in text.replace("\r", "\n").split("\n")]
+
+
+def running_lines(texts: list[str]) -> tuple[set[str], set[str]]:
+    """The lines at the top or bottom of at least half the pages (and 3), by their start with
+    numbers masked (`_key`): those spelt differently from page to page (a page number, a slug's
+    frame number), never content, and those printed the same on every page, kept once."""
+    if len(texts) < 3:
+        return set(), set()
+    seen: Counter[str] = Counter()
+    spellings: dict[str, set[str]] = {}
+    for text in texts:
+        lines = [line for line in page_lines(text) if line]
+        for line in set(lines[:EDGE_LINES] + lines[-EDGE_LINES:]):
+            seen[_key(line)] += 1
+            spellings.setdefault(_key(line), set()).add(line)
+    common = {k for k, n in seen.items() if n >= max(3, len(texts) / 2) and len(k) >= RUNNING_MIN_CHARS}
+    varying = {k for k in common if len(spellings[k]) > 1}
+    return varying, common - varying
+
+
+def without_running(texts: list[str]) -> list[str]:
+    """Each page's text without its running heads and feet (one printed the same on every page is
+    kept where it first appears)."""
+    varying, same = running_lines(texts)
+    if not varying and not same:
+        return texts
+    shown: set[str] = set()
+    out = []
+    for text in texts:
+        lines = page_lines(text)
+        filled = [i for i, line in enumerate(lines) if line]
+        edges = set(filled[:EDGE_LINES] + filled[-EDGE_LINES:])
+        kept = []
+        for i, line in enumerate(lines):
+            key = _key(line)
+            if i in edges and (key in varying or (key in same and key in shown)):
+                continue
+            shown.add(key)
+            kept.append(line)
+        out.append("\n".join(kept))
+    return out
+
+
 def add_page(builder: DocBuilder, text: str, page: int) -> None:
-    lines = [" ".join(line.split()) for line in text.replace("\r", "\n").split("\n")]
+    lines = page_lines(text)
     width = max((len(line) for line in lines), default=0)
     para: list[str] = []
 
@@ -69,14 +126,16 @@ def parse(path: Path, page_texts: dict[int, str] | None = None, pictures: bool =
         if reader.is_encrypted and not reader.decrypt(""):
             raise ParseError("encrypted PDF: a password is needed to read it")
         pages = reader.pages
-        builder, image_pages, found = DocBuilder(), [], Pictures()
+        builder, image_pages, found, texts = DocBuilder(), [], Pictures(), []
         for number, page in enumerate(pages, start=1):
             text = page.extract_text() or ""
             if sum(c.isalnum() for c in text) < MIN_PAGE_CHARS:
                 image_pages.append(number)  # the page is a picture: its text is read with OCR, not as a photo
             elif pictures:
                 _add_pictures(found, page, number)
-            add_page(builder, (page_texts or {}).get(number, text), number)
+            texts.append((page_texts or {}).get(number, text))
+        for number, text in enumerate(without_running(texts), start=1):
+            add_page(builder, text, number)
         info_title = (reader.metadata.title if reader.metadata else None) or ""
     except (ParseError, SkipFile):
         raise

@@ -106,6 +106,21 @@ def test_a_changed_file_embeds_only_its_changed_paragraphs(trove: Trove, tmp_pat
     _consistency(trove)
 
 
+def test_files_read_by_a_parser_that_changed_since_are_read_again(trove: Trove, tmp_path: Path, monkeypatch):  # noqa: ANN001
+    from engine.ingest.parsers import markdown
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "boiler.md").write_text("# Boiler\n\nServiced by Ruud Bakker in May.\n")
+    (folder / "bike.md").write_text("# Bike\n\nThe lock code is 4471.\n")
+    assert trove.index([folder]).indexed == 2
+    assert trove.index().indexed == 0  # nothing changed
+    monkeypatch.setattr(markdown, "VERSION", 2, raising=False)
+    report = trove.index()
+    assert report.indexed == 2 and report.reused == 4  # read again; their unchanged texts keep their vectors
+    assert trove.index().indexed == 0  # the new version is remembered
+
+
 def _vectors(trove: Trove) -> list[tuple[int, object]]:
     """(a number for each paragraph, by the name in it: 20 for the changed one, its vector) for every paragraph."""
     import numpy as np

@@ -9,6 +9,7 @@ import pytest
 
 from engine.errors import ParseError, SkipFile
 from engine.ingest.parsers import kind_of, parser_for
+from engine.ingest.parsers.pdf import running_lines, without_running
 from tests.conftest import EXAMPLES, shared_path
 
 
@@ -60,6 +61,32 @@ def test_pdf_blocks_carry_their_page():
     assert pages == {1, 2, 3}
     excess = [b for b in doc.blocks if "EUR 65" in b.text]
     assert excess and excess[0].page == 2
+
+
+def test_running_heads_and_slug_lines_are_not_glued_into_paragraphs():
+    """The Federal Register's "47699 Federal Register / Vol. 85 …" head and the printer's "VerDate …
+    Frm 00001 …" slug (numbers change each page) are taken out; a line printed the same on every
+    page is kept once; a document of two pages is left as it is."""
+    doc = parse(shared_path("eval", "documents", "pdfs", "pdfplumber", "federal-register-2020-17221.pdf"))
+    texts = [b.text for b in doc.blocks]
+    assert not [t for t in texts if "VerDate" in t or "Federal Register / Vol." in t]
+    assert any(t.endswith("accident after takeoff from Soekarno-") for t in texts)
+    _offsets_hold(doc)
+    policy = parse(EXAMPLES / "documents" / "bike-insurance-policy.pdf")
+    assert not [b for b in policy.blocks if "Page 2 of 3" in b.text]
+    assert sum("Velora Verzekeringen N.V." in b.text for b in policy.blocks) == 1
+
+
+def test_edge_lines_of_most_pages_are_told_apart_by_their_spelling():
+    topics = ["sales rose in the north", "costs fell after the merger", "staff grew to 40", "the plant reopened"]
+    pages = [f"Annual report {n}\n" + "\n".join(f"{topic}, said part {k}." for k in "abcdefg")
+             + "\nACME Corp confidential" for n, topic in enumerate(topics, start=1)]
+    varying, same = running_lines(pages)
+    assert varying == {"Annual report #"} and same == {"ACME Corp confidential"}
+    kept = without_running(pages)
+    assert "Annual report" not in "".join(kept) and "".join(kept).count("ACME Corp confidential") == 1
+    assert "the plant reopened, said part a." in kept[3]
+    assert running_lines(pages[:2]) == (set(), set())
 
 
 def test_docx_heading_styles_make_the_heading_path():
