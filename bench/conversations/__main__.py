@@ -11,8 +11,10 @@ written by hand to stand alone: the ceiling) and `typed` (the follow-up as typed
 baseline). Scored with bench.answers' judge (values and citation); the rewrite is scored against the
 hand-written question. `--limit N` keeps at most N conversations of each set (spread over it).
 The `scope` part (bench/conversations/scoped.py) asks the questions of scoped.toml inside each of two
-similar folders and unscoped, over its own home under `--work`. Writes conversations.md / .json
-and scope.md / .json under `--out`.
+similar folders and unscoped, over its own home under `--work`. The `rewrites` part
+(bench/conversations/rewrites.py) scores the rewrite alone over every conversation chosen, after the
+turns before it as they should have gone, under each rewrite policy (only the LLM is loaded).
+Writes conversations.md / .json, scope.md / .json and rewrites.md / .json under `--out`.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from pathlib import Path
 
 from bench.answers import __main__ as answers
 from bench.answers.judging import judge
-from bench.conversations import scoped
+from bench.conversations import rewrites, scoped
 from bench.conversations.sets import EXAMPLES, FOLLOWS, Talk, Turn, load, rewrite_ok
 
 CONDITIONS = ("trove", "standalone", "typed")
@@ -187,6 +189,21 @@ def render_follow_ups(summary: dict, rows: list[dict]) -> list[str]:
     return lines + [""]
 
 
+def rewrite_all(talks: list[Talk], llm: str, out: Path, command: str) -> None:
+    """The `rewrites` part: the rewrite alone under each policy, with the LLM loaded by itself."""
+    from engine.models import ModelManager
+    from engine.models.loaded import Models
+    from engine.settings import default_home, default_models_dir, load_settings
+
+    settings = load_settings(default_home(), llm=llm)
+    model = Models(ModelManager(default_models_dir(default_home())), settings).llm
+    rows = rewrites.run(model, talks)
+    summary = rewrites.summarise(rows)
+    text = "\n".join(header("Rewrites of follow-ups, by policy", command, model.name) +
+                     rewrites.render(summary, rows)) + "\n"
+    answers.write_outputs(out, "rewrites", text, {"command": command, "summary": summary, "rows": rows})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--llm", default="llm")
@@ -198,11 +215,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=answers.HERE.parent / "out")
     args = parser.parse_args(argv)
     parts = set(args.parts.split(","))
-    talks = pick(load(), args.limit, args.only) if "conversations" in parts else []
-    if not talks and "scope" not in parts:
+    chosen = pick(load(), args.limit, args.only)
+    talks = chosen if "conversations" in parts else []
+    if not chosen and parts & {"conversations", "rewrites"}:
         raise SystemExit("no conversations chosen")
     args.out.mkdir(parents=True, exist_ok=True)
     command = ("python -m bench.conversations " + shlex.join(argv if argv is not None else sys.argv[1:])).strip()
+    if "rewrites" in parts:
+        rewrite_all(chosen, args.llm, args.out, command)
     troves = open_homes(talks, args.work, args.llm, args.reindex) if talks else {}
     shared = next(iter(troves.values())).models if troves else None
     if talks:  # each part writes its own report: conversations.md, scope.md (and their .json)

@@ -1,11 +1,14 @@
 """A follow-up turned into the standalone question it stands for, before routing and retrieval.
 
 "and in April?" after "How much did I spend on fuel in March 2024?" is asked as "How much did I
-spend on fuel in April 2024?". Only a question that refers back (a pronoun, "those", an opening
-"and", a few words) is rewritten; the model sees the last turns (their standalone questions, the
-start of each answer, the files cited), fitted to a token budget so a long conversation never
-overflows the context. A rewrite that brings in words neither the follow-up nor those turns hold
-is not used: the question is then answered as typed."""
+spend on fuel in April 2024?". A question that refers back (a pronoun, "those", an opening "and", a
+few words) is rewritten; so is one that goes on about the last turn's subject without naming it
+("Until when can I still cancel without paying?" after a question about the Lisbon hotel) when that
+turn was answered from the files and the question names no file of its own. The model sees the last
+turns (their standalone questions, the start of each answer, the files cited), fitted to a token
+budget so a long conversation never overflows the context. A rewrite that brings in words neither
+the follow-up nor those turns hold is not used, nor one of a question that did not refer back that
+drops its words or brings in more than the last question's: the question is then answered as typed."""
 
 from __future__ import annotations
 
@@ -120,10 +123,23 @@ def refers_back(question: str) -> bool:
     return len(words) <= SHORT_WORDS or bool(_REFERRING.search(question) or _OPENING.match(question))
 
 
-def standalone(llm: ChatModel, question: str, turns: list[Turn], budget: Budget | None = None) -> str:
-    """The follow-up as a question that stands on its own; `question` itself when it does not refer
-    back, when there are no turns, or when the model's rewrite cannot be trusted."""
-    if not turns or not refers_back(question):
+def carries_on(question: str, last: Turn) -> bool:
+    """Whether a question that does not refer back may still be about the last turn's subject: that
+    turn was answered from the files, and the question names no file of its own ("In my orchestra
+    database, …" says what it is about)."""
+    return last.result.answered and not last.result.general and bool(last.result.citations) \
+        and not file_clause(question)
+
+
+def standalone(llm: ChatModel, question: str, turns: list[Turn], budget: Budget | None = None,
+               carry_on: bool = True) -> str:
+    """The follow-up as a question that stands on its own; `question` itself when there are no
+    turns, when it neither refers back nor (with `carry_on`) carries on the last turn's subject, or
+    when the model's rewrite cannot be trusted."""
+    if not turns:
+        return question
+    referring = refers_back(question)
+    if not referring and not (carry_on and carries_on(question, turns[-1])):
         return question
     budget = budget or Budget.of(llm)
     history = history_text(turns, budget)
@@ -133,7 +149,10 @@ def standalone(llm: ChatModel, question: str, turns: list[Turn], budget: Budget 
     rewrite = _first_line(reply)
     if (swapped := in_place_of(question, turns[-1].asked_as)) is not None and not replaces(rewrite, swapped):
         return swapped.question  # "…in the Ethiopian accident, and in the Lion Air crash?" asks both
-    return rewrite if accepted(rewrite, question, history) else question
+    if not accepted(rewrite, question, history):
+        return question
+    asked = " ".join(turn.asked_as for turn in turns)
+    return rewrite if referring or only_adds(rewrite, question, asked) else question
 
 
 _PREPOSITIONS = r"in|on|at|for|from|by|with|during|of|about|to"
@@ -221,6 +240,21 @@ def accepted(rewrite: str, question: str, history: str) -> bool:
     new = [w for w in content_words(rewrite) if stem(w) not in known]
     names = {w.lower() for w in _INNER_NAME.findall(rewrite)}
     return len(new) <= NEW_WORDS and not names & set(new) and keeps_the_follow_up(rewrite, question)
+
+
+def only_adds(rewrite: str, question: str, asked: str) -> bool:
+    """Whether the rewrite of a question that did not refer back keeps its words (a vague "anyone"
+    may become who it means) and brings in words of the earlier questions (`asked`), the subject it
+    carries on, and at most one other that is no name or number: never a fact taken from an answer,
+    never the question's own "in my movie collection" dropped."""
+    own, kept = stems(content_words(question)), stems(content_words(rewrite))
+    brought = kept - own - stems(content_words(asked))
+    names = stems({w.lower() for w in _INNER_NAME.findall(rewrite)})
+    numbers = set(_NUMBER.findall(rewrite)) - set(_NUMBER.findall(f"{question} {asked}"))
+    return own - kept <= _VAGUE and len(brought) <= 1 and not brought & names and not numbers
+
+
+_VAGUE = stems({"anyone", "anybody", "anything", "someone", "somebody", "something", "everyone", "everything"})
 
 
 def keeps_the_follow_up(rewrite: str, question: str) -> bool:

@@ -3,9 +3,10 @@ hold every word the question asks with, shown alone.
 
 A 1.5B model told "Until when can I cancel my Lisbon hotel booking for free?" misses "Free
 cancellation until 1 May 2025." inside a passage of seven lines, and quotes it when the line is all
-it reads. Only an item that holds every name of the question and all but (at most) one of its other
-words is looked at again, so a question about something the files do not hold ("my hotel in Porto")
-is not answered from the nearest line."""
+it reads. Only an item that holds every name of the question and most of its other words (all of a
+short question's; of a longer one, all but two fifths: "still … without paying" may be the file's
+"Free cancellation") is looked at again, so a question about something the files do not hold ("my
+hotel in Porto") is not answered from the nearest line."""
 
 from __future__ import annotations
 
@@ -33,12 +34,17 @@ def focused(question: str, evidence: list[Evidence]) -> list[Evidence]:
         whole = f"{item.stated()} {getattr(item, 'section', '')}"
         if any(name not in whole.lower() for name in names):
             continue
-        if len(asked - stems(content_words(whole))) > (1 if len(asked) >= 5 else 0):
+        if len(asked - stems(content_words(whole))) > _may_miss(len(asked)):
             continue
         lines = _closest_lines(item.text, asked)
         if lines:
             out.append(replace(item, text=" … ".join(lines)))
     return out[:MOST_ITEMS]
+
+
+def _may_miss(asked: int) -> int:
+    """How many of the question's words an item may lack and still be looked at again."""
+    return max(1, 2 * asked // 5) if asked >= 5 else 0
 
 
 def _closest_lines(text: str, asked: set[str]) -> list[str]:

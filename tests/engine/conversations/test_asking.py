@@ -61,7 +61,9 @@ def test_without_keeping_conversations_a_conversation_lives_in_memory(settings: 
 
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
-def test_the_default_model_follows_up_a_table_answer(settings: Settings, embedder):  # noqa: ANN001
+def test_the_default_model_follows_up_a_table_answer_and_carries_on_a_subject(settings: Settings, embedder):  # noqa: ANN001
+    """"and in April?" after a table answer; "Until when can I still cancel without paying?", which
+    names nothing, after a question about the Lisbon hotel: asked about that hotel."""
     trove = Trove(settings.with_(llm="default"))
     trove.models.embedder = embedder
     trove.index([EXAMPLES])
@@ -71,6 +73,11 @@ def test_the_default_model_follows_up_a_table_answer(settings: Settings, embedde
     assert "april" in follow.asked_as.lower() and "grocer" in follow.asked_as.lower(), follow.asked_as
     assert any(q.ok and "04" in q.query or "april" in q.query.lower() for q in follow.queries), follow.queries
     assert follow.citations and all(c.kind == "table" for c in follow.citations), follow.answer
+    trip = trove.conversation()
+    trove.ask("What is the booking reference for my hotel in Lisbon?", conversation=trip)
+    carried = trove.ask("Until when can I still cancel without paying?", conversation=trip)
+    assert "lisbon" in carried.asked_as.lower(), carried.asked_as
+    assert "1 May" in carried.answer and carried.citations[0].source.endswith("lisbon-trip-may-2025.md"), carried.answer
 
 
 def test_a_follow_up_reads_the_file_the_turn_before_cited_first(trove: Trove, notes: Path):

@@ -35,11 +35,43 @@ def test_a_follow_up_is_asked_as_the_models_standalone_question():
 
 
 def test_a_standalone_question_is_not_sent_to_the_model():
+    """Nothing is sent for a question that names its own file, one after a turn the files did not
+    answer, or one with no turn before it."""
     llm = ScriptedLLM([])  # any call would fail: the script has no reply
     turns = [_turn("When was the boiler serviced?", "On 3 May 2024 [1].")]
+    named = "In my bike insurance policy, what is the excess on a theft claim?"
+    assert standalone(llm, named, turns) == named
+    unanswered = [Turn(AskResult(question="When was the boiler serviced?", answer="Not found.", answered=False))]
     question = "What is the excess on a theft claim for my bike?"
-    assert standalone(llm, question, turns) == question and llm.sent == []
+    assert standalone(llm, question, unanswered) == question
+    assert standalone(llm, question, turns, carry_on=False) == question
     assert standalone(llm, "and in April?", []) == "and in April?"  # nothing before it to lean on
+    assert llm.sent == []
+
+
+def test_a_question_that_carries_on_the_last_subject_is_asked_with_it():
+    """"Until when can I still cancel without paying?" after questions about the Lisbon hotel names
+    the hotel; a rewrite that takes a fact from an answer, or drops the question's own words, is not
+    used; a question that stands alone is given back unchanged by the model and kept."""
+    turns = [_turn("What is the booking reference for my hotel in Lisbon?", "It is CDL-48213 [1].", "/n/lisbon.md"),
+             _turn("How much does my hotel in Lisbon cost per night?", "118 EUR per night [1].", "/n/lisbon.md")]
+    question = "Until when can I still cancel without paying?"
+    carried = "Until when can I still cancel my hotel booking in Lisbon without paying?"
+    assert standalone(ScriptedLLM([carried]), question, turns) == carried
+    leaked = "Until when can I still cancel booking CDL-48213 without paying?"
+    assert standalone(ScriptedLLM([leaked]), question, turns) == question
+    given_back = "How much does my hotel in Lisbon cost per night?"
+    assert standalone(ScriptedLLM([given_back]), question, turns) == question
+    alone = "Which flight am I taking back from Lisbon?"
+    assert standalone(ScriptedLLM([alone]), alone, turns) == alone
+    answer_name = "Which flight am I taking back from Lisbon to Schiphol?"
+    assert standalone(ScriptedLLM([answer_name]), alone, turns) == alone
+    films = [_turn("Which movies did Tom Cruise act in?", "Top Gun and A Few Good Men [1].", "/g/movies.cypher")]
+    named = "Which movies in my movie collection did Nora Ephron direct?"
+    assert standalone(ScriptedLLM(["Which movies did Nora Ephron direct?"]), named, films) == named  # words dropped
+    top_gun = [_turn("Who directed Top Gun?", "Tony Scott directed it [1].", "/g/movies.cypher")]
+    vague = "Who was in the cast of Top Gun born before 1960?"
+    assert standalone(ScriptedLLM([vague]), "anyone in the cast born before 1960?", top_gun) == vague
 
 
 def test_a_rewrite_that_brings_in_new_words_is_not_used():

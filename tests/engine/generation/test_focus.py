@@ -32,12 +32,15 @@ def test_the_lines_that_share_the_questions_words_are_kept_alone():
     [closer] = focused("Until when can I cancel my Lisbon hotel booking for free?", [_hotel(), _plan()])
     assert closer.n == 1 and "Free cancellation until 1 May 2025." in closer.text
     assert "Alameda" not in closer.text and "CDL-48213" not in closer.text
+    [said_otherwise] = focused("Until when can I still cancel my hotel booking in Lisbon without paying?", [_hotel()])
+    assert "Free cancellation until 1 May 2025." in said_otherwise.text
 
 
 def test_an_item_that_lacks_a_name_or_a_word_of_the_question_is_not_looked_at_again():
     assert focused("Until when can I cancel my Porto hotel booking for free?", [_hotel(), _plan()]) == []
     assert focused("When is my dentist appointment in Lisbon?", [_hotel(), _plan()]) == []
     assert focused("What is the booking reference for my hotel in Lisbon for 2024?", [_hotel()]) == []  # no 2024
+    assert focused("How much is the parking fee per night in the garage of my Lisbon hotel?", [_hotel()]) == []
 
 
 def test_a_not_found_answer_is_asked_again_over_the_closer_lines_and_backed_by_the_whole_item():
