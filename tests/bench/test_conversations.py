@@ -76,3 +76,34 @@ def test_a_malformed_scoped_question_is_refused_naming_it(tmp_path: Path):
                    'in.2023 = { expect = ["3"] }\n')
     with pytest.raises(SystemExit, match="question q1 in 2023: no source"):
         scoped.load(bad)
+
+
+def test_the_rewrites_part_scores_each_policy_after_the_turns_as_they_should_have_gone():
+    """A switch follow-up is rewritten only under "carries on"; a referring one is sent once and the
+    reply shared by both policies; the turn before reads as its hand-written question and values."""
+    from bench.conversations import rewrites
+    from bench.conversations.sets import Talk
+    from tests.scripted import ScriptedLLM
+
+    first = Turn("What is the booking reference for my hotel in Lisbon?",
+                 "What is the booking reference for my hotel in Lisbon?", "fact", ["CDL-48213"],
+                 "notes/lisbon-trip-may-2025.md")
+    switch = Turn("Until when can I still cancel without paying?",
+                  "Until when can I cancel my Lisbon hotel booking?", "date", ["1 May"],
+                  "notes/lisbon-trip-may-2025.md", "switch")
+    pronoun = Turn("how much is it per night?", "How much does my hotel in Lisbon cost per night?", "number",
+                   ["118"], "notes/lisbon-trip-may-2025.md", "pronoun")
+    talk = Talk("conv-x", "examples", "examples", [first, switch, pronoun])
+    llm = ScriptedLLM(["Until when can I still cancel my hotel booking in Lisbon without paying?",
+                       "How much does my hotel in Lisbon cost per night?"])
+    rows = rewrites.run(llm, [talk])
+    assert len(llm.sent) == 2  # one call per follow-up, the referring one shared
+    sent = llm.sent[0][-1]["content"]
+    assert "Answer: CDL-48213." in sent and "(cited: lisbon-trip-may-2025.md)" in sent
+    by_policy = rows[0]["policies"]
+    assert by_policy["refers back"] == {"asked_as": switch.text, "ok": False, "rewritten": False, "seconds": 0.0}
+    assert by_policy["carries on"]["ok"] and by_policy["carries on"]["seconds"] > 0
+    assert all(policy["ok"] for policy in rows[1]["policies"].values())
+    summary = rewrites.summarise(rows)
+    assert summary["refers back"]["by_follow"]["switch"] == 0.0 and summary["carries on"]["by_follow"]["switch"] == 1.0
+    assert any("Until when can I still cancel my hotel booking" in line for line in rewrites.render(summary, rows))
