@@ -218,10 +218,11 @@ class Indexer:
         report.timings_s["scan"] += time.perf_counter() - t0
         report.seen = len(plan)
         seen_paths = {str(f.path) for _, f in plan}
-        stale = [r for r in self.catalog.files() if r.path not in seen_paths]
+        records = self.catalog.files()
+        stale = [r for r in records if r.path not in seen_paths]
         readable = [(root_id, f) for root_id, f in plan if f.state is None]  # the files that may be read
         self._force = (self._captions_changed(readable, stale) | self._photos_without_looks(readable)
-                       | self._parsers_changed(readable))
+                       | self._parsers_changed(readable, records))
         self._references = self._pack_references(readable)
         for record in stale:
             self.forget(record)
@@ -440,11 +441,18 @@ class Indexer:
         indexed = self.store.sources(PHOTO) - self.store.sources(LOOKS)
         return {str(found.path) for _, found in plan if found.kind == "photo" and str(found.path) in indexed}
 
-    def _parsers_changed(self, plan: list[tuple[int, Found]]) -> set[str]:
+    def _parsers_changed(self, plan: list[tuple[int, Found]], records: list[FileRecord]) -> set[str]:
         """Documents of a kind whose parser changed since they were read (its `VERSION` is not the
-        one `_remember_parsers` kept): read again."""
-        kinds = {found.kind for _, found in plan}
-        changed = {k for k in kinds if (self.catalog.memo(f"parser:{k}") or "1") != str(version_of(k))}
+        one `_remember_parsers` kept; 1 when none was kept): read again. A kind none of whose files
+        was read before gets its version now, so a first run cut short reads nothing twice."""
+        read_before = {r.kind for r in records if r.state == "indexed"}
+        changed = set()
+        for kind in {found.kind for _, found in plan}:
+            kept = self.catalog.memo(f"parser:{kind}")
+            if kept is None and kind not in read_before:
+                self.catalog.remember(f"parser:{kind}", str(version_of(kind)))
+            elif (kept or "1") != str(version_of(kind)):
+                changed.add(kind)
         return {str(found.path) for _, found in plan if found.kind in changed}
 
     def _remember_parsers(self, plan: list[tuple[int, Found]]) -> None:

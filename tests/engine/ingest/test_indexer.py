@@ -121,6 +121,24 @@ def test_files_read_by_a_parser_that_changed_since_are_read_again(trove: Trove, 
     assert trove.index().indexed == 0  # the new version is remembered
 
 
+def test_a_first_run_cut_short_reads_nothing_twice_for_a_parser_version(trove: Trove, tmp_path: Path,  # noqa: ANN001
+                                                                          monkeypatch):
+    """A kind read for the first time gets its parser's version when the run starts: a run stopped
+    before its end (cancelled, killed) leaves files that the next run finds unchanged."""
+    from engine.ingest.indexer import Indexer
+    from engine.ingest.parsers import markdown
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "boiler.md").write_text("# Boiler\n\nServiced by Ruud Bakker in May.\n")
+    monkeypatch.setattr(markdown, "VERSION", 3, raising=False)
+    monkeypatch.setattr(Indexer, "_remember_parsers", lambda self, plan: None)  # as if stopped before the end
+    assert trove.index([folder]).indexed == 1
+    monkeypatch.undo()
+    monkeypatch.setattr(markdown, "VERSION", 3, raising=False)
+    assert trove.index().indexed == 0
+
+
 def _vectors(trove: Trove) -> list[tuple[int, object]]:
     """(a number for each paragraph, by the name in it: 20 for the changed one, its vector) for every paragraph."""
     import numpy as np
