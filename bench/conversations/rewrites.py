@@ -3,7 +3,8 @@ have gone (each hand-written standalone question, answered with its expected val
 expected file), and how often the rewrite says what the hand-written question says, per kind of
 follow-up, under each rewrite policy in the same run ("refers back": only a question with a
 referring word, an opening "and" or a few words is rewritten; "carries on": also one that goes on
-about the last turn's subject). The LLM is the only model loaded; no question is answered."""
+about the last turn's subject; "names referents": and a question whose one reference is a single
+thing is asked with its name in place). The LLM is the only model loaded; no question is answered."""
 
 from __future__ import annotations
 
@@ -15,12 +16,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bench.conversations.sets import FOLLOWS, HOMES, Talk, Turn, rewrite_ok
+from engine.conversations.rewriting import Policy
 
 if TYPE_CHECKING:
     from engine.conversations.turns import Turn as AskedTurn
     from engine.runtimes.llm import ChatModel
 
-POLICIES = {"refers back": False, "carries on": True}  # name -> standalone(carry_on=…)
+POLICIES = {"refers back": Policy(carry_on=False, referents=False), "carries on": Policy(referents=False),
+            "names referents": Policy()}
 
 
 @dataclass
@@ -70,9 +73,9 @@ def run(llm: ChatModel, talks: list[Talk]) -> list[dict]:
             if turn.follow:
                 row: dict = {"id": talk.id, "turn": n, "follow": turn.follow, "text": turn.text,
                              "standalone": turn.standalone, "policies": {}}
-                for name, carry_on in POLICIES.items():
+                for name, policy in POLICIES.items():
                     remembered.last_seconds = 0.0
-                    asked_as = standalone(remembered, turn.text, before, budget, carry_on=carry_on)
+                    asked_as = standalone(remembered, turn.text, before, budget, policy)
                     row["policies"][name] = {"asked_as": asked_as, "ok": rewrite_ok(turn, asked_as),
                                              "rewritten": asked_as != turn.text,
                                              "seconds": remembered.last_seconds}
@@ -115,8 +118,8 @@ def render(summary: dict, rows: list[dict]) -> list[str]:
               "| seconds per call, p50 | " + " | ".join(f"{summary[n]['seconds_p50']:.1f}" for n in names) + " |",
               "", "## Where the policies differ", ""]
     for r in rows:
-        a, b = (r["policies"][n] for n in names)
-        if a["asked_as"] != b["asked_as"]:
+        got = [r["policies"][n] for n in names]
+        if len({g["asked_as"] for g in got}) > 1:
             lines.append(f"- `{r['id']}` turn {r['turn']} ({r['follow']}): {r['text']!r} → "
-                         f"{a['asked_as']!r} {'✓' if a['ok'] else '✗'} / {b['asked_as']!r} {'✓' if b['ok'] else '✗'}")
+                         + " / ".join(f"{g['asked_as']!r} {'✓' if g['ok'] else '✗'}" for g in got))
     return lines + [""]

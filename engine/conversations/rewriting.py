@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from engine.conversations.referents import named_in_place, referent, the_one_reference, usable
 from engine.conversations.turns import Turn
 from engine.generation.answer import content_words, stem, stems, strip_citations
 from engine.generation.budget import Budget
@@ -131,18 +132,30 @@ def carries_on(question: str, last: Turn) -> bool:
         and not file_clause(question)
 
 
+@dataclass(frozen=True)
+class Policy:
+    """Which follow-ups are rewritten and how (bench.conversations compares them in one run)."""
+
+    carry_on: bool = True  # also a question that carries on the last turn's subject without referring back
+    referents: bool = True  # a question whose one reference is a single thing gets that thing's name in its place
+
+
 def standalone(llm: ChatModel, question: str, turns: list[Turn], budget: Budget | None = None,
-               carry_on: bool = True) -> str:
+               policy: Policy = Policy()) -> str:
     """The follow-up as a question that stands on its own; `question` itself when there are no
-    turns, when it neither refers back nor (with `carry_on`) carries on the last turn's subject, or
-    when the model's rewrite cannot be trusted."""
+    turns, when it neither refers back nor carries on the last turn's subject, or when the model's
+    rewrite cannot be trusted."""
     if not turns:
         return question
     referring = refers_back(question)
-    if not referring and not (carry_on and carries_on(question, turns[-1])):
+    if not referring and not (policy.carry_on and carries_on(question, turns[-1])):
         return question
     budget = budget or Budget.of(llm)
     history = history_text(turns, budget)
+    if policy.referents and (word := the_one_reference(question, _REFERRING)):
+        name = referent(llm, question, word, history)
+        if usable(name, question, history):
+            return named_in_place(question, word, name)
     user = f"<evidence>\n{history}\n</evidence>\nFollow-up: {inline(question, 600)}\nStandalone question:"
     reply = llm.chat([{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}],
                      max_tokens=REPLY_TOKENS)

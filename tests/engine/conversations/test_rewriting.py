@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from engine.conversations.rewriting import accepted, history_text, in_place_of, refers_back, standalone
+from engine.conversations.referents import named_in_place, the_one_reference
+from engine.conversations.rewriting import (
+    _REFERRING,
+    Policy,
+    accepted,
+    history_text,
+    in_place_of,
+    refers_back,
+    standalone,
+)
 from engine.conversations.turns import Turn
 from engine.generation.budget import Budget
 from engine.result import AskResult, Citation
@@ -44,7 +53,7 @@ def test_a_standalone_question_is_not_sent_to_the_model():
     unanswered = [Turn(AskResult(question="When was the boiler serviced?", answer="Not found.", answered=False))]
     question = "What is the excess on a theft claim for my bike?"
     assert standalone(llm, question, unanswered) == question
-    assert standalone(llm, question, turns, carry_on=False) == question
+    assert standalone(llm, question, turns, policy=Policy(carry_on=False)) == question
     assert standalone(llm, "and in April?", []) == "and in April?"  # nothing before it to lean on
     assert llm.sent == []
 
@@ -124,6 +133,32 @@ def test_a_rewrite_that_gives_the_last_question_back_is_not_used():
     last = "When did the FAA issue its emergency AD after the Lion Air crash?"
     turns = [_turn(last, "On November 7, 2018 [1].", "/files/federal-register-2020-17221.pdf")]
     question = "How many work-hours does it estimate for the AOA sensor system test?"
-    assert standalone(ScriptedLLM([last]), question, turns) == question
+    whole_rewrite = Policy(referents=False)
+    assert standalone(ScriptedLLM([last]), question, turns, policy=whole_rewrite) == question
     whole = "How many work-hours does the FAA's AD estimate for the AOA sensor system test?"
-    assert standalone(ScriptedLLM([whole]), question, turns) == whole
+    assert standalone(ScriptedLLM([whole]), question, turns, policy=whole_rewrite) == whole
+
+
+def test_a_single_thing_referred_to_is_named_in_place():
+    """"what's its capital?" after an answer naming Nevada is asked as "What's Nevada's capital?" (the
+    model is only asked what "its" refers to); a name the conversation does not hold, or one the
+    follow-up already names, falls back to the whole rewrite."""
+    turns = [_turn("Which state borders Oregon to the east?", "Idaho and Nevada border Oregon [1].")]
+    llm = ScriptedLLM(["Nevada"])
+    assert standalone(llm, "what's its capital?", turns) == "What's Nevada's capital?"
+    sent = llm.sent[0][-1]["content"]
+    assert "Follow-up: what's its capital?\nWord: its\nRefers to:" in sent and "Answer: Idaho and Nevada" in sent
+    for follow_up, asked in (("and who is the governor there?", "Who is the governor in Nevada?"),
+                             ("how many people live in there?", "How many people live in Nevada?")):
+        assert standalone(ScriptedLLM(["Nevada"]), follow_up, turns) == asked
+    whole = "What is the capital of Idaho?"
+    assert standalone(ScriptedLLM(["Utah", whole]), "what's its capital?", turns) == whole  # not in the conversation
+    assert standalone(ScriptedLLM([whole]), "what's its capital?", turns, policy=Policy(referents=False)) == whole
+    assert standalone(ScriptedLLM([whole]), "is there a capital of those?", turns) == whole  # "those": not one thing
+
+
+def test_her_is_named_as_a_possessive_only_before_a_noun():
+    assert named_in_place("and her husband?", "her", "mormor") == "Mormor's husband?"
+    assert named_in_place("when did you last see her?", "her", "mormor") == "When did you last see mormor?"
+    assert the_one_reference("is there a photo of it?", _REFERRING) is None  # an existential "there"
+    assert the_one_reference("which of those did he direct?", _REFERRING) is None  # two references
