@@ -4,7 +4,8 @@ expected file), and how often the rewrite says what the hand-written question sa
 follow-up, under each rewrite policy in the same run ("refers back": only a question with a
 referring word, an opening "and" or a few words is rewritten; "carries on": also one that goes on
 about the last turn's subject; "names referents": and a question whose one reference is a single
-thing is asked with its name in place). The LLM is the only model loaded; no question is answered."""
+thing, which the rewrite left as typed or glued onto the last question, is asked with its name in
+place). The LLM is the only model loaded; no question is answered."""
 
 from __future__ import annotations
 

@@ -3,15 +3,18 @@ is the mayor there?") asked with that thing named in its place.
 
 A 1.5B model asked to rewrite "what's its capital?" after "Which state borders Oregon to the south?"
 — "California" often gives back the last question with the follow-up glued on ("Which state borders
-Oregon to the south, and what's its capital?"). Asked only what "its" refers to, it says
-"California", and the follow-up is asked as "what's California's capital?". The name must be one the
-conversation holds and not one the follow-up already names (a reference inside the sentence)."""
+Oregon to the south, and what's its capital?"), or a rewrite that cannot be used. Asked only what
+"its" refers to, it says "California", and the follow-up is asked as "What's California's capital?".
+The name must be one the conversation holds, the follow-up does not already name (a reference inside
+the sentence), and a name or a "my …" phrase: a bare "hotel" or "the man" loses what the rewrite
+kept ("my hotel in Lisbon", "the man with glasses in my clip")."""
 
 from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING
 
+from engine.generation.answer import content_words, stems
 from engine.generation.untrusted import inline
 
 if TYPE_CHECKING:
@@ -66,6 +69,8 @@ _WORD = re.compile(r"[\w'’-]+")
 _EXISTENTIAL = re.compile(r"\b(?:is|are|was|were|be|been)\s+there\b|\bthere\s+(?:is|are|was|were)\b", re.I)
 _OPENING = re.compile(r"^\s*(?:and|so|ok|okay|then)\b[,\s]*", re.I)
 MOST_WORDS = 10  # a referent is a name or a short phrase
+GLUED_SHARE = 0.75  # of the last question's words, held by a rewrite that only glues the follow-up on
+_NAMED = re.compile(r"^(?:my|our)\s|\b[A-Z0-9]")
 REPLY_TOKENS = 24
 
 
@@ -87,11 +92,19 @@ def referent(llm: ChatModel, question: str, word: str, history: str) -> str:
     return reply.strip().strip('"“”.').strip()
 
 
+def glues_on(rewrite: str, last: str) -> bool:
+    """Whether a rewrite is the last question again with the follow-up glued on: it holds most of
+    the last question's words ("Which African country has the largest population, and who is its
+    head of state?")."""
+    asked = stems(content_words(last))
+    return bool(asked) and len(asked & stems(content_words(rewrite))) >= GLUED_SHARE * len(asked)
+
+
 def usable(name: str, question: str, history: str) -> bool:
-    """A referent is used when it is a short phrase the conversation writes as such and the
-    follow-up does not already name (then the word refers inside the sentence)."""
+    """A referent is used when it is a short name (or "my …" phrase) the conversation writes as such
+    and the follow-up does not already name (then the word refers inside the sentence)."""
     words = _WORD.findall(name)
-    return (0 < len(words) <= MOST_WORDS and name.lower() in history.lower()
+    return (0 < len(words) <= MOST_WORDS and bool(_NAMED.search(name)) and name.lower() in history.lower()
             and name.lower() not in question.lower())
 
 

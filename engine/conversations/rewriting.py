@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.conversations.referents import named_in_place, referent, the_one_reference, usable
+from engine.conversations.referents import glues_on, named_in_place, referent, the_one_reference, usable
 from engine.conversations.turns import Turn
 from engine.generation.answer import content_words, stem, stems, strip_citations
 from engine.generation.budget import Budget
@@ -144,7 +144,8 @@ def standalone(llm: ChatModel, question: str, turns: list[Turn], budget: Budget 
                policy: Policy = Policy()) -> str:
     """The follow-up as a question that stands on its own; `question` itself when there are no
     turns, when it neither refers back nor carries on the last turn's subject, or when the model's
-    rewrite cannot be trusted."""
+    rewrite cannot be trusted. A follow-up whose one reference is a single thing, left as typed or
+    rewritten as the last question with it glued on, is asked with that thing's name in place."""
     if not turns:
         return question
     referring = refers_back(question)
@@ -152,10 +153,17 @@ def standalone(llm: ChatModel, question: str, turns: list[Turn], budget: Budget 
         return question
     budget = budget or Budget.of(llm)
     history = history_text(turns, budget)
-    if policy.referents and (word := the_one_reference(question, _REFERRING)):
+    chosen = _rewritten(llm, question, turns, history, referring)
+    if policy.referents and (word := the_one_reference(question, _REFERRING)) and (
+            chosen == question or glues_on(chosen, turns[-1].asked_as)):
         name = referent(llm, question, word, history)
         if usable(name, question, history):
             return named_in_place(question, word, name)
+    return chosen
+
+
+def _rewritten(llm: ChatModel, question: str, turns: list[Turn], history: str, referring: bool) -> str:
+    """The model's whole rewrite when it can be trusted, else `question`."""
     user = f"<evidence>\n{history}\n</evidence>\nFollow-up: {inline(question, 600)}\nStandalone question:"
     reply = llm.chat([{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}],
                      max_tokens=REPLY_TOKENS)

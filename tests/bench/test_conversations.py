@@ -95,16 +95,15 @@ def test_the_rewrites_part_scores_each_policy_after_the_turns_as_they_should_hav
                    ["118"], "notes/lisbon-trip-may-2025.md", "pronoun")
     talk = Talk("conv-x", "examples", "examples", [first, switch, pronoun])
     llm = ScriptedLLM(["Until when can I still cancel my hotel booking in Lisbon without paying?",
-                       "How much does my hotel in Lisbon cost per night?", "my hotel in Lisbon"])
+                       "How much does my hotel in Lisbon cost per night?"])
     rows = rewrites.run(llm, [talk])
-    assert len(llm.sent) == 3  # one call per prompt: the whole rewrites shared, the referent asked once
+    assert len(llm.sent) == 2  # one call per prompt, shared by the policies (a good rewrite needs no referent)
     sent = llm.sent[0][-1]["content"]
     assert "Answer: CDL-48213." in sent and "(cited: lisbon-trip-may-2025.md)" in sent
     by_policy = rows[0]["policies"]
     assert by_policy["refers back"] == {"asked_as": switch.text, "ok": False, "rewritten": False, "seconds": 0.0}
     assert by_policy["carries on"]["ok"] and by_policy["carries on"]["seconds"] > 0
-    assert rows[1]["policies"]["refers back"]["ok"] and rows[1]["policies"]["carries on"]["ok"]
-    assert rows[1]["policies"]["names referents"]["asked_as"] == "How much is my hotel in Lisbon per night?"
+    assert all(policy["ok"] for policy in rows[1]["policies"].values())
     summary = rewrites.summarise(rows)
     assert summary["refers back"]["by_follow"]["switch"] == 0.0 and summary["carries on"]["by_follow"]["switch"] == 1.0
     assert any("Until when can I still cancel my hotel booking" in line for line in rewrites.render(summary, rows))

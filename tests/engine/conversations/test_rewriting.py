@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.conversations.referents import named_in_place, the_one_reference
+from engine.conversations.referents import glues_on, named_in_place, the_one_reference, usable
 from engine.conversations.rewriting import (
     _REFERRING,
     Policy,
@@ -140,21 +140,29 @@ def test_a_rewrite_that_gives_the_last_question_back_is_not_used():
 
 
 def test_a_single_thing_referred_to_is_named_in_place():
-    """"what's its capital?" after an answer naming Nevada is asked as "What's Nevada's capital?" (the
-    model is only asked what "its" refers to); a name the conversation does not hold, or one the
-    follow-up already names, falls back to the whole rewrite."""
-    turns = [_turn("Which state borders Oregon to the east?", "Idaho and Nevada border Oregon [1].")]
-    llm = ScriptedLLM(["Nevada"])
+    """"what's its capital?" rewritten as the last question with it glued on is asked as "What's
+    Nevada's capital?" (the model then asked only what "its" refers to); a good rewrite is kept
+    without asking; a name the conversation does not hold, a bare noun, or a name the follow-up
+    already holds keeps the rewrite."""
+    last = "Which state borders Oregon to the east?"
+    turns = [_turn(last, "Idaho and Nevada border Oregon [1].")]
+    glued = "Which state borders Oregon to the east, and what's its capital?"
+    llm = ScriptedLLM([glued, "Nevada"])
     assert standalone(llm, "what's its capital?", turns) == "What's Nevada's capital?"
-    sent = llm.sent[0][-1]["content"]
+    sent = llm.sent[1][-1]["content"]
     assert "Follow-up: what's its capital?\nWord: its\nRefers to:" in sent and "Answer: Idaho and Nevada" in sent
+    good = ScriptedLLM(["What is the capital of Nevada?"])
+    assert standalone(good, "what's its capital?", turns) == "What is the capital of Nevada?" and len(good.sent) == 1
     for follow_up, asked in (("and who is the governor there?", "Who is the governor in Nevada?"),
                              ("how many people live in there?", "How many people live in Nevada?")):
-        assert standalone(ScriptedLLM(["Nevada"]), follow_up, turns) == asked
-    whole = "What is the capital of Idaho?"
-    assert standalone(ScriptedLLM(["Utah", whole]), "what's its capital?", turns) == whole  # not in the conversation
-    assert standalone(ScriptedLLM([whole]), "what's its capital?", turns, policy=Policy(referents=False)) == whole
-    assert standalone(ScriptedLLM([whole]), "is there a capital of those?", turns) == whole  # "those": not one thing
+        assert standalone(ScriptedLLM([follow_up, "Nevada"]), follow_up, turns) == asked  # the rewrite is the typed
+    for name in ("Utah", "state"):  # not in the conversation; a bare noun
+        assert standalone(ScriptedLLM([glued, name]), "what's its capital?", turns) == glued
+    history = "User: Which state borders Oregon?\nAnswer: Nevada."
+    assert not usable("Oregon", "is its capital bigger than Oregon's?", history)  # named by the follow-up
+    assert usable("Nevada", "what's its capital?", history) and usable("my hotel", "is it far?", "my hotel")
+    assert standalone(ScriptedLLM([glued]), "what's its capital?", turns, policy=Policy(referents=False)) == glued
+    assert glues_on(glued, last) and not glues_on("What is the capital of Nevada?", last)
 
 
 def test_her_is_named_as_a_possessive_only_before_a_noun():
