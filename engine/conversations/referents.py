@@ -69,7 +69,6 @@ _WORD = re.compile(r"[\w'’-]+")
 _EXISTENTIAL = re.compile(r"\b(?:is|are|was|were|be|been)\s+there\b|\bthere\s+(?:is|are|was|were)\b", re.I)
 _OPENING = re.compile(r"^\s*(?:and|so|ok|okay|then)\b[,\s]*", re.I)
 MOST_WORDS = 10  # a referent is a name or a short phrase
-GLUED_SHARE = 0.75  # of the last question's words, held by a rewrite that only glues the follow-up on
 _NAMED = re.compile(r"^(?:my|our)\s|\b[A-Z0-9]")
 REPLY_TOKENS = 24
 
@@ -93,11 +92,11 @@ def referent(llm: ChatModel, question: str, word: str, history: str) -> str:
 
 
 def glues_on(rewrite: str, last: str) -> bool:
-    """Whether a rewrite is the last question again with the follow-up glued on: it holds most of
-    the last question's words ("Which African country has the largest population, and who is its
-    head of state?")."""
+    """Whether a rewrite is the last question again with the follow-up glued on: it holds every word
+    of the last question ("Which African country has the largest population, and who is its head of
+    state?"); "Who directed Top Gun?" after "Who wrote Top Gun?" asks something else."""
     asked = stems(content_words(last))
-    return bool(asked) and len(asked & stems(content_words(rewrite))) >= GLUED_SHARE * len(asked)
+    return bool(asked) and asked <= stems(content_words(rewrite))
 
 
 def usable(name: str, question: str, history: str) -> bool:

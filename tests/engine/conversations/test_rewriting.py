@@ -163,6 +163,7 @@ def test_a_single_thing_referred_to_is_named_in_place():
     assert usable("Nevada", "what's its capital?", history) and usable("my hotel", "is it far?", "my hotel")
     assert standalone(ScriptedLLM([glued]), "what's its capital?", turns, policy=Policy(referents=False)) == glued
     assert glues_on(glued, last) and not glues_on("What is the capital of Nevada?", last)
+    assert not glues_on("Who directed Top Gun, in my movies graph?", "Who wrote Top Gun, in my movies graph?")
 
 
 def test_her_is_named_as_a_possessive_only_before_a_noun():
