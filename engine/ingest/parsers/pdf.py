@@ -30,6 +30,7 @@ EDGE_LINES = 3  # a running head or foot is among a page's first or last lines
 RUNNING_MIN_CHARS = 8  # shorter edge lines (a bare page number) are left alone
 RUNNING_KEY_CHARS = 40  # edge lines are compared by their start, numbers masked (a slug's tail varies)
 _DIGITS = re.compile(r"\d+")
+_AMOUNT = re.compile(r"\d[.,]\d{2}\b")  # "1,234.56": a statement's balance line, not a running foot
 
 
 def _key(line: str) -> str:
@@ -56,7 +57,8 @@ def running_lines(texts: list[str]) -> tuple[set[str], set[str]]:
     spellings: dict[str, set[str]] = {}
     for text in texts:
         lines = [line for line in page_lines(text) if line]
-        for line in set(lines[:EDGE_LINES] + lines[-EDGE_LINES:]):
+        edges = {line for line in lines[:EDGE_LINES] + lines[-EDGE_LINES:] if not _AMOUNT.search(line)}
+        for line in edges:
             seen[_key(line)] += 1
             spellings.setdefault(_key(line), set()).add(line)
     common = {k for k, n in seen.items() if n >= max(3, len(texts) / 2) and len(k) >= RUNNING_MIN_CHARS}

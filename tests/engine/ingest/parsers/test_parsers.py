@@ -87,6 +87,9 @@ def test_edge_lines_of_most_pages_are_told_apart_by_their_spelling():
     assert "Annual report" not in "".join(kept) and "".join(kept).count("ACME Corp confidential") == 1
     assert "the plant reopened, said part a." in kept[3]
     assert running_lines(pages[:2]) == (set(), set())
+    statements = [f"Statement page {n}\n" + "\n".join(f"{topic}, line {k}." for k in "abcdefg")
+                  + f"\nBalance carried forward {n * 1000 + 234.56:,.2f}" for n, topic in enumerate(topics, start=1)]
+    assert all("Balance carried forward" in page for page in without_running(statements))  # an amount: content
 
 
 def test_docx_heading_styles_make_the_heading_path():
