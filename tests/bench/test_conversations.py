@@ -79,8 +79,8 @@ def test_a_malformed_scoped_question_is_refused_naming_it(tmp_path: Path):
 
 
 def test_the_rewrites_part_scores_each_policy_after_the_turns_as_they_should_have_gone():
-    """A switch follow-up is rewritten only under "carries on"; a referring one is sent once and the
-    reply shared by both policies; the turn before reads as its hand-written question and values."""
+    """A switch follow-up is not rewritten under "refers back"; each prompt is sent once and its reply
+    shared by the policies; the turn before reads as its hand-written question and values."""
     from bench.conversations import rewrites
     from bench.conversations.sets import Talk
     from tests.scripted import ScriptedLLM

@@ -66,7 +66,7 @@ def test_pdf_blocks_carry_their_page():
 def test_running_heads_and_slug_lines_are_not_glued_into_paragraphs():
     """The Federal Register's "47699 Federal Register / Vol. 85 …" head and the printer's "VerDate …
     Frm 00001 …" slug (numbers change each page) are taken out; a line printed the same on every
-    page is kept once; a document of two pages is left as it is."""
+    page is kept once."""
     doc = parse(shared_path("eval", "documents", "pdfs", "pdfplumber", "federal-register-2020-17221.pdf"))
     texts = [b.text for b in doc.blocks]
     assert not [t for t in texts if "VerDate" in t or "Federal Register / Vol." in t]
