@@ -59,8 +59,9 @@ def running_lines(texts: list[str]) -> tuple[set[str], set[str]]:
         lines = [line for line in page_lines(text) if line]
         edges = {line for line in lines[:EDGE_LINES] + lines[-EDGE_LINES:] if not _AMOUNT.search(line)}
         for line in edges:
-            seen[_key(line)] += 1
-            spellings.setdefault(_key(line), set()).add(line)
+            key = _key(line)
+            seen[key] += 1
+            spellings.setdefault(key, set()).add(line)
     common = {k for k, n in seen.items() if n >= max(3, len(texts) / 2) and len(k) >= RUNNING_MIN_CHARS}
     varying = {k for k in common if len(spellings[k]) > 1}
     return varying, common - varying
