@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline
-from engine.native import periods, values
-from engine.native.conditions import both_at_once, intersect_of_differing, without_value
+from engine.native import mending, periods, values
+from engine.native.conditions import both_at_once, intersect_of_differing, pattern_and_where, without_value
 from engine.native.examples import Example
 from engine.native.kinds import open_store
+from engine.native.ranking import same_rows, with_ranked_value
 from engine.native.sources import Source, Stores
 from engine.native.writers import QueryWriter, writer_for
 from engine.native.writers.sparql_fixes import bind_variable, with_names
@@ -131,6 +132,7 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                                                   f"question: {question}\n{LANGUAGES[source.language]}:"}]
             continue
         attempts.append(QueryAttempt(query, True))
+        statement, result = _ranked(store, statement, result, source.language, timeout_s, max_rows)
         return QueryOutcome(source, statement, result, attempts)
     if fallback is not None:  # an empty answer the repairs could not better
         return QueryOutcome(source, fallback[0], fallback[1], attempts)
@@ -148,15 +150,45 @@ def _instead(store: NativeStore, statement: str, timeout_s: float, max_rows: int
     return None if _empty(found) else (explained, found)
 
 
+def _ranked(store: NativeStore, statement: str, result: QueryResult, language: str, timeout_s: float,
+            max_rows: int) -> tuple[str, QueryResult]:
+    """The statement returning the value it ranks by too ("… ORDER BY operating_rooms DESC LIMIT 1"
+    shows the rooms), when that finds the same rows; else the statement as it ran."""
+    if (ranked := with_ranked_value(statement, language)) is None:
+        return statement, result
+    found = _instead(store, ranked, timeout_s, max_rows)
+    return found if found is not None and same_rows(result, found[1]) else (statement, result)
+
+
 def _explained(store: NativeStore, writer: QueryWriter, query: str, source: Source) -> str:
     """The statement the engine accepts; when it refuses it, its message with what the writer's own
     check says is wrong (a property named for a relationship), which the repair needs more."""
     try:
         return store.explain(query)
     except QueryFailed as exc:
-        if isinstance(exc, Unreachable) or (problem := writer.check(query, source)) is None:
+        if isinstance(exc, Unreachable):
+            raise
+        if (spelt := _spelt_right(store, query, str(exc), source)) is not None:
+            return spelt
+        if (problem := writer.check(query, source)) is None:
             raise
         raise QueryFailed(f"{exc} ({problem})") from exc
+
+
+def _spelt_right(store: NativeStore, query: str, error: str, source: Source) -> str | None:
+    """The statement the engine accepts once the names it does not know are written as the one close
+    name the source has (`treatments_types` -> `treatment_types`), or None."""
+    for _ in range(mending.MOST_MENDS):
+        if (respelt := mending.mended(query, error, source)) is None:
+            return None
+        query = respelt
+        try:
+            return store.explain(query)
+        except Unreachable:
+            return None
+        except QueryFailed as exc:
+            error = str(exc)
+    return None
 
 
 def prior_hint(prior: PriorQuery) -> str:
@@ -181,7 +213,7 @@ def _why_empty(statement: str, question: str, source: Source, stores: Stores, he
     """Why a query returned nothing, when its values tell: one field compared with two values at
     once, one the source holds nowhere, or one held only in a field the query never names. None
     when the values are where the query looks."""
-    if (both := both_at_once(statement)) is not None:
+    if (both := both_at_once(statement) or pattern_and_where(statement)) is not None:
         return Empty(f"it returned nothing: {both.field} cannot be {both.first!r} and {both.second!r} at once. To "
                      f"find what has both, {_ONE_PER_VALUE[source.language]}", False)
     if (differing := intersect_of_differing(statement)) is not None:
@@ -193,13 +225,29 @@ def _why_empty(statement: str, question: str, source: Source, stores: Stores, he
                      "what it asks: leave that condition out", False)
     checked = values.check_literals(statement, source, stores, held=held)
     if checked.absent:
+        if fuller := values.fuller_names(checked.absent, source, held):
+            return Empty(f"it returned nothing, because no column holds {', '.join(map(repr, checked.absent))}. "
+                         f"{values.fuller_hint(fuller)}", False)
         asked = all(value.lower() in question.lower() for value in checked.absent)
         return Empty(f"it returned nothing, because no column holds {', '.join(map(repr, checked.absent))}" + (
             f". {values.hint(found)}" if found else ""), asked)
     if checked.misplaced:
         return Empty("it returned nothing: " + "; ".join(f"{m.value!r} is held in {m.place}, which the query does "
                                                          "not compare it with" for m in checked.misplaced), False)
+    if ignored := _ignored(statement, question, found):
+        return Empty("it returned nothing, and it never compares " + "; ".join(
+            f"{m.phrase!r}, which the question names: it is held in {m.place} as {m.value!r}" for m in ignored), False)
     return None
+
+
+def _ignored(statement: str, question: str, found: list[values.ValueMatch]) -> list[values.ValueMatch]:
+    """The values the question names, held as written in the source, that the query compares
+    nowhere ("flights that arrive in Aberdeen" counted with `destairport = 'AAF'`): an empty
+    result that leaves them out says nothing about them. A value in how the question names its
+    file ("In my flights database,") is no condition."""
+    text, named = statement.lower(), file_clause(question).lower()
+    return [m for m in found if m.value.strip().lower() == m.phrase and m.phrase not in text
+            and m.value.strip().lower() not in text and not re.search(rf"\b{re.escape(m.phrase)}\b", named)]
 
 
 _FILE_NAMED = re.compile(r"^\s*(?:in|from)\s+(?:my|the|our)\s+([^,?]{3,160}?),", re.IGNORECASE)

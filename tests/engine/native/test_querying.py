@@ -214,9 +214,35 @@ def test_a_which_question_answered_by_ids_alone_is_sent_back_for_the_names(tmp_p
              "GROUP BY T1.student_id ORDER BY COUNT(*) DESC LIMIT 1")
     outcome = write_and_run(ScriptedLLM([ids, names]), "Which student has the most friends?", source, stores)
     assert "an id the user does not know" in outcome.attempts[0].error
-    assert outcome.ok and outcome.result.columns == ["name"]
+    assert outcome.ok and outcome.result.columns == ["name", "count_all"]  # with the count it ranks by
     asked = write_and_run(ScriptedLLM([ids]), "Which student id has the most friends?", source, stores)
     assert asked.ok  # the id is what is asked
+
+
+def test_an_empty_count_that_never_compares_a_value_the_question_names_is_sent_back(tmp_path):  # noqa: ANN001
+    """"How many flights arrive in Aberdeen?" (Spider's flight_2) counted `destairport = 'AAF'`: 0, stated
+    with a citation. The city the question names, held in airports.city, was compared nowhere."""
+    from engine.ingest.tables import describe_database
+    from engine.native.querying import write_and_run
+    from tests.conftest import shared_path
+    from tests.scripted import ScriptedLLM
+
+    path = shared_path("eval", "sql", "spider", "database", "flight_2", "flight_2.sqlite")
+    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
+    source = Source("flight_2", "database", "sqlite", str(path), describe_database(path))
+    ignored = "SELECT COUNT(*) FROM flights WHERE destairport = 'AAF' AND sourceairport = 'AAF'"
+    joined = ("SELECT COUNT(*) FROM flights f JOIN airports a ON f.destairport = a.airportcode "
+              "WHERE a.city = 'Aberdeen'")
+    question = "In my flights database, how many flights arrive in Aberdeen?"
+    outcome = write_and_run(ScriptedLLM([ignored, joined]), question, source, stores)
+    error = outcome.attempts[0].error or ""
+    assert "never compares 'aberdeen'" in error and "airports.city" in error
+    assert outcome.ok and outcome.result is not None and outcome.result.rows == [(21,)]
+    stuck = write_and_run(ScriptedLLM([ignored] * 3), question, source, stores)
+    assert not stuck.ok  # no count of 0 to state: the query never asked about Aberdeen
+    named = write_and_run(ScriptedLLM(["SELECT COUNT(*) FROM flights WHERE airline = 99"]),
+                          "In my flights database, how many flights does airline 99 run?", source, stores)
+    assert named.ok and named.result is not None and named.result.rows == [(0,)]  # nothing named goes uncompared
 
 
 def test_a_which_question_answered_by_the_column_it_filters_on_is_sent_back(tmp_path):  # noqa: ANN001

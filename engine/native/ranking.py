@@ -1,0 +1,131 @@
+"""The value a ranked query orders by, shown beside what it returns: "Which hospital in Charlotte has
+the most operating rooms?" written `SELECT name … ORDER BY operating_rooms DESC LIMIT 1` answers with
+the name alone, and neither the answer nor its citation says how many rooms that is. The query with
+the ordering value added to what it returns lets the answer state it, and lets the reader check the
+ranking in the cited rows. Kept only when it returns the same rows (`same_rows`)."""
+
+from __future__ import annotations
+
+import re
+
+from local_stores.results import QueryResult
+
+MAX_RANKED = 10  # "the top three": a short ranked list; a long sorted listing is left as written
+
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+def flat(query: str) -> str:
+    """`query` with its quoted text and everything inside brackets blanked, same length: what is
+    left is the query's top level, and positions found in it are positions in `query`."""
+    text = _QUOTED.sub(lambda m: m.group(0)[0] + "_" * (len(m.group(0)) - 2) + m.group(0)[-1], query)
+    out, depth = [], 0
+    for char in text:
+        if char in _CLOSE:
+            depth = max(0, depth - 1)
+        out.append(char if depth == 0 or char == "\n" else "_")
+        if char in _OPEN:
+            depth += 1
+    return "".join(out)
+
+
+_TAIL = {  # the ordering key and the closing LIMIT, at the query's top level
+    "sql": re.compile(r"\bORDER\s+BY\s+(?P<key>.+?)(?:\s+(?:ASC|DESC))?(?:\s+NULLS\s+(?:FIRST|LAST))?"
+                      r"\s+LIMIT\s+(?P<n>\d+)\s*;?\s*$", re.IGNORECASE | re.DOTALL),
+    "cypher": re.compile(r"\bORDER\s+BY\s+(?P<key>.+?)(?:\s+(?:ASC|DESC|ASCENDING|DESCENDING))?"
+                         r"\s+LIMIT\s+(?P<n>\d+)\s*;?\s*$", re.IGNORECASE | re.DOTALL),
+    "sparql": re.compile(r"\bORDER\s+BY\s+(?:(?:ASC|DESC)\s*\(\s*(?P<wrapped>.+?)\s*\)|(?P<key>\?\w+))"
+                         r"\s+LIMIT\s+(?P<n>\d+)\s*$", re.IGNORECASE | re.DOTALL),
+}
+_HEAD = {  # what the query returns: from its keyword to where that list ends
+    "sql": re.compile(r"^\s*SELECT\s+(?P<distinct>DISTINCT\s+)?(?P<items>.+?)\s+FROM\b", re.IGNORECASE | re.DOTALL),
+    "cypher": re.compile(r"\bRETURN\s+(?P<distinct>DISTINCT\s+)?(?P<items>.+?)\s+ORDER\s+BY\b",
+                         re.IGNORECASE | re.DOTALL),
+    "sparql": re.compile(r"\bSELECT\s+(?P<distinct>(?:DISTINCT|REDUCED)\s+)?(?P<items>.+?)\s*(?:WHERE\b|\{)",
+                         re.IGNORECASE | re.DOTALL),
+}
+_SET_OPERATION = re.compile(r"\b(?:UNION|INTERSECT|EXCEPT|MINUS)\b", re.IGNORECASE)
+
+
+def with_ranked_value(query: str, language: str) -> str | None:
+    """`query` returning the value it ranks by too, or None: it does not end in `ORDER BY <one key>
+    LIMIT n` (n ≤ MAX_RANKED), returns `*` or distinct rows, or already returns that value."""
+    top = flat(query)
+    tail, head = _TAIL[language].search(top), _last(_HEAD[language], top, language)
+    if tail is None or head is None or head.group("distinct") or _SET_OPERATION.search(top):
+        return None
+    if int(tail.group("n")) > MAX_RANKED or head.end("items") > tail.start():
+        return None
+    group = "wrapped" if language == "sparql" and tail.group("wrapped") else "key"
+    key = query[tail.start(group):tail.end(group)].strip()
+    items = query[head.start("items"):head.end("items")]
+    if "," in top[tail.start(group):tail.end(group)] or re.fullmatch(r"\d+", key) or _shown(key, items, language):
+        return None
+    added = _item(key, language)
+    if added is None:
+        return None
+    joiner = " " if language == "sparql" else ", "
+    return query[:head.end("items")] + joiner + added + query[head.end("items"):]
+
+
+def _last(pattern: re.Pattern[str], top: str, language: str) -> re.Match[str] | None:
+    """The head the ranking applies to: SQL's first SELECT, Cypher's last RETURN, SPARQL's first SELECT."""
+    found = list(pattern.finditer(top))
+    if not found:
+        return None
+    return found[-1] if language == "cypher" else found[0]
+
+
+def _shown(key: str, items: str, language: str) -> bool:
+    """Whether the returned items hold the ordering key: as an item, an alias or a column's name."""
+    if language == "sparql":
+        return "*" in items or key.lower() in {v.lower() for v in re.findall(r"\?\w+", items)}
+    wanted = {_normal(key), _normal(key).rsplit(".", 1)[-1]}
+    for item in _split_items(items):
+        if item.strip() == "*" or item.strip().endswith(".*"):
+            return True
+        expression, *alias = re.split(r"\s+AS\s+", item, maxsplit=1, flags=re.IGNORECASE)
+        names = {_normal(expression), _normal(expression).rsplit(".", 1)[-1], *map(_normal, alias)}
+        if wanted & (names - {""}):
+            return True
+    return False
+
+
+def _split_items(items: str) -> list[str]:
+    top, parts, start = flat(items), [], 0
+    for i, char in enumerate(top):
+        if char == ",":
+            parts.append(items[start:i])
+            start = i + 1
+    return [*parts, items[start:]]
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"[\s\"`]", "", text).lower()
+
+
+_REFERENCE = re.compile(r'(?:[A-Za-z_]\w*\.)?(?:[A-Za-z_]\w*|"[^"]+"|`[^`]+`)|\?\w+')
+_AGGREGATE = re.compile(r"(?P<function>COUNT|SUM|AVG|MIN|MAX)\s*\(\s*(?:DISTINCT\s+)?(?P<argument>[^()]*?)\s*\)",
+                        re.IGNORECASE)
+
+
+def _item(key: str, language: str) -> str | None:
+    """The ordering key as an item the query can return: a column, property or variable as it is;
+    an aggregate under a name that says what it counts or sums (`COUNT(*) AS count_all`); anything
+    else None."""
+    if _REFERENCE.fullmatch(key):
+        return key
+    if (aggregate := _AGGREGATE.fullmatch(key)) is None:
+        return None
+    argument = re.sub(r"\W+", "_", aggregate.group("argument").rsplit(".", 1)[-1]).strip("_").lower() or "all"
+    name = f"{aggregate.group('function').lower()}_{argument}"
+    return f"({key} AS ?{name})" if language == "sparql" else f"{key} AS {name}"
+
+
+def same_rows(before: QueryResult, after: QueryResult) -> bool:
+    """Whether `after` holds `before`'s rows, in order, each with one more value at the end."""
+    width = len(before.columns)
+    return (len(after.columns) == width + 1 and after.columns[:width] == before.columns
+            and len(after.rows) == len(before.rows)
+            and all(tuple(a[:width]) == tuple(b) for a, b in zip(after.rows, before.rows, strict=True)))
