@@ -40,6 +40,32 @@ def both_at_once(statement: str) -> BothAtOnce | None:
     return None
 
 
+_NODE_MAP = re.compile(r"\(\s*([A-Za-z_]\w*)\s*(?::\s*`?\w+`?\s*)?\{([^{}]*)\}")  # (p:Person {name: 'A'})
+_MAP_ENTRY = re.compile(r"([A-Za-z_]\w*)\s*:\s*(?:'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\")")
+
+
+def pattern_and_where(statement: str) -> BothAtOnce | None:
+    """A Cypher node matched with a value in its pattern and compared with another in the WHERE
+    that follows (`MATCH (p:Person {name: 'Rob Reiner'})-[:DIRECTED]->(m) WHERE p.name = 'Kevin
+    Bacon'`), which no node meets. A WHERE with an OR branch is left alone (another branch may hold)."""
+    clauses = [*_CLAUSE.finditer(statement)]
+    for here, after in pairwise(clauses):
+        if here.group(0).upper() != "MATCH" or after.group(0).upper() != "WHERE":
+            continue
+        inline = {f"{node.group(1)}.{entry.group(1)}".lower(): entry.group(2) or entry.group(3) or ""
+                  for node in _NODE_MAP.finditer(statement, here.end(), after.start())
+                  for entry in _MAP_ENTRY.finditer(node.group(2))}
+        following = next((c for c in clauses if c.start() > after.start()), None)
+        end = following.start() if following else len(statement)
+        if following is not None and following.group(0).upper() == "OR":
+            continue
+        for m in _EQUALS.finditer(statement, after.end(), end):
+            first = inline.get(m.group(1).lower())
+            if first is not None and first.lower() != m.group(2).lower():
+                return BothAtOnce(m.group(1), first, m.group(2), m.span(1))
+    return None
+
+
 _INTERSECT = re.compile(r"\bINTERSECT\b", re.IGNORECASE)
 _SELECTED = re.compile(r"\bSELECT\b(.*?)\bFROM\b", re.IGNORECASE | re.DOTALL)
 

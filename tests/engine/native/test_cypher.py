@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.ingest.graphs.load import load
-from engine.native import sources
+from engine.native import conditions, sources
 from engine.native.examples import ExamplePicker, skeleton
 from engine.native.hits import as_hit, cell, verbalise
 from engine.native.kinds import open_store
@@ -339,3 +339,21 @@ def test_a_second_persons_name_compared_with_a_relationships_property_matches_th
     assert "(m)<-[:ACTED_IN]-(x_2:Person)" in (values.relinked(backwards, source, stores, held=held) or "")
     role = "MATCH (p:Person)-[r:ACTED_IN]->(m:Movie) WHERE 'Rod Tidwell' IN r.roles RETURN p.name"
     assert values.relinked(role, source, stores, held=held) is None  # a role is no Person's name
+
+
+def test_a_node_given_one_name_in_its_pattern_and_another_in_where_is_sent_back_on_the_movies_graph(movies):  # noqa: ANN001
+    """"Which of the movies Rob Reiner directed has Kevin Bacon in the cast?" written with the director's
+    node named twice (`{name: 'Rob Reiner'}` and `WHERE p.name = 'Kevin Bacon'`): nothing, and no reason
+    given. The repair hears that one node cannot be both."""
+    stores, source = movies
+    twice = ("MATCH (p:Person {name: 'Rob Reiner'})-[:DIRECTED]->(m:Movie) WHERE p.name = 'Kevin Bacon' "
+             "RETURN m.title")
+    linked = ("MATCH (r:Person {name: 'Rob Reiner'})-[:DIRECTED]->(m:Movie)<-[:ACTED_IN]-(b:Person "
+              "{name: 'Kevin Bacon'}) RETURN m.title")
+    outcome = write_and_run(ScriptedLLM([twice, linked]), "Which of the movies Rob Reiner directed has Kevin "
+                            "Bacon in the cast?", source, stores)
+    assert "p.name cannot be 'Rob Reiner' and 'Kevin Bacon' at once" in (outcome.attempts[0].error or "")
+    assert outcome.ok and outcome.result is not None and outcome.result.rows == [("A Few Good Men",)]
+    either = ("MATCH (p:Person {name: 'Rob Reiner'})-[:DIRECTED]->(m:Movie) WHERE m.title = 'Top Gun' OR "
+              "p.name = 'Kevin Bacon' RETURN m.title")
+    assert conditions.pattern_and_where(either) is None  # another branch may hold
