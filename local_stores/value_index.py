@@ -53,5 +53,14 @@ class ValueIndex:
         return self.db.query(f"SELECT key, source, place, value FROM source_values WHERE key IN ({listed}) "
                              "ORDER BY source, place", tuple(keys))
 
+    def containing(self, source: str, word: str, limit: int) -> list[tuple[str, str]]:
+        """(place, value) of `source`'s held values that hold `word` (lower case) as a whole word
+        among others ("cuba" in "cuba gooding jr."), at most `limit`."""
+        escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        like = "key LIKE ? ESCAPE '\\'"
+        return [tuple(row) for row in self.db.query(
+            f"SELECT DISTINCT place, value FROM source_values WHERE source = ? AND ({like} OR {like} OR {like}) "
+            "ORDER BY place, value LIMIT ?", (source, f"{escaped} %", f"% {escaped}", f"% {escaped} %", limit))]
+
     def sources(self) -> int:
         return self.db.query("SELECT count(*) FROM value_sources")[0][0]

@@ -248,6 +248,32 @@ def check_literals(statement: str, source: Source, stores: Stores, timeout_s: fl
     return LiteralCheck(absent, _misplaced(statement, literals, places, source))
 
 
+FULLER_MOST = 3  # a word held inside more values than this points at none of them
+
+
+def fuller_names(absent: list[str], source: Source, held: ValueIndex | None) -> list[ValueMatch]:
+    """The held values that hold a value the source lacks as one of their words ('cuba' of 'Cuba
+    Gooding Jr.', 'hanks' of 'Tom Hanks'): a name the question shortened. None for a word held in
+    more than FULLER_MOST values, or one shorter than three letters."""
+    if held is None:
+        return []
+    writer, found = writer_for(source.language), []
+    for text in absent:
+        word = " ".join(text.split()).lower()
+        if len(word) < 3:
+            continue
+        rows = held.containing(source.name, word, FULLER_MOST + 1)
+        if len(rows) <= FULLER_MOST:
+            found += [ValueMatch(word, value, writer.place_name(place, source)) for place, value in rows]
+    return found
+
+
+def fuller_hint(matches: list[ValueMatch]) -> str:
+    """The fuller names as a line the repair reads."""
+    return "; ".join(f"{inline(m.phrase)[:40]!r} is part of {neutralise(m.value)[:80]!r} in {inline(m.place)}: "
+                     "compare with that whole value" for m in matches)
+
+
 _FOLDED = r"(?:lower|tolower|lcase|upper|toupper|ucase)\s*\((?:[^()]|\([^()]*\))*\)\s*=\s*"  # lcase(str(?n)) too
 
 

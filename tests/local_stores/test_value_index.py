@@ -22,3 +22,17 @@ def test_values_are_replaced_looked_up_by_lower_case_and_dropped(index_db: Index
     assert index.stamps() == {"trips": "s2"} and index.lookup([]) == []
     again = ValueIndex(index_db)  # kept: its schema is made once
     assert again.stamps() == {"trips": "s2"}
+
+
+def test_values_holding_a_word_among_others_are_found_by_that_word(index_db: IndexDatabase):  # noqa: F811
+    index = ValueIndex(index_db)
+    index.replace("movies", "s1", [("Cuba Gooding Jr.", "Person.name"), ("Tom Hanks", "Person.name"),
+                                   ("Cubano", "Movie.title"), ("Cuba", "Place.name"),
+                                   ("100% Cuba Libre", "Drink.name")])
+    index.replace("other", "s1", [("Cuba Gooding Sr.", "Person.name")])
+    assert index.containing("movies", "cuba", 5) == [("Drink.name", "100% Cuba Libre"),
+                                                     ("Person.name", "Cuba Gooding Jr.")]
+    assert index.containing("movies", "hanks", 5) == [("Person.name", "Tom Hanks")]
+    assert index.containing("movies", "100%", 5) == [("Drink.name", "100% Cuba Libre")]
+    assert index.containing("movies", "_uba", 5) == []  # LIKE's wildcards in the word are plain characters
+    assert index.containing("movies", "cuba", 1) == [("Drink.name", "100% Cuba Libre")]

@@ -272,3 +272,22 @@ def test_a_text_compared_where_the_data_holds_an_iri_of_that_name_is_the_iri(tmp
     outcome = write_and_run(ScriptedLLM([written]), "Which of my books are hardcovers?", source, stores)
     assert outcome.ok and outcome.result.rows and "<http://schema.org/Hardcover>" in outcome.query
     assert values.as_iris(written.replace("Hardcover", "Audiobook"), source, stores) is None  # no such IRI
+
+
+def test_a_name_the_question_shortened_is_found_whole_in_the_value_index(family):  # noqa: ANN001
+    """"What part did Cuba play in Jerry Maguire?" compares `p.name = 'cuba'`, which nothing holds: the
+    repair hears the whole name the graph holds it in. A word held in many values points at none."""
+    source, stores, index = family
+    [whole] = values.fuller_names(["astrid"], source, index)
+    assert (whole.phrase, whole.value, whole.place) == ("astrid", "Astrid Lindqvist", "Person.name")
+    assert "'astrid' is part of 'Astrid Lindqvist' in Person.name" in values.fuller_hint([whole])
+    assert values.fuller_names(["lindqvist"], source, index) == []  # four Lindqvists: no one of them
+    assert values.fuller_names(["nobody"], source, index) == [] and values.fuller_names(["astrid"], source, None) == []
+    from engine.native.querying import write_and_run
+    from tests.scripted import ScriptedLLM
+
+    short = "MATCH (p:Person) WHERE p.name = 'Astrid' RETURN p.born"
+    whole = "MATCH (p:Person) WHERE p.name = 'Astrid Lindqvist' RETURN p.born"
+    outcome = write_and_run(ScriptedLLM([short, whole]), "When was Astrid born?", source, stores, held=index)
+    assert "'astrid' is part of 'Astrid Lindqvist' in Person.name" in (outcome.attempts[0].error or "")
+    assert outcome.ok and outcome.result is not None and outcome.result.rows == [(1941,)]
