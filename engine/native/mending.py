@@ -1,0 +1,97 @@
+"""Names a model misspells, put right before a repair is asked for: the engine refuses
+`treatments_types` where the database has `treatment_types`, or `p.nam` where the node has `name`,
+and a 1.5B model asked to correct it often writes the same query again. When the engine's message
+names the unknown table, label, column or property and the source has exactly one name close to it,
+the query is run with that name instead."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.native.sources import Source
+
+CLOSE = 0.75  # difflib's ratio a name must reach to stand for the misspelt one
+MARGIN = 0.08  # and by how much it must beat the next closest
+MOST_MENDS = 3  # names mended in one query at most
+
+_UNKNOWN_PART = (  # a table, node label or relationship type the engine does not know
+    re.compile(r"no such table: (?:\w+\.)?(\w+)"),  # SQLite
+    re.compile(r"Table with name (\w+) does not exist"),  # DuckDB
+    re.compile(r"Binder exception: Table (\w+) does not exist"),  # Kùzu
+)
+_UNKNOWN_FIELD = (  # a column or property
+    re.compile(r"no such column: (?:\w+\.)?(\w+)"),  # SQLite
+    re.compile(r"Referenced column \"(\w+)\" not found"),  # DuckDB
+    re.compile(r"does not have a column named \"(\w+)\""),  # DuckDB, with a table alias
+    re.compile(r"Cannot find property (\w+) for"),  # Kùzu
+)
+
+
+def unknown_name(error: str) -> tuple[str, str] | None:
+    """("part" or "field", the name) the engine's message says it does not know, or None."""
+    for kind, patterns in (("part", _UNKNOWN_PART), ("field", _UNKNOWN_FIELD)):
+        for pattern in patterns:
+            if m := pattern.search(error):
+                return kind, m.group(1)
+    return None
+
+
+def names_of(source: Source, kind: str) -> list[str]:
+    """The source's table names (`part`) or column names (`field`); for a graph, its node labels and
+    relationship types, or their properties."""
+    descriptor = source.descriptor
+    if source.language == "cypher":
+        parts = {**descriptor.get("nodes", {}), **descriptor.get("relationships", {})}
+        if kind == "part":
+            return list(parts)
+        return list(dict.fromkeys(p["name"] for part in parts.values() for p in part.get("properties", [])))
+    if kind == "part":
+        return [t["table"] for t in source.tables]
+    return list(dict.fromkeys(c["name"] for t in source.tables for c in t.get("columns", [])))
+
+
+def closest(name: str, names: list[str]) -> str | None:
+    """The one name close to `name` (case aside), clearly closer than any other; None when none is
+    or two are about as close."""
+    scored = sorted(((difflib.SequenceMatcher(None, name.lower(), n.lower()).ratio(), n) for n in names),
+                    reverse=True)
+    if not scored or scored[0][0] < CLOSE or (len(scored) > 1 and scored[0][0] - scored[1][0] < MARGIN):
+        return None
+    return scored[0][1]
+
+
+_SQL_TEXT = re.compile(r"'(?:[^']|'')*'")
+_CYPHER_TEXT = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+
+
+def renamed(query: str, old: str, new: str, language: str) -> str:
+    """`query` with the identifier `old` (bare or quoted as an identifier) written `new`, never inside
+    a text value."""
+    texts = _SQL_TEXT if language == "sql" else _CYPHER_TEXT
+    pieces, last = [], 0
+    for m in texts.finditer(query):
+        pieces += [_rename(query[last:m.start()], old, new), m.group(0)]
+        last = m.end()
+    return "".join([*pieces, _rename(query[last:], old, new)])
+
+
+def _rename(code: str, old: str, new: str) -> str:
+    return re.sub(rf"(?<![\w$]){re.escape(old)}(?![\w$])", lambda _: new, code)
+
+
+def mended(query: str, error: str, source: Source) -> str | None:
+    """`query` with the name the engine's `error` says it does not know written as the one close name
+    the source has; None when the message names none, or the source has no one name close to it."""
+    if source.language not in ("sql", "cypher") or (unknown := unknown_name(error)) is None:
+        return None
+    kind, name = unknown
+    known = names_of(source, kind)
+    if any(n.lower() == name.lower() for n in known):
+        return None  # the name is the source's, on another table or node: not a spelling
+    if (near := closest(name, known)) is None:
+        return None
+    changed = renamed(query, name, near, source.language)
+    return changed if changed != query else None

@@ -1,0 +1,89 @@
+"""Names a model misspells (`treatments_types`, `p.nam`) written as the one close name the source
+has, on SQLite, DuckDB and Kùzu's own error messages; two close names, or none, leave the query to
+the repair."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.ingest.graphs.load import load
+from engine.ingest.tables import describe_database
+from engine.native import mending, sources
+from engine.native.querying import write_and_run
+from local_stores.graph_store import GraphStore
+from local_stores.rdf_store import RdfStore
+from local_stores.table_store import TableStore
+from tests.conftest import EXAMPLES, shared_path
+from tests.scripted import ScriptedLLM
+
+
+@pytest.fixture
+def stores(tmp_path: Path) -> sources.Stores:
+    return sources.Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"),
+                          RdfStore(tmp_path / "rdf"))
+
+
+@pytest.mark.parametrize(("error", "unknown"), [
+    ("no such table: treatments_types", ("part", "treatments_types")),
+    ("no such column: T2.costs_of_treatment", ("field", "costs_of_treatment")),
+    ('Binder Error: Referenced column "nam" not found in FROM clause! Candidate bindings: "name"', ("field", "nam")),
+    ('Binder Error: Table "d" does not have a column named "nam" Candidate bindings: : "name"', ("field", "nam")),
+    ('Catalog Error: Table with name dog does not exist! Did you mean "dogs"?', ("part", "dog")),
+    ("Binder exception: Table Persn does not exist.", ("part", "Persn")),
+    ("Binder exception: Cannot find property nam for p.", ("field", "nam")),
+    ("syntax error near SELECT", None),
+])
+def test_the_unknown_name_is_read_from_each_engines_message(error: str, unknown: tuple[str, str] | None):
+    assert mending.unknown_name(error) == unknown
+
+
+def test_only_one_clearly_closest_name_stands_for_a_misspelt_one():
+    assert mending.closest("treatments_types", ["treatments", "treatment_types", "dogs"]) == "treatment_types"
+    assert mending.closest("nam", ["name", "age"]) == "name"
+    assert mending.closest("colour", ["color_a", "color_b"]) is None  # two as close: no guess
+    assert mending.closest("weight", ["name", "age"]) is None  # nothing close
+
+
+def test_a_name_is_renamed_as_code_never_inside_a_text_value():
+    query = "SELECT nam, \"nam\" FROM dogs WHERE note = 'nam' AND t.nam > 1"
+    assert mending.renamed(query, "nam", "name", "sql") == \
+        "SELECT name, \"name\" FROM dogs WHERE note = 'nam' AND t.name > 1"
+    assert mending.renamed("MATCH (p) WHERE p.nam = \"nam\" RETURN p.nam", "nam", "name", "cypher") == \
+        "MATCH (p) WHERE p.name = \"nam\" RETURN p.name"
+
+
+def test_a_misspelt_table_runs_on_sqlite_without_a_repair(stores: sources.Stores):
+    """"How much has been spent on treating Lyric and Evangeline?" (Spider's dog_kennels) written with
+    `treatments_types`: the model's repair wrote the same query again, so nothing was answered."""
+    path = shared_path("eval", "sql", "spider", "database", "dog_kennels", "dog_kennels.sqlite")
+    source = sources.Source("dog_kennels", "database", "sqlite", str(path), describe_database(path))
+    written = ("SELECT SUM(T2.cost_of_treatment) FROM dogs AS T1 JOIN treatments AS T2 ON T1.dog_id = T2.dog_id "
+               "JOIN treatments_types AS T3 ON T2.treatment_type_code = T3.treatment_type_code "
+               "WHERE T1.name = 'Lyric' OR T1.name = 'Evangeline'")
+    llm = ScriptedLLM([written])
+    outcome = write_and_run(llm, "How much has been spent on treating Lyric and Evangeline?", source, stores)
+    assert outcome.ok and "JOIN treatment_types AS T3" in outcome.query and len(llm.sent) == 1
+    assert outcome.result is not None and outcome.result.rows[0][0] is not None
+
+
+def test_a_misspelt_column_and_label_run_on_duckdb_and_kuzu(stores: sources.Stores, tmp_path: Path):
+    info = stores.tables.load_csv("dogs", tmp_path / "dogs.csv", "name,age\nRex,3\nFido,5\n")
+    table = sources.Source("dogs", "table", "duckdb", str(tmp_path / "dogs.csv"), info.descriptor())
+    llm = ScriptedLLM(["SELECT d.nam FROM dogs d ORDER BY d.age DESC LIMIT 1"])
+    outcome = write_and_run(llm, "Which is my oldest dog?", table, stores)
+    assert outcome.ok and outcome.result is not None and outcome.result.rows[0][0] == "Fido" and len(llm.sent) == 1
+    path = EXAMPLES / "family" / "family-tree.cypher"
+    graph = sources.Source("family", "graph", "kuzu", str(path), load(stores.graphs, "family", path))
+    llm = ScriptedLLM(["MATCH (p:Persn) WHERE p.name = 'Astrid Lindqvist' RETURN p.bron"])
+    outcome = write_and_run(llm, "When was Astrid Lindqvist born?", graph, stores)
+    assert outcome.ok and outcome.result is not None and outcome.result.rows == [(1941,)] and len(llm.sent) == 1
+
+
+def test_a_name_the_source_has_elsewhere_is_no_spelling_to_mend(tmp_path: Path):
+    path = shared_path("eval", "sql", "spider", "database", "dog_kennels", "dog_kennels.sqlite")
+    source = sources.Source("dog_kennels", "database", "sqlite", str(path), describe_database(path))
+    assert mending.mended("SELECT T1.breed_name FROM dogs AS T1", "no such column: T1.breed_name", source) is None
+    assert mending.mended("SELECT T1.nam FROM dogs AS T1", "no such column: T1.nam", source) == \
+        "SELECT T1.name FROM dogs AS T1"
