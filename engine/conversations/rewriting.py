@@ -167,13 +167,45 @@ def _rewritten(llm: ChatModel, question: str, turns: list[Turn], history: str, r
     user = f"<evidence>\n{history}\n</evidence>\nFollow-up: {inline(question, 600)}\nStandalone question:"
     reply = llm.chat([{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}],
                      max_tokens=REPLY_TOKENS)
-    rewrite = _first_line(reply)
+    rewrite = in_first_person(_first_line(reply), question, [turn.asked_as for turn in turns])
     if (swapped := in_place_of(question, turns[-1].asked_as)) is not None and not replaces(rewrite, swapped):
         return swapped.question  # "…in the Ethiopian accident, and in the Lion Air crash?" asks both
     if not accepted(rewrite, question, history):
         return question
     asked = " ".join(turn.asked_as for turn in turns)
     return rewrite if referring or only_adds(rewrite, question, asked) else question
+
+
+_SECOND_PERSON = re.compile(r"\byou(?:'re|'ve|'d|'ll)|\b(?:you|your|yours|yourself)\b", re.I)
+_AS_OBJECT = frozenset({"to", "for", "with", "from", "at", "by", "of", "about", "gave", "give", "sent", "send",
+                        "told", "tell", "show", "showed", "paid", "pay", "owe", "owes", "charged", "charge", "cost"})
+_FIRST = {"your": "my", "yours": "mine", "yourself": "myself", "you're": "I'm", "you've": "I've", "you'd": "I'd",
+          "you'll": "I'll"}
+_AGREEMENT = ((r"\bI are\b", "I am"), (r"\bare I\b", "am I"), (r"\bI were\b", "I was"), (r"\bwere I\b", "was I"))
+
+
+def in_first_person(rewrite: str, question: str, asked: list[str]) -> str:
+    """The rewrite in the user's own person: a small model copies the answers' "you" ("Which of the
+    shops did you go to most often?", "your Lisbon video") into a question the user asked about
+    themselves. Left alone when the user wrote "you" in the follow-up or an earlier question."""
+    if not _SECOND_PERSON.search(rewrite) or any(_SECOND_PERSON.search(text) for text in [question, *asked]):
+        return rewrite
+
+    def mine(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if word.lower() != "you":
+            return _same_case(_FIRST[word.lower()], word)
+        before = rewrite[:m.start()].split()
+        return "me" if before and before[-1].lower().strip(",") in _AS_OBJECT else "I"
+
+    flipped = _SECOND_PERSON.sub(mine, rewrite)
+    for wrong, right in _AGREEMENT:
+        flipped = re.sub(wrong, lambda m, right=right: _same_case(right, m.group(0)), flipped, flags=re.I)
+    return flipped[:1].upper() + flipped[1:]
+
+
+def _same_case(word: str, like: str) -> str:
+    return word[:1].upper() + word[1:] if like[:1].isupper() else word
 
 
 _PREPOSITIONS = r"in|on|at|for|from|by|with|during|of|about|to"

@@ -8,6 +8,7 @@ from engine.conversations.rewriting import (
     Policy,
     accepted,
     history_text,
+    in_first_person,
     in_place_of,
     refers_back,
     standalone,
@@ -171,3 +172,19 @@ def test_her_is_named_as_a_possessive_only_before_a_noun():
     assert named_in_place("when did you last see her?", "her", "mormor") == "When did you last see mormor?"
     assert the_one_reference("is there a photo of it?", _REFERRING) is None  # an existential "there"
     assert the_one_reference("which of those did he direct?", _REFERRING) is None  # two references
+
+
+def test_a_rewrite_asks_in_the_users_own_person():
+    """The answers say "you"; a small model copies that into the user's question ("Which of the shops
+    did you go to most often?"). A user who wrote "you" themselves keeps it."""
+    assert in_first_person("Which of the shops did you go to most often in April 2024?",
+                           "Which of those did I go to most often?", ["Which shops did I go to?"]) == \
+        "Which of the shops did I go to most often in April 2024?"
+    assert in_first_person("Who shows up in the last scene of your Lisbon video?", "Who shows up in the last scene?",
+                           []) == "Who shows up in the last scene of my Lisbon video?"
+    assert in_first_person("How much did the hotel charge you, and were you refunded?", "and the refund?", []) == \
+        "How much did the hotel charge me, and was I refunded?"
+    assert in_first_person("Are you sure you're booked?", "am I booked?", []) == "Am I sure I'm booked?"
+    assert in_first_person("What did you say about Porto?", "what did you say?", []) == "What did you say about Porto?"
+    assert in_first_person("Which of your books are e-books?", "which are e-books?",
+                           ["Which books do you have by Le Guin?"]) == "Which of your books are e-books?"
