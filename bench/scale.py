@@ -1,6 +1,7 @@
 """Scale to a whole disk (issue 15 §4): index, re-index, search and ask times on a folder of N real files.
 
     .venv/bin/python -m bench.scale [--files 20000] [--seed 15] [--queries 50] [--ask] [--out bench/out]
+                                    [--work DIR --budget-s S]
 
 A folder of N files is made in a temporary directory from the real data of `../shared/eval`, read in
 place: mostly text documents (.txt / .md, each several Cranfield or CISI documents), some PDFs and
@@ -18,6 +19,12 @@ drawn from `random.Random(seed)`. A fresh Trove home (the user's installed model
 - ask (only with `--ask`: it needs the LLM): p50 of `Trove.ask` over a few of the same queries.
 
 Writes `scale.md` and `scale.json` under `--out` and prints the markdown.
+
+A 20,000-file folder takes hours to embed on 2 cores. With `--work DIR` the folder and the home are
+kept in DIR, and `--budget-s S` stops the full index after S seconds (as a user cancelling it would:
+every file indexed so far stays indexed). Running the same command again goes on where it stopped;
+the full index time is the sum of the runs (each run's scan of the files already indexed included),
+kept in DIR/state.json. Once the full index is done, the rest is measured in that run.
 """
 
 from __future__ import annotations
@@ -46,7 +53,7 @@ from bench.photos import index_progress, peak_rss_mb
 from bench.pipeline import percentile
 from bench.retrieval import load_dataset, machine, open_trove, progress_bar
 from engine.corpora import PARAGRAPH
-from engine.ingest.indexer import IndexReport
+from engine.ingest.indexer import IndexReport, Progress
 from engine.pipeline import Trove
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -268,6 +275,29 @@ def size_mb(folder: Path, skip: Sequence[str] = ("models",)) -> float:
     return sum(size_by_part(folder, skip).values())
 
 
+def save_disk(disk: Disk, path: Path) -> None:
+    rows = [{"path": str(m.path), "kind": m.kind, "source": m.source, "edits": m.edits} for m in disk.files]
+    path.write_text(json.dumps({"folder": str(disk.folder), "files": rows}), encoding="utf-8")
+
+
+def load_disk(path: Path) -> Disk:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    files = [Made(Path(r["path"]), r["kind"], r["source"], r["edits"]) for r in data["files"]]
+    return Disk(Path(data["folder"]), files)
+
+
+def kept_disk(sources: Sources, work: Path, n: int, seed: int) -> Disk:
+    """The folder made in an earlier run with the same `work`, `n` and `seed` (its files as they are
+    now), else a new one."""
+    listing = work / f"disk-{n}-{seed}.json"
+    if listing.exists():
+        return load_disk(listing)
+    shutil.rmtree(work / "disk", ignore_errors=True)
+    disk = build_disk(sources, work / "disk", n, seed)
+    save_disk(disk, listing)
+    return disk
+
+
 # -- indexing ----------------------------------------------------------------------------------
 @dataclass
 class IndexRun:
@@ -297,19 +327,96 @@ def timed_index(trove: Trove, paths: list[Path], name: str, total: int) -> Index
                     list(report.problems[:20]))
 
 
+class OutOfTime(Exception):
+    """The full index's time budget is spent: stop as a user's cancel does (indexed files stay)."""
+
+
+@dataclass
+class Resumed:
+    """The full index over several runs: the seconds spent so far, the runs, the largest peak RSS."""
+
+    path: Path
+    seconds: float = 0.0
+    runs: int = 0
+    peak_rss_mb: float = 0.0
+    done: bool = False
+    timings_s: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path) -> Resumed:
+        if not path.exists():
+            return cls(path)
+        return cls(path, **json.loads(path.read_text(encoding="utf-8")))
+
+    def save(self) -> None:
+        state = {k: v for k, v in asdict(self).items() if k != "path"}
+        self.path.write_text(json.dumps(state), encoding="utf-8")
+
+
+def resumed_index(trove: Trove, disk: Disk, state: Resumed, budget_s: float | None) -> IndexRun:
+    """The full index, going on from where an earlier run stopped; stopped itself after `budget_s`.
+    Its figures are the whole index's: seconds summed over the runs, files and items counted in the
+    catalog, the largest peak RSS of any run. The state is saved every few seconds, so a run killed
+    midway loses at most that much of its count."""
+    n, started, saved = len(disk.files), time.perf_counter(), [time.perf_counter()]
+    base = state.seconds
+
+    def heard(p: Progress) -> None:
+        now = time.perf_counter()
+        if now - saved[0] >= 5:
+            state.seconds, state.peak_rss_mb = base + now - started, max(state.peak_rss_mb, peak_rss_mb())
+            state.save()
+            saved[0] = now
+        if budget_s is not None and now - started >= budget_s:
+            raise OutOfTime
+
+    state.runs += 1
+    with progress_bar(total=n, desc=f"index: full, run {state.runs}", unit="file") as bar:
+        shown = index_progress(bar)
+
+        def progress(p: Progress) -> None:
+            shown(p)
+            heard(p)
+
+        try:
+            report: IndexReport | None = trove.index([disk.folder], progress)
+        except OutOfTime:
+            report = None
+    state.seconds, state.peak_rss_mb = base + time.perf_counter() - started, max(state.peak_rss_mb, peak_rss_mb())
+    if report is not None:
+        state.done = True
+        state.timings_s = {k: round(v, 3) for k, v in report.timings_s.items()}
+    state.save()
+    indexed = sum(1 for m in disk.files if (r := trove.catalog.file(str(m.path))) and r.state == "indexed")
+    problems = [(str(m.path), r.state, r.reason or "") for m in disk.files
+                if (r := trove.catalog.file(str(m.path))) and r.state != "indexed"]
+    items = items_of(trove, [m.path for m in disk.files])
+    return IndexRun("full", state.seconds, indexed, 0, items, 0, len(problems), state.peak_rss_mb, state.timings_s,
+                    problems[:20])
+
+
 def items_of(trove: Trove, paths: Sequence[Path]) -> int:
     records = [trove.catalog.file(str(p)) for p in paths]
     return sum(r.items for r in records if r)
 
 
-def bench_index(trove: Trove, disk: Disk, seed: int) -> dict:
+def bench_index(trove: Trove, disk: Disk, seed: int, state: Resumed | None = None,
+                budget_s: float | None = None) -> dict | None:
+    """The index figures; None when the full index ran out of `budget_s` (it goes on next run)."""
     t0 = time.perf_counter()
     _ = trove.models.embedder
     if disk.kinds().get("photo"):
         _ = trove.models.vision
     load_s = time.perf_counter() - t0
     n = len(disk.files)
-    full = timed_index(trove, [disk.folder], "full", n)
+    if state is None:
+        full = timed_index(trove, [disk.folder], "full", n)
+    else:
+        full = resumed_index(trove, disk, state, budget_s)
+        if not state.done:
+            print(f"stopped after run {state.runs}: {full.indexed} of {n} files indexed in {full.seconds:.0f} s so "
+                  f"far; run the same command again to go on", flush=True)
+            return None
     paragraphs = trove.store.corpora().get(PARAGRAPH, 0)
     print(f"indexed {full.indexed} of {n} files: {paragraphs} paragraphs, {full.items} items in {full.seconds:.1f} s",
           flush=True)
@@ -394,10 +501,13 @@ def index_rows(res: dict) -> list[str]:
     secs = full["seconds"] or 1e-9
     target = TOUCH_SHARE * full["seconds"] + scan["seconds"]
     ok = met(again["seconds"] <= target)
+    resumed = idx.get("full_runs", 1) > 1
+    runs = f" (the sum of {idx['full_runs']} runs, each resumed where the last stopped)" if resumed else ""
     return [
         f"| files indexed (of {n} made) | {full['indexed']} | – | {full['problems']} with problems | – |",
         f"| paragraphs | {idx['paragraphs']} | – | {full['items']} items in all | – |",
-        f"| full index, wall s | {full['seconds']:.1f} | – | model load {idx['model_load_s']:.1f} s (outside) | – |",
+        f"| full index, wall s{runs} | {full['seconds']:.1f} | – | model load {idx['model_load_s']:.1f} s (outside) "
+        "| – |",
         f"| files/s | {full['indexed'] / secs:.1f} | – | – | – |",
         f"| paragraphs/s | {idx['paragraphs'] / secs:.1f} | – | – | – |",
         f"| peak RSS after the full index, MB | {full['peak_rss_mb']:.0f} | ≤ {RSS_TARGET_MB} | – | "
@@ -467,7 +577,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--queries", type=int, default=50, help="search queries (Cranfield and CISI, interleaved)")
     ap.add_argument("--ask", action="store_true", help=f"also time Trove.ask on {ASK_QUESTIONS} questions (LLM)")
     ap.add_argument("--out", type=Path, default=Path("bench/out"), help="folder for scale.md/.json")
-    return ap.parse_args(argv)
+    ap.add_argument("--work", type=Path, default=None,
+                    help="keep the folder and the home here, and go on with a full index an earlier run stopped")
+    ap.add_argument("--budget-s", type=float, default=None,
+                    help="with --work: stop the full index after this many seconds (run again to go on)")
+    args = ap.parse_args(argv)
+    if args.budget_s is not None and args.work is None:
+        ap.error("--budget-s needs --work (the folder and home the next run goes on with)")
+    return args
 
 
 def missing_data(eval_dir: Path = EVAL) -> Path | None:
@@ -476,27 +593,40 @@ def missing_data(eval_dir: Path = EVAL) -> Path | None:
     return next((p for p in [eval_dir, *needed] if not p.exists()), None)
 
 
-def run(args: argparse.Namespace) -> dict:
+def run(args: argparse.Namespace) -> dict | None:
+    """The figures; None when a `--budget-s` run stopped before the full index was done."""
+    if args.work is not None:
+        args.work.mkdir(parents=True, exist_ok=True)
+        return measure(args, args.work.resolve(), Resumed.load(args.work / f"state-{args.files}-{args.seed}.json"))
+    with tempfile.TemporaryDirectory(prefix="trove-bench-scale-") as tmp:
+        return measure(args, Path(tmp).resolve(), None)
+
+
+def measure(args: argparse.Namespace, work: Path, state: Resumed | None) -> dict | None:
     sources = load_sources()
     res: dict = {}
     t_start = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="trove-bench-scale-") as tmp:
-        work = Path(tmp).resolve()
-        disk = build_disk(sources, work / "disk", args.files, args.seed)
-        res["data"] = {"files": len(disk.files), "kinds": disk.kinds(), "seed": args.seed,
-                       "build_s": time.perf_counter() - t_start,
-                       "edits": dict(Counter(e for m in disk.files for e in m.edits))}
-        print(f"made {len(disk.files)} files ({res['data']['kinds']}) under {disk.folder}", flush=True)
-        trove = open_trove(work / "home")
-        try:
-            res["index"] = bench_index(trove, disk, args.seed)
-            res["search"] = bench_search(trove, sources.queries[: args.queries])
-            if args.ask:
-                res["ask"] = bench_ask(trove, sources.queries[:ASK_QUESTIONS])
-        finally:
-            trove.close()
-    res["peak_rss_mb"] = peak_rss_mb()
+    disk = build_disk(sources, work / "disk", args.files, args.seed) if state is None else \
+        kept_disk(sources, work, args.files, args.seed)
+    res["data"] = {"files": len(disk.files), "kinds": disk.kinds(), "seed": args.seed,
+                   "build_s": time.perf_counter() - t_start,
+                   "edits": dict(Counter(e for m in disk.files for e in m.edits))}
+    print(f"{len(disk.files)} files ({res['data']['kinds']}) under {disk.folder}", flush=True)
+    trove = open_trove(work / "home")
+    try:
+        index = bench_index(trove, disk, args.seed, state, args.budget_s)
+        if index is None:
+            return None
+        res["index"] = index
+        res["search"] = bench_search(trove, sources.queries[: args.queries])
+        if args.ask:
+            res["ask"] = bench_ask(trove, sources.queries[:ASK_QUESTIONS])
+    finally:
+        trove.close()
+    res["peak_rss_mb"] = max(peak_rss_mb(), state.peak_rss_mb if state else 0.0)
     res["total_s"] = time.perf_counter() - t_start
+    if state is not None:
+        res["index"]["full_runs"] = state.runs
     return res
 
 
@@ -510,6 +640,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = " ".join(["python -m bench.scale", *map(shlex.quote, given)])
     info = machine()
     res = run(args)
+    if res is None:
+        return 0
     md = render(info, command, res)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "scale.md").write_text(md, encoding="utf-8")

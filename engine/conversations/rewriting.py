@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from engine.conversations.referents import glues_on, named_in_place, referent, the_one_reference, usable
@@ -200,8 +201,12 @@ def in_first_person(rewrite: str, question: str, asked: list[str]) -> str:
 
     flipped = _SECOND_PERSON.sub(mine, rewrite)
     for wrong, right in _AGREEMENT:
-        flipped = re.sub(wrong, lambda m, right=right: _same_case(right, m.group(0)), flipped, flags=re.I)
+        flipped = re.sub(wrong, partial(_agreeing, right), flipped, flags=re.I)
     return flipped[:1].upper() + flipped[1:]
+
+
+def _agreeing(right: str, wrong: re.Match[str]) -> str:
+    return _same_case(right, wrong.group(0))
 
 
 def _same_case(word: str, like: str) -> str:

@@ -132,3 +132,18 @@ def test_the_index_size_leaves_out_the_models(tmp_path: Path):
         (tmp_path / rel).write_bytes(b"x" * size)
     assert scale.size_by_part(tmp_path) == {"index": 4.0, "thumbs": 0.5}
     assert scale.size_mb(tmp_path) == 4.5
+
+
+def test_a_full_index_stopped_by_its_budget_goes_on_in_the_next_run(sources: Sources, trove, tmp_path: Path):  # noqa: ANN001
+    """`--work` keeps the folder (made once) and the state; `--budget-s` stops the full index as a cancel
+    does, and the next run indexes the rest, its seconds added to the first run's."""
+    disk = scale.kept_disk(sources, tmp_path, 5, seed=4)
+    assert scale.kept_disk(sources, tmp_path, 5, seed=4).files == disk.files  # kept, not made again
+    state = scale.Resumed.load(tmp_path / "state.json")
+    first = scale.resumed_index(trove, disk, state, budget_s=0)
+    assert not state.done and first.indexed < 5
+    again = scale.Resumed.load(tmp_path / "state.json")
+    assert again.runs == 1 and again.seconds == pytest.approx(first.seconds)
+    whole = scale.resumed_index(trove, disk, again, budget_s=None)
+    assert again.done and again.runs == 2 and whole.indexed == 5 and whole.problems == 0
+    assert whole.seconds > first.seconds and whole.items > 0 and again.timings_s
