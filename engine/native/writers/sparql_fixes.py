@@ -267,15 +267,21 @@ def unknown_names(statement: str, source: Source) -> str | None:
                      for iri, kin in unknown.items()) or None
 
 
-_COUNTED = re.compile(r"\(\s*COUNT\s*\([^()]*\)\s+AS\s+\?(\w+)\s*\)", re.IGNORECASE)
+_COUNTED = re.compile(r"\(\s*COUNT\s*\(\s*(?:DISTINCT\s+)?(\?\w+|\*)?[^()]*\)\s+AS\s+\?(\w+)\s*\)", re.IGNORECASE)
+_OBJECT_OF = r"(?:\S+:|<[^>]*[/#])(\w+)>?\s+{}(?!\w)"  # `?s ns:continent ?c`: ?c holds ns:continent's values
 
 
 def counted_property(statement: str, source: Source) -> str | None:
     """`(COUNT(?conductor) AS ?yearsOfWork)` where the data has conductor:year_of_work: the query
-    counts rows for a value a property holds. None when no count is named after a property."""
+    counts rows for a value a property holds. None when no count is named after a property, or the
+    count is of that property's own values ("How many continents are there?" counting the distinct
+    values of continents:continent)."""
     _, predicates, _ = known_names(source)
     by_words = {_words_of(local_name(p)): p for p in predicates}
-    for alias in _COUNTED.findall(statement):
+    for counted, alias in _COUNTED.findall(statement):
+        if counted.startswith("?") and any(_words_of(name) == _words_of(alias) for name in re.findall(
+                _OBJECT_OF.format(re.escape(counted)), statement)):
+            continue
         if (held := by_words.get(_words_of(alias))) is not None:
             return (f"?{alias} counts rows, but {compact(held, source.descriptor.get('prefixes', {}))} holds that "
                     "value: select the property's value instead of a COUNT")

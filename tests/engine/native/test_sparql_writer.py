@@ -220,3 +220,22 @@ def test_a_count_named_after_a_property_the_data_holds_is_sent_back(tmp_path):  
     assert "conductor:year_of_work holds that value" in (sparql.check(counted, source) or "")
     counts = counted.replace("?yearsOfWork", "?conductors")
     assert sparql.check(counts, source) is None
+
+
+def test_a_count_of_a_propertys_own_values_stands_on_the_spider_cars(tmp_path):  # noqa: ANN001
+    """"How many continents are there?" counted the distinct values of continents:continent `AS
+    ?continents`: a count of that property's values, not rows counted for a value it holds."""
+    from engine.native.sources import Source
+    from engine.native.writers import sparql
+    from local_stores.rdf_store import RdfStore
+    from tests.conftest import shared_path
+
+    path = shared_path("eval", "sparql", "spider4sparql", "kg", "car_1_triples.ttl")
+    store = RdfStore(tmp_path / "rdf")
+    source = Source("car_1", "rdf", "oxigraph", str(path), store.load("car_1", path))
+    values = ("PREFIX continents: <http://valuenet/ontop/continents#>\nSELECT (COUNT(DISTINCT ?name) AS "
+              "?continents) WHERE { ?c continents:continent ?name . }")
+    assert sparql.check(values, source) is None
+    rows = values.replace("COUNT(DISTINCT ?name)", "COUNT(?c)")
+    assert "holds that value" in (sparql.check(rows, source) or "")
+    assert [int(str(v)) for (v,) in store.execute("car_1", values, 5.0, 10).rows] == [5]
