@@ -127,10 +127,12 @@ def refers_back(question: str) -> bool:
 
 def carries_on(question: str, last: Turn) -> bool:
     """Whether a question that does not refer back may still be about the last turn's subject: that
-    turn was answered from the files, and the question names no file of its own ("In my orchestra
-    database, …" says what it is about)."""
-    return last.result.answered and not last.result.general and bool(last.result.citations) \
-        and not file_clause(question)
+    turn was answered from the files, or was itself asked as a follow-up about them (its answer may
+    have been "not found": the subject stays), and the question names no file of its own ("In my
+    orchestra database, …" says what it is about)."""
+    about_files = last.result.answered and bool(last.result.citations)
+    followed = bool(last.result.asked_as) and last.result.asked_as != last.result.question
+    return not last.result.general and (about_files or followed) and not file_clause(question)
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,21 @@ def test_a_question_that_carries_on_the_last_subject_is_asked_with_it():
     assert standalone(ScriptedLLM([vague]), "anyone in the cast born before 1960?", top_gun) == vague
 
 
+def test_the_subject_carries_on_past_a_follow_up_the_files_did_not_answer():
+    """"Which NumPy function does the code line at the bottom call?" after "where are they found?" (asked
+    as a question about the scanned page, and not found) is still about that page."""
+    page = "my scanned textbook page on region-based segmentation"
+    first = _turn(f"In {page}, what are the markers placed on?", "On the coins and the background [1].", "/p/page.png")
+    missed = Turn(AskResult(question="where are they found?", asked_as=f"In {page}, where are the markers found?",
+                            answer="I could not find this in your files.", answered=False))
+    question = "Which NumPy function does the code line at the bottom call?"
+    carried = f"Which NumPy function does the code line at the bottom of {page} call?"
+    assert standalone(ScriptedLLM([carried]), question, [first, missed]) == carried
+    general = Turn(AskResult(question="what is a watershed?", asked_as="What is a watershed transform?",
+                             answer="A segmentation method.", answered=False, general=True))
+    assert standalone(ScriptedLLM([]), question, [first, general]) == question  # general knowledge: a new subject
+
+
 def test_a_rewrite_that_brings_in_new_words_is_not_used():
     llm = ScriptedLLM(["How much did I spend on restaurants in Lisbon in April 2024?"])
     turns = [_turn("How much did I spend on groceries in March 2024?", "You spent 182.40 EUR [1].")]
