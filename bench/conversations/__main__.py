@@ -50,6 +50,12 @@ def pick(talks: list[Talk], limit: int, only: str | None) -> list[Talk]:
     return out
 
 
+def of_sets(talks: list[Talk], sets: str | None) -> list[Talk]:
+    """The conversations of the comma-separated `sets` (all of them when None), in the order given:
+    a run over some sets asks what the whole run asks of them."""
+    return [t for t in talks if not sets or t.set in sets.split(",")]
+
+
 def open_homes(talks: list[Talk], work: Path, llm: str, reindex: bool) -> dict:
     """One Trove per home the conversations use."""
     from engine.pipeline import Trove
@@ -210,12 +216,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--parts", default="conversations,scope")
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--only", default=None)
+    parser.add_argument("--sets", default=None,
+                        help="only the conversations of these sets (comma-separated), picked as in the whole run")
     parser.add_argument("--reindex", action="store_true")
     parser.add_argument("--work", type=Path, default=Path.home() / ".cache" / "trove" / "bench-answers")
     parser.add_argument("--out", type=Path, default=answers.HERE.parent / "out")
     args = parser.parse_args(argv)
     parts = set(args.parts.split(","))
-    chosen = pick(load(), args.limit, args.only)
+    chosen = of_sets(pick(load(), args.limit, args.only), args.sets)
     talks = chosen if "conversations" in parts else []
     if not chosen and parts & {"conversations", "rewrites"}:
         raise SystemExit("no conversations chosen")

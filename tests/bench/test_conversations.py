@@ -107,3 +107,12 @@ def test_the_rewrites_part_scores_each_policy_after_the_turns_as_they_should_hav
     summary = rewrites.summarise(rows)
     assert summary["refers back"]["by_follow"]["switch"] == 0.0 and summary["carries on"]["by_follow"]["switch"] == 1.0
     assert any("Until when can I still cancel my hotel booking" in line for line in rewrites.render(summary, rows))
+
+
+def test_a_run_over_some_sets_asks_what_the_whole_run_asks_of_them():
+    from bench.conversations.__main__ import of_sets, pick
+
+    whole = pick(load(), 4, None)
+    some = of_sets(whole, "tables,graphs")
+    assert some == [t for t in whole if t.set in ("tables", "graphs")] and {t.set for t in some} == {"tables", "graphs"}
+    assert of_sets(whole, None) == whole
