@@ -70,6 +70,19 @@ def _select_clause(query: str) -> tuple[int, int] | None:
     return m.end(), m.end() + (rest.start() if rest else len(query) - m.end())
 
 
+def select_commas(query: str) -> str:
+    """`SELECT ?school, (COUNT(?s) AS ?n)` -> `SELECT ?school (COUNT(?s) AS ?n)`: SQL's commas between
+    the selected items, which SPARQL refuses; commas inside brackets (`CONCAT(?a, ?b)`) stay."""
+    span = _select_clause(query)
+    if span is None:
+        return query
+    head, depth, kept = query[span[0]:span[1]], 0, []
+    for char in head:
+        depth += (char == "(") - (char == ")")
+        kept.append(" " if char == "," and depth == 0 else char)
+    return query[:span[0]] + re.sub(r"(?<=\S)  +(?=\S)", " ", "".join(kept)) + query[span[1]:]
+
+
 def bracket_aggregates(query: str) -> str:
     """`SELECT COUNT(?x) AS ?n` -> `SELECT (COUNT(?x) AS ?n)`: SPARQL needs the brackets."""
     span = _select_clause(query)

@@ -32,6 +32,18 @@ def test_aggregates_in_select_get_their_brackets(pets):  # noqa: ANN001
     assert sparql_fixes.bracket_aggregates(written) == written
 
 
+def test_commas_between_selected_items_are_taken_out_and_commas_in_calls_kept(pets):  # noqa: ANN001
+    """`SELECT ?name, (COUNT(?c) AS ?n)` (SQL's habit): Oxigraph refuses the comma ("Expected SelectQuery")."""
+    query = PET + "SELECT ?name, COUNT(?b) AS ?n, CONCAT(?name, '!') AS ?x WHERE { ?c pet:name ?name ; pet:born ?b } " \
+                  "GROUP BY ?name"
+    assert sparql_fixes.select_commas(query) == PET + "SELECT ?name COUNT(?b) AS ?n CONCAT(?name, '!') AS ?x WHERE " \
+                                                      "{ ?c pet:name ?name ; pet:born ?b } GROUP BY ?name"
+    assert rows(pets, PET + "SELECT ?name, (COUNT(?b) AS ?n) WHERE { ?c pet:name ?name ; pet:born ?b } GROUP BY ?name"
+                ) == [("Fido", 1), ("Kit", 1), ("Mog", 1), ("Rex", 1), ("Tom", 1)]
+    plain = PET + "SELECT ?name WHERE { ?c pet:name ?name }"
+    assert sparql_fixes.select_commas(plain) == plain
+
+
 def test_having_gets_its_brackets_and_order_by_its_direction_call(pets):  # noqa: ANN001
     query = PET + "SELECT ?v WHERE { ?c pet:vet ?v } GROUP BY ?v HAVING COUNT(*) >= 2 ORDER BY COUNT(*) DESC LIMIT 1"
     fixed = sparql_fixes.order_direction(sparql_fixes.bracket_having(query))
