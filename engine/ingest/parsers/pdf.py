@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pypdf import PageObject
 
 KIND = "pdf"
-VERSION = 2  # 2: running heads and feet taken out
+VERSION = 3  # 2: running heads and feet taken out; 3: sentences across a page break in one paragraph
 EXTENSIONS = (".pdf",)
 UNPACKS = False
 
@@ -90,15 +90,21 @@ def without_running(texts: list[str]) -> list[str]:
     return out
 
 
-def add_page(builder: DocBuilder, text: str, page: int) -> None:
+Entry = tuple[str, str]  # ("heading" or "paragraph", its text)
+
+
+def page_entries(text: str) -> list[Entry]:
+    """A page's text as headings and paragraphs, in order: lines joined into paragraphs, a word split
+    at a line's end joined again ("inter- national" -> "international", "Soekarno- Hatta" keeps its
+    hyphen), short title lines as headings."""
     lines = page_lines(text)
     width = max((len(line) for line in lines), default=0)
+    entries: list[Entry] = []
     para: list[str] = []
 
     def flush() -> None:
         if para:
-            joined = " ".join(para)
-            builder.paragraph(re.sub(r"(\w)- (\w)", r"\1\2", joined), page)
+            entries.append(("paragraph", joined_words(" ".join(para))))
             para.clear()
 
     for i, line in enumerate(lines):
@@ -109,12 +115,74 @@ def add_page(builder: DocBuilder, text: str, page: int) -> None:
         next_blank = i + 1 >= len(lines) or not lines[i + 1]
         if _is_heading(line, width) and (prev_blank or next_blank or not para):
             flush()
-            builder.heading(2, line, page)
+            entries.append(("heading", line))
             continue
         para.append(line)
         if _END.search(line) and len(line) < 0.75 * width:
             flush()
     flush()
+    return entries
+
+
+def joined_words(text: str) -> str:
+    """A word split by a hyphen at a line's end, joined: without it when the rest is lower case
+    ("inter- national"), with it before a capital (a name: "Soekarno- Hatta")."""
+    return re.sub(r"(\w)- (?=[A-Z])", r"\1-", re.sub(r"(\w)- ([a-z])", r"\1\2", text))
+
+
+_FOOTNOTE = re.compile(r"^\d{1,3}\s+\S")  # "6 Flight data recorder (FDR) data …": a note at the page's foot
+_PAGE_NUMBER = re.compile(r"(?:page\s+)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?|[-–—]\s*\d{1,4}\s*[-–—]", re.IGNORECASE)
+ASIDES_PASSED = 6  # footnotes and page numbers a sentence running on to the next page may pass
+
+
+def stitched(pages: list[list[Entry]]) -> list[list[Entry]]:
+    """The pages with a sentence that runs from one page to the next in one paragraph, on the page
+    it starts on: the page's last paragraph is unfinished (no full stop; only footnotes and a page
+    number after it) and the next page goes on with a lower-case word, or a word after a hyphen,
+    past its own footnotes, page number and running head (a sentence does not stop half-way for a
+    new section)."""
+    pages = [list(entries) for entries in pages]
+    open_end: tuple[int, int] | None = None  # (page, entry) of the paragraph still running on
+    for number, after in enumerate(pages):
+        if open_end is not None:
+            page, at = open_end
+            tail = pages[page][at][1]
+            for i, (kind, text) in enumerate(after[:ASIDES_PASSED + 1]):
+                if _aside(kind, text) or kind == "heading":  # a running head at the top: the sentence goes on
+                    continue
+                if kind == "paragraph" and (text[:1].islower() or (tail.endswith("-") and text[:1].isalpha())):
+                    pages[page][at] = ("paragraph", joined_words(f"{tail} {text}"))
+                    del after[i]
+                break
+            if all(_aside(kind, text) for kind, text in after) and not _END.search(pages[page][at][1]):
+                continue  # the whole page ran on into it: the paragraph may run on further
+        found = _open_end(after)
+        open_end = None if found is None else (number, found)
+    return pages
+
+
+def _open_end(entries: list[Entry]) -> int | None:
+    """Where the page's last paragraph is, when it is unfinished and only asides come after it."""
+    for i in range(len(entries) - 1, max(-1, len(entries) - 2 - ASIDES_PASSED), -1):
+        kind, text = entries[i]
+        if _aside(kind, text):
+            continue
+        return i if kind == "paragraph" and not _END.search(text) else None
+    return None
+
+
+def _aside(kind: str, text: str) -> bool:
+    """A footnote or a page number: printed beside the running text, not part of it."""
+    return bool(_PAGE_NUMBER.fullmatch(text.strip()) or (kind == "paragraph" and _FOOTNOTE.match(text)))
+
+
+def add_pages(builder: DocBuilder, pages: list[list[Entry]]) -> None:
+    for number, entries in enumerate(pages, start=1):
+        for kind, text in entries:
+            if kind == "heading":
+                builder.heading(2, text, number)
+            else:
+                builder.paragraph(text, number)
 
 
 def parse(path: Path, page_texts: dict[int, str] | None = None, pictures: bool = True) -> ParsedDoc:
@@ -137,8 +205,7 @@ def parse(path: Path, page_texts: dict[int, str] | None = None, pictures: bool =
             elif pictures:
                 _add_pictures(found, page, number)
             texts.append((page_texts or {}).get(number, text))
-        for number, text in enumerate(without_running(texts), start=1):
-            add_page(builder, text, number)
+        add_pages(builder, stitched([page_entries(text) for text in without_running(texts)]))
         info_title = (reader.metadata.title if reader.metadata else None) or ""
     except (ParseError, SkipFile):
         raise
