@@ -59,7 +59,7 @@ _STOP = frozenset("""
 the and for with that this from your you are was were has have had not but its into which who whom
 what when where will would can could should about there their they them also than then been being
 our out based information provided evidence according mentioned stated given context text document
-documents file files
+documents file files still without just even yet already ever very
 """.split())
 _SENTENCE_OPENERS = frozenset("""
 this that these those there here they yes however also she his her its their then thus both each some all

@@ -34,6 +34,8 @@ def test_the_lines_that_share_the_questions_words_are_kept_alone():
     assert "Alameda" not in closer.text and "CDL-48213" not in closer.text
     [said_otherwise] = focused("Until when can I still cancel my hotel booking in Lisbon without paying?", [_hotel()])
     assert "Free cancellation until 1 May 2025." in said_otherwise.text
+    [reservation] = focused("Until when can I still cancel my hotel reservation in Lisbon without paying?", [_hotel()])
+    assert "Free cancellation until 1 May 2025." in reservation.text  # "still" and "without" ask with no content
 
 
 def test_an_item_that_lacks_a_name_or_a_word_of_the_question_is_not_looked_at_again():
