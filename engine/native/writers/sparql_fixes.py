@@ -83,6 +83,19 @@ def select_commas(query: str) -> str:
     return query[:span[0]] + re.sub(r"(?<=\S)  +(?=\S)", " ", "".join(kept)) + query[span[1]:]
 
 
+_DATED = r"\"\d{4}(?:-\d{2}(?:-\d{2})?)?\""  # "1970", "2024-05", "2024-05-01"
+_VARIABLE_VS_DATE = re.compile(rf"(?<!str\()(\?\w+)(\s*(?:<=|>=|!=|<|>|=)\s*{_DATED})")
+_DATE_VS_VARIABLE = re.compile(rf"({_DATED}\s*(?:<=|>=|!=|<|>|=)\s*)(\?\w+)(?!\w)")
+
+
+def dates_as_text(query: str) -> str:
+    """`?published >= "1970"` where the data types its years (`"1974"^^xsd:gYear`): a typed value and a
+    plain text never compare, so nothing matches. Compared as text (`str(?published) >= "1970"`),
+    ISO years and dates order as they should, whatever their type."""
+    query = _VARIABLE_VS_DATE.sub(r"str(\1)\2", query)
+    return _DATE_VS_VARIABLE.sub(r"\1str(\2)", query)
+
+
 def bracket_aggregates(query: str) -> str:
     """`SELECT COUNT(?x) AS ?n` -> `SELECT (COUNT(?x) AS ?n)`: SPARQL needs the brackets."""
     span = _select_clause(query)

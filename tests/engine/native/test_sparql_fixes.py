@@ -230,3 +230,25 @@ def test_a_link_whose_iri_cannot_be_written_into_sparql_leaves_the_query_as_it_w
     linked = sparql_fixes.follow_links(written, data("http://x/sic#ref-singer_id"))
     assert "?x <http://x/sic#ref-singer_id> ?singer" in linked
     assert sparql_fixes.follow_links(written, data("http://x/sic#ref singer>")) == written
+
+
+def test_years_compared_with_text_are_compared_as_text_on_the_library(tmp_path: Path):
+    """"Which of my books that came out in the 1970s are hardcovers?" (my-books.ttl types its years
+    `"1974"^^xsd:gYear`): `?published >= "1970"` matches nothing until both are text."""
+    from engine.native import values
+    from tests.conftest import EXAMPLES
+
+    store = RdfStore(tmp_path / "rdf")
+    path = EXAMPLES / "library" / "my-books.ttl"
+    source = Source("my_books", "rdf", "oxigraph", str(path), store.load("my_books", path))
+    written = ('PREFIX schema: <http://schema.org/>\nSELECT ?name WHERE { ?b schema:name ?name ; '
+               'schema:datePublished ?d ; schema:bookFormat ?f . FILTER(?d >= "1970" && "1980" > ?d) '
+               'FILTER(?f = "Hardcover") }')
+    fixed = sparql.fix(written, source)
+    assert 'str(?d) >= "1970"' in fixed and '"1980" > str(?d)' in fixed and '?f = "Hardcover"' in fixed
+    stores = Stores(None, None, store)
+    with_iri = values.as_iris(fixed, source, stores)
+    assert with_iri is not None
+    dataset = open_store(source, stores)
+    assert [str(name) for (name,) in dataset.execute(dataset.explain(with_iri), 10, 50).rows] == ["The Power Broker"]
+    assert sparql_fixes.dates_as_text('FILTER(?n > 5 && ?y = "x1970")') == 'FILTER(?n > 5 && ?y = "x1970")'
