@@ -132,7 +132,7 @@ def joined_words(text: str) -> str:
 
 _FOOTNOTE = re.compile(r"^\d{1,3}\s+\S")  # "6 Flight data recorder (FDR) data …": a note at the page's foot
 _PAGE_NUMBER = re.compile(r"(?:page\s+)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?|[-–—]\s*\d{1,4}\s*[-–—]", re.IGNORECASE)
-ASIDES_PASSED = 6  # footnotes and page numbers a sentence running on to the next page may pass
+ASIDES_PASSED = 6  # footnotes, page numbers and running heads a sentence running on to the next page may pass
 
 
 def stitched(pages: list[list[Entry]]) -> list[list[Entry]]:
