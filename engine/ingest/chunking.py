@@ -64,11 +64,12 @@ def _split_long(block: Block, doc_text: str, max_words: int) -> list[Chunk]:
     for s, e in pieces:
         n = words(doc_text[s:e])
         if span is not None and count + n > max_words:
-            chunks.append(Chunk(doc_text[span[0]:span[1]], block.heading, span[0], span[1], block.page))
+            chunks.append(Chunk(doc_text[span[0]:span[1]], block.heading, span[0], span[1], block.page,
+                                block.last_page))
             span, count = None, 0
         span, count = (s if span is None else span[0], e), count + n
     if span is not None:
-        chunks.append(Chunk(doc_text[span[0]:span[1]], block.heading, span[0], span[1], block.page))
+        chunks.append(Chunk(doc_text[span[0]:span[1]], block.heading, span[0], span[1], block.page, block.last_page))
     return chunks
 
 
@@ -79,7 +80,8 @@ def paragraph_chunks(doc: ParsedDoc, max_words: int = 100) -> list[Chunk]:
     def flush() -> None:
         if pending:
             s, e = _start(pending[0]), pending[-1].end
-            out.append(Chunk(doc.text[s:e], pending[0].heading, s, e, pending[0].page))
+            last = max((b.last_page or b.page or 0) for b in pending) or None
+            out.append(Chunk(doc.text[s:e], pending[0].heading, s, e, pending[0].page, last))
             pending.clear()
 
     for block in doc.blocks:

@@ -15,6 +15,7 @@ class Block:
     end: int
     page: int | None = None  # 1-based, for paged formats
     lead: int | None = None  # where the headings right before this block start (they are cut with it)
+    last_page: int | None = None  # the page it ends on, when not `page` (a sentence across a page break)
 
 
 Line = tuple[str, tuple[float, float, float, float]]  # a line's text and box, as shares of the page's width/height
@@ -78,12 +79,12 @@ class DocBuilder:
         if self._lead is None:
             self._lead = self.length - len(text)
 
-    def paragraph(self, text: str, page: int | None = None) -> None:
+    def paragraph(self, text: str, page: int | None = None, last_page: int | None = None) -> None:
         text = text.strip()
         if text:
-            self._append(text, page, is_heading=False)
+            self._append(text, page, is_heading=False, last_page=last_page)
 
-    def _append(self, text: str, page: int | None, is_heading: bool) -> None:
+    def _append(self, text: str, page: int | None, is_heading: bool, last_page: int | None = None) -> None:
         if self.parts:
             self.parts.append("\n\n")
             self.length += 2
@@ -92,7 +93,7 @@ class DocBuilder:
         self.length += len(text)
         if not is_heading:
             path = tuple(h for _, h in self.headings)
-            self.blocks.append(Block(text, path, start, self.length, page, self._lead))
+            self.blocks.append(Block(text, path, start, self.length, page, self._lead, last_page))
             self._lead = None
 
     def build(self, fallback_title: str, meta: dict | None = None, page_kind: str = "page",

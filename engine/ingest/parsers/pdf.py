@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pypdf import PageObject
 
 KIND = "pdf"
-VERSION = 3  # 2: running heads and feet taken out; 3: sentences across a page break in one paragraph
+VERSION = 4  # 2: running heads out; 3: a sentence across a page break in one paragraph; 4: with its last page
 EXTENSIONS = (".pdf",)
 UNPACKS = False
 
@@ -90,7 +90,7 @@ def without_running(texts: list[str]) -> list[str]:
     return out
 
 
-Entry = tuple[str, str]  # ("heading" or "paragraph", its text)
+Entry = tuple[str, str, int]  # ("heading" or "paragraph", its text, the page it ends on when another, else 0)
 
 
 def page_entries(text: str) -> list[Entry]:
@@ -104,7 +104,7 @@ def page_entries(text: str) -> list[Entry]:
 
     def flush() -> None:
         if para:
-            entries.append(("paragraph", joined_words(" ".join(para))))
+            entries.append(("paragraph", joined_words(" ".join(para)), 0))
             para.clear()
 
     for i, line in enumerate(lines):
@@ -115,7 +115,7 @@ def page_entries(text: str) -> list[Entry]:
         next_blank = i + 1 >= len(lines) or not lines[i + 1]
         if _is_heading(line, width) and (prev_blank or next_blank or not para):
             flush()
-            entries.append(("heading", line))
+            entries.append(("heading", line, 0))
             continue
         para.append(line)
         if _END.search(line) and len(line) < 0.75 * width:
@@ -147,14 +147,14 @@ def stitched(pages: list[list[Entry]]) -> list[list[Entry]]:
         if open_end is not None:
             page, at = open_end
             tail = pages[page][at][1]
-            for i, (kind, text) in enumerate(after[:ASIDES_PASSED + 1]):
+            for i, (kind, text, _) in enumerate(after[:ASIDES_PASSED + 1]):
                 if _aside(kind, text) or kind == "heading":  # a running head at the top: the sentence goes on
                     continue
                 if kind == "paragraph" and (text[:1].islower() or (tail.endswith("-") and text[:1].isalpha())):
-                    pages[page][at] = ("paragraph", joined_words(f"{tail} {text}"))
+                    pages[page][at] = ("paragraph", joined_words(f"{tail} {text}"), number + 1)
                     del after[i]
                 break
-            if all(_aside(kind, text) for kind, text in after) and not _END.search(pages[page][at][1]):
+            if all(_aside(kind, text) for kind, text, _ in after) and not _END.search(pages[page][at][1]):
                 continue  # the whole page ran on into it: the paragraph may run on further
         found = _open_end(after)
         open_end = None if found is None else (number, found)
@@ -164,7 +164,7 @@ def stitched(pages: list[list[Entry]]) -> list[list[Entry]]:
 def _open_end(entries: list[Entry]) -> int | None:
     """Where the page's last paragraph is, when it is unfinished and only asides come after it."""
     for i in range(len(entries) - 1, max(-1, len(entries) - 2 - ASIDES_PASSED), -1):
-        kind, text = entries[i]
+        kind, text, _ = entries[i]
         if _aside(kind, text):
             continue
         return i if kind == "paragraph" and not _END.search(text) else None
@@ -178,11 +178,11 @@ def _aside(kind: str, text: str) -> bool:
 
 def add_pages(builder: DocBuilder, pages: list[list[Entry]]) -> None:
     for number, entries in enumerate(pages, start=1):
-        for kind, text in entries:
+        for kind, text, last in entries:
             if kind == "heading":
                 builder.heading(2, text, number)
             else:
-                builder.paragraph(text, number)
+                builder.paragraph(text, number, last or None)
 
 
 def parse(path: Path, page_texts: dict[int, str] | None = None, pictures: bool = True) -> ParsedDoc:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.errors import ParseError, SkipFile
+from engine.ingest.chunking import paragraph_chunks
 from engine.ingest.parsers import kind_of, parser_for
 from engine.ingest.parsers.pdf import running_lines, stitched, without_running
 from tests.conftest import EXAMPLES, shared_path
@@ -70,8 +71,11 @@ def test_running_heads_and_slug_lines_are_not_glued_into_paragraphs():
     doc = parse(shared_path("eval", "documents", "pdfs", "pdfplumber", "federal-register-2020-17221.pdf"))
     texts = [b.text for b in doc.blocks]
     assert not [t for t in texts if "VerDate" in t or "Federal Register / Vol." in t]
-    assert any(t.endswith("accident after takeoff from Soekarno-Hatta International Airport in Jakarta, Indonesia, "
-                          "resulting in 189 fatalities.") for t in texts)  # across the page break, past footnotes
+    [lion_air] = [b for b in doc.blocks if b.text.endswith(
+        "accident after takeoff from Soekarno-Hatta International Airport in Jakarta, Indonesia, resulting in 189 "
+        "fatalities.")]  # across the page break, past footnotes
+    assert (lion_air.page, lion_air.last_page) == (1, 2)
+    assert any(c.page == 1 and c.last_page == 2 and "189 fatalities" in c.text for c in paragraph_chunks(doc))
     _offsets_hold(doc)
     policy = parse(EXAMPLES / "documents" / "bike-insurance-policy.pdf")
     assert not [b for b in policy.blocks if "Page 2 of 3" in b.text]
@@ -80,21 +84,23 @@ def test_running_heads_and_slug_lines_are_not_glued_into_paragraphs():
 
 def test_a_sentence_running_on_to_the_next_page_is_one_paragraph_on_the_page_it_starts():
     """Past the footnotes at the foot of one page and the top of the next, a page number and a running
-    head; never when the sentence ended, or the next page starts a new sentence."""
-    pages = [[("paragraph", "An airplane crashed after takeoff from Soekarno-"),
-              ("paragraph", "1 Preliminary report.")],
-             [("heading", "2"), ("paragraph", "6 Flight data recorder data."), ("heading", "Background"),
-              ("paragraph", "Hatta International Airport, resulting in 189 fatalities."), ("paragraph", "Next one.")]]
+    head; never when the sentence ended, or the next page starts a new sentence. The paragraph says
+    the page it ends on."""
+    pages = [[("paragraph", "An airplane crashed after takeoff from Soekarno-", 0),
+              ("paragraph", "1 Preliminary report.", 0)],
+             [("heading", "2", 0), ("paragraph", "6 Flight data recorder data.", 0), ("heading", "Background", 0),
+              ("paragraph", "Hatta International Airport, resulting in 189 fatalities.", 0),
+              ("paragraph", "Next one.", 0)]]
     first, second = stitched(pages)
     assert first[0] == ("paragraph", "An airplane crashed after takeoff from Soekarno-Hatta International Airport, "
-                                     "resulting in 189 fatalities.")
-    assert [text for _, text in second] == ["2", "6 Flight data recorder data.", "Background", "Next one."]
-    lower = [[("paragraph", "This text should contain all letters and it should be written")],
-             [("heading", "7")], [("paragraph", "in the original lan- guage of the text.")]]
+                                     "resulting in 189 fatalities.", 2)
+    assert [text for _, text, _ in second] == ["2", "6 Flight data recorder data.", "Background", "Next one."]
+    lower = [[("paragraph", "This text should contain all letters and it should be written", 0)],
+             [("heading", "7", 0)], [("paragraph", "in the original lan- guage of the text.", 0)]]
     assert stitched(lower)[0] == [("paragraph", "This text should contain all letters and it should be written in "
-                                                "the original language of the text.")]
-    ended = [[("paragraph", "The first sentence ends.")], [("paragraph", "then a lower-case line.")]]
-    capital = [[("paragraph", "A list of things such as")], [("paragraph", "Apples are on the next page.")]]
+                                                "the original language of the text.", 3)]
+    ended = [[("paragraph", "The first sentence ends.", 0)], [("paragraph", "then a lower-case line.", 0)]]
+    capital = [[("paragraph", "A list of things such as", 0)], [("paragraph", "Apples are on the next page.", 0)]]
     assert stitched(ended) == ended and stitched(capital) == capital
 
 
