@@ -161,6 +161,10 @@ def test_conditions_on_one_value_are_left_out_of_an_and_chain():
     both = ("SELECT COUNT(*) FROM t WHERE parish = 'Levanger' AND location = 'Levanger' AND year_built >= 1800 "
             "AND year_built < 1900")
     assert without_value(both, "Levanger") == "SELECT COUNT(*) FROM t WHERE year_built >= 1800 AND year_built < 1900"
+    assert without_value("SELECT name FROM h WHERE city LIKE 'north carolina' ORDER BY rooms DESC LIMIT 1",
+                         "north carolina") == "SELECT name FROM h ORDER BY rooms DESC LIMIT 1"
+    assert without_value("SELECT n FROM t WHERE state ILIKE '%Levanger%' AND n > 2", "Levanger") == \
+        "SELECT n FROM t WHERE n > 2"
     assert without_value("SELECT n FROM t WHERE lower(parish) = 'levanger' ORDER BY n", "Levanger") == \
         "SELECT n FROM t ORDER BY n"
     assert without_value("MATCH (c:Church) WHERE c.parish = 'Levanger' RETURN count(c)", "Levanger") == \
