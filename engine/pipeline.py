@@ -185,8 +185,7 @@ class Trove:
         turns = conversation.last(self.settings.follow_up_turns) if conversation is not None else []
         timings: dict[str, float] = {}
         asked_as = self.threads.standalone(question, turns, timings)
-        gathered = self.gatherer.gather(asked_as, image, labels, on_routes, follow_up(question, turns, asked_as),
-                                         within)
+        gathered = self.gatherer.gather(asked_as, image, labels, on_routes, follow_up(question, turns), within)
         gathered.timings = {**timings, **gathered.timings}
         from_files = bool(turns) and turns[-1].result.answered and bool(turns[-1].result.citations)
         result = self.answerer.answer(asked_as, gathered, [notice] if notice else [], heard, general=not from_files)

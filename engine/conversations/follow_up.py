@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.conversations.rewriting import carries_on, refers_back
+from engine.conversations.rewriting import refers_back
 from engine.conversations.turns import FileState, Turn
 from engine.result import AskResult, Citation
 from engine.routing.base import Decision, Route
@@ -53,15 +53,10 @@ class FollowUp:
         return [Route(self.prior.route, 1.0, Decision.FOLLOW_UP), *kept]
 
 
-def follow_up(question: str, turns: list[Turn], asked_as: str = "") -> FollowUp | None:
-    """What the last turn gives `question` (as typed): when it refers back, or when it carries on
-    the last turn's subject and was rewritten to say so (`asked_as`: "how many of the players are
-    Russian?" after a question on the poker players may edit that query). None when it stands
-    alone or there is no turn before it."""
-    if not turns:
-        return None
-    carried = bool(asked_as) and asked_as != question and carries_on(question, turns[-1])
-    if not refers_back(question) and not carried:
+def follow_up(question: str, turns: list[Turn]) -> FollowUp | None:
+    """What the last turn gives `question` (as typed); None when it does not refer back or there is
+    no turn before it."""
+    if not turns or not refers_back(question):
         return None
     last = turns[-1].result
     return FollowUp(question, prior_query(last), tuple(last.citations))

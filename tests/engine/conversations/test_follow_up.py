@@ -53,13 +53,3 @@ def test_cited_files_changed_or_removed_since(tmp_path: Path):
     catalog.record_file(root, "/files/b.txt", "text", 11, 200, "sha-new", "indexed", None)
     catalog.forget_file(catalog.file("/files/c.txt").id)  # type: ignore[union-attr]
     assert changed_files(turn, catalog) == {"/files/b.txt": "changed", "/files/c.txt": "removed"}
-
-
-def test_a_question_rewritten_as_carrying_on_the_subject_may_edit_the_last_query():
-    question = "how many were taken in the garden?"
-    carried = follow_up(question, [_table_turn()], "How many of the photos I took in 2025 were taken in the garden?")
-    assert carried is not None and carried.prior is not None and carried.prior.query.endswith("2025")
-    assert follow_up("How many photos did I take in May 2025?", [_table_turn()],
-                     "How many photos did I take in May 2025?") is None  # left as typed: it stands alone
-    named = "In my recipes folder, how long does the bread bake?"
-    assert follow_up(named, [_table_turn()], "In my recipes folder, how long does the bread bake in 2025?") is None
