@@ -225,12 +225,11 @@ def _why_empty(statement: str, question: str, source: Source, stores: Stores, he
                      "what it asks: leave that condition out", False)
     checked = values.check_literals(statement, source, stores, held=held)
     if checked.absent:
-        if fuller := values.fuller_names(checked.absent, source, held):
-            return Empty(f"it returned nothing, because no column holds {', '.join(map(repr, checked.absent))}. "
-                         f"{values.fuller_hint(fuller)}", False)
-        asked = all(value.lower() in question.lower() for value in checked.absent)
+        fuller = values.fuller_names(checked.absent, source, held)
+        hint = values.fuller_hint(fuller) if fuller else values.hint(found) if found else ""
+        asked = not fuller and all(value.lower() in question.lower() for value in checked.absent)
         return Empty(f"it returned nothing, because no column holds {', '.join(map(repr, checked.absent))}" + (
-            f". {values.hint(found)}" if found else ""), asked)
+            f". {hint}" if hint else ""), asked)
     if checked.misplaced:
         return Empty("it returned nothing: " + "; ".join(f"{m.value!r} is held in {m.place}, which the query does "
                                                          "not compare it with" for m in checked.misplaced), False)
@@ -247,7 +246,7 @@ def _ignored(statement: str, question: str, found: list[values.ValueMatch]) -> l
     file ("In my flights database,") is no condition."""
     text, named = statement.lower(), file_clause(question).lower()
     return [m for m in found if m.value.strip().lower() == m.phrase and m.phrase not in text
-            and m.value.strip().lower() not in text and not re.search(rf"\b{re.escape(m.phrase)}\b", named)]
+            and not re.search(rf"\b{re.escape(m.phrase)}\b", named)]
 
 
 _FILE_NAMED = re.compile(r"^\s*(?:in|from)\s+(?:my|the|our)\s+([^,?]{3,160}?),", re.IGNORECASE)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from engine.native.ranking import flat
 from local_stores.quoting import Unquotable
 from local_stores.quoting import sparql as sq
 from local_stores.rdf_store import COMMON_PREFIXES, MAX_CLASSES, MAX_PREDICATES, compact, local_name
@@ -76,11 +77,9 @@ def select_commas(query: str) -> str:
     span = _select_clause(query)
     if span is None:
         return query
-    head, depth, kept = query[span[0]:span[1]], 0, []
-    for char in head:
-        depth += (char == "(") - (char == ")")
-        kept.append(" " if char == "," and depth == 0 else char)
-    return query[:span[0]] + re.sub(r"(?<=\S)  +(?=\S)", " ", "".join(kept)) + query[span[1]:]
+    head = query[span[0]:span[1]]
+    kept = "".join(" " if top == "," else char for char, top in zip(head, flat(head), strict=True))
+    return query[:span[0]] + re.sub(r"(?<=\S)  +(?=\S)", " ", kept) + query[span[1]:]
 
 
 _DATED = r"\"\d{4}(?:-\d{2}(?:-\d{2})?)?\""  # "1970", "2024-05", "2024-05-01"
