@@ -63,6 +63,7 @@ def closest(name: str, names: list[str]) -> str | None:
     return scored[0][1]
 
 
+_PLAIN = re.compile(r"[A-Za-z_]\w*")  # a name written into a query bare, as the model wrote the one it replaces
 _SQL_TEXT = re.compile(r"'(?:[^']|'')*'")
 _CYPHER_TEXT = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 
@@ -91,7 +92,7 @@ def mended(query: str, error: str, source: Source) -> str | None:
     known = names_of(source, kind)
     if any(n.lower() == name.lower() for n in known):
         return None  # the name is the source's, on another table or node: not a spelling
-    if (near := closest(name, known)) is None:
-        return None
+    if (near := closest(name, known)) is None or not _PLAIN.fullmatch(near):
+        return None  # none close, or one that would need quoting: the repair hears the engine instead
     changed = renamed(query, name, near, source.language)
     return changed if changed != query else None

@@ -87,3 +87,7 @@ def test_a_name_the_source_has_elsewhere_is_no_spelling_to_mend(tmp_path: Path):
     assert mending.mended("SELECT T1.breed_name FROM dogs AS T1", "no such column: T1.breed_name", source) is None
     assert mending.mended("SELECT T1.nam FROM dogs AS T1", "no such column: T1.nam", source) == \
         "SELECT T1.name FROM dogs AS T1"
+    spaced = sources.Source("h", "database", "sqlite", "h.db", {"tables": [
+        {"table": "h", "columns": [{"name": "Operating rooms"}, {"name": "beds"}]}]})
+    assert mending.closest("Operating_rooms", ["Operating rooms", "beds"]) == "Operating rooms"
+    assert mending.mended("SELECT Operating_rooms FROM h", "no such column: Operating_rooms", spaced) is None
