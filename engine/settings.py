@@ -73,6 +73,7 @@ class Settings:
     router_confident: float = 0.5  # the ensemble trusts the trained router above this, asks the LLM below
     router_source_level: float = 0.5  # a structured source this similar to a question adds its route (ensemble)
     router_source_margin: float = 0.1  # ... and replaces another structured route whose sources are this much farther
+    router_source_switch: float = 0.4  # ... when it is at least this similar (bench.router, RESULTS §41)
     route_evidence_margin: float = 0.1  # text vs structured: the passage or the source that fits this much better wins
     query_examples: int = 3  # few-shot examples per query, the nearest in meaning to the question
     source_candidates: int = 3  # structured sources the prefilter keeps for the LLM to choose from

@@ -123,6 +123,7 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                     fallback = fallback or (statement, result)
                 raise QueryFailed(why.problem)
         except (QueryFailed, QueryRefused) as exc:
+            query = exc.query if isinstance(exc, Respelt) else query
             attempts.append(QueryAttempt(query, False, str(exc)))
             if isinstance(exc, Unreachable):
                 break  # the server is down or refuses the login: no rewrite helps
@@ -168,27 +169,64 @@ def _explained(store: NativeStore, writer: QueryWriter, query: str, source: Sour
     except QueryFailed as exc:
         if isinstance(exc, Unreachable):
             raise
-        if (spelt := _spelt_right(store, query, str(exc), source)) is not None:
-            return spelt
-        if (problem := writer.check(query, source)) is None:
-            raise
-        raise QueryFailed(f"{exc} ({problem})") from exc
+        if cut_off(query):
+            raise QueryFailed(f"the query stops before its end: it opens more brackets or braces than it closes (a "
+                              f"reply is cut after {writer.REPLY_TOKENS} tokens). Write the whole query, shorter: only "
+                              "the parts the question needs, no comments") from exc
+        spelt = _spelt_right(store, query, str(exc), source)
+        if spelt.statement is not None:
+            return spelt.statement
+        error = str(exc) if spelt.query == query else spelt.error
+        if (problem := writer.check(spelt.query, source)) is not None:
+            error = f"{error} ({problem})"
+        if spelt.query != query:  # the repair hears what is wrong with the query as mended, not as written
+            raise Respelt(error, spelt.query) from exc
+        raise QueryFailed(error) from exc
 
 
-def _spelt_right(store: NativeStore, query: str, error: str, source: Source) -> str | None:
-    """The statement the engine accepts once the names it does not know are written as the one close
-    name the source has (`treatments_types` -> `treatment_types`), or None."""
+class Respelt(QueryFailed):
+    """A query the engine refused again once the names it did not know were written as the source's:
+    the message is about `query`, the query as mended."""
+
+    def __init__(self, message: str, query: str) -> None:
+        super().__init__(message)
+        self.query = query
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """The query with its unknown names written as the source's, and the statement the engine made of
+    it (None: it refused it, saying `error`)."""
+
+    query: str
+    statement: str | None
+    error: str
+
+
+_QUOTED = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|`[^`]*`")
+
+
+def cut_off(query: str) -> bool:
+    """Whether a query stops before its end: it opens more brackets or braces than it closes outside
+    its quoted texts (a reply cut at the token limit, or a slip)."""
+    bare = _QUOTED.sub("", query)
+    return bare.count("{") > bare.count("}") or bare.count("(") > bare.count(")")
+
+
+def _spelt_right(store: NativeStore, query: str, error: str, source: Source) -> Spelling:
+    """The query once the names the engine does not know are written as the one close name the source
+    has (`treatments_types` -> `treatment_types`), and what the engine says of it."""
     for _ in range(mending.MOST_MENDS):
         if (respelt := mending.mended(query, error, source)) is None:
-            return None
+            break
         query = respelt
         try:
-            return store.explain(query)
+            return Spelling(query, store.explain(query), "")
         except Unreachable:
-            return None
+            break
         except QueryFailed as exc:
             error = str(exc)
-    return None
+    return Spelling(query, None, error)
 
 
 def prior_hint(prior: PriorQuery) -> str:
@@ -292,10 +330,11 @@ RESAMPLE_TEMPERATURE = 0.7
 def _write(llm: ChatModel, writer: QueryWriter, convo: list[dict], source: Source, tried: set[str]) -> str | None:
     """The model's next query; one that repeats a query already tried is written once more with
     sampling (greedy decoding tends to give it back), and None if that repeats one too."""
-    query = writer.fix(writer.extract(llm.chat(convo, max_tokens=220)), source)
+    query = writer.fix(writer.extract(llm.chat(convo, max_tokens=writer.REPLY_TOKENS)), source)
     if _normal(query) not in tried:
         return query
-    query = writer.fix(writer.extract(llm.chat(convo, max_tokens=220, temperature=RESAMPLE_TEMPERATURE)), source)
+    query = writer.fix(writer.extract(llm.chat(convo, max_tokens=writer.REPLY_TOKENS,
+                                               temperature=RESAMPLE_TEMPERATURE)), source)
     return None if _normal(query) in tried else query
 
 

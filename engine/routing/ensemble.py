@@ -31,17 +31,19 @@ class EnsembleRouter:
     name = "ensemble"
 
     def __init__(self, trained: TrainedRouter, llm: LLMRouter, confident: float = 0.5, shortlist: int = 3,
-                 source_level: float = 0.5, source_margin: float = 0.1) -> None:
+                 source_level: float = 0.5, source_margin: float = 0.1, source_switch: float = 0.4) -> None:
         self.trained, self.llm = trained, llm
         self.confident = confident
         self.shortlist = shortlist
         self.source_level = source_level
         self.source_margin = source_margin
+        self.source_switch = source_switch
 
     @classmethod
     def build(cls, models: Models, settings: Settings) -> EnsembleRouter:
         return cls(TrainedRouter.build(models, settings), LLMRouter.build(models, settings), settings.router_confident,
-                   source_level=settings.router_source_level, source_margin=settings.router_source_margin)
+                   source_level=settings.router_source_level, source_margin=settings.router_source_margin,
+                   source_switch=settings.router_source_switch)
 
     def route(self, request: RouteRequest) -> list[Route]:
         available = request.available
@@ -59,4 +61,4 @@ class EnsembleRouter:
         if routes is None:
             routes = decide({label: min(p, 1.0) for label, p in usable.items()}, available, self.trained.threshold,
                             self.trained.name)
-        return with_sources(routes, near, self.source_level, self.source_margin)
+        return with_sources(routes, near, self.source_level, self.source_margin, self.source_switch)

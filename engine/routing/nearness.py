@@ -8,7 +8,8 @@ descriptor embeddings that pick sources for native queries) settles such questio
 - `settle_structured`: when the router hesitates between structured labels, the one whose source
   is nearest takes their combined probability;
 - `with_sources`: a source near enough (`level`) adds its label to the routes, replaces `none`, or
-  replaces another structured label whose own nearest source is clearly (`margin`) farther.
+  replaces another structured label whose own nearest source is clearly (`margin`) farther (for that,
+  near enough is the lower `switch`).
 """
 
 from __future__ import annotations
@@ -48,17 +49,21 @@ def settle_structured(probabilities: dict[str, float], nearness: dict[str, float
     return settled
 
 
-def with_sources(routes: list[Route], nearness: dict[str, float], level: float, margin: float) -> list[Route]:
-    """The routes, corrected by a structured source at least `level` similar to the question."""
+def with_sources(routes: list[Route], nearness: dict[str, float], level: float, margin: float,
+                 switch: float | None = None) -> list[Route]:
+    """The routes, corrected by a structured source at least `level` similar to the question; a
+    routed structured kind gives way to another whose nearest source is `margin` nearer than its own
+    and at least `switch` similar (`level` when not given): the router already chose structured data,
+    and which kind of file holds it is what only the sources can tell."""
     if not nearness:
         return routes
     best = max(nearness, key=nearness.__getitem__)
     similarity = nearness[best]
     labels = [route.label for route in routes]
-    if similarity < level or best in labels:
+    structured = [route for route in routes if route.label in STRUCTURED]
+    if best in labels or similarity < (level if switch is None or not structured else min(level, switch)):
         return routes
     found = Route(best, similarity, Decision.SOURCES)
-    structured = [route for route in routes if route.label in STRUCTURED]
     if structured:  # another structured kind was routed: replaced only when its own sources are clearly farther
         if all(similarity - nearness.get(route.label, 0.0) >= margin for route in structured):
             return [route for route in routes if route.label not in STRUCTURED] + [found]

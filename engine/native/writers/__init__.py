@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 class QueryWriter(Protocol):
     LANGUAGE: str
+    REPLY_TOKENS: int  # the most tokens a model's query may take
     EXAMPLES: list[Example]  # the few-shot pool, picked per question
 
     def schema_text(self, source: Source, /) -> str:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 
 LANGUAGE = "cypher"
+REPLY_TOKENS = 220  # a query's tokens at most
 SYSTEM = """You write one Cypher query ({dialect} dialect) that answers the user's question from the graph below.
 Rules:
 - Use only the node labels, relationship types and properties shown, with the arrow directions shown.

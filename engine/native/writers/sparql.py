@@ -27,10 +27,13 @@ if TYPE_CHECKING:
 
 
 LANGUAGE = "sparql"
+REPLY_TOKENS = 300  # a query's tokens at most: PREFIX lines and triple patterns are long
 
 SYSTEM = """You write one SPARQL 1.1 query that answers the user's question from the RDF data below.
 Rules:
-- Use only the prefixes, classes and predicates shown; start with the PREFIX lines you use.
+- The data's PREFIX lines are declared for you: start with SELECT (or ASK). Use only the prefixes, classes and \
+predicates shown.
+- Write only the triple patterns the question needs; never copy the data's # comments into the query.
 - One SELECT query (ASK for a yes/no question). Never modify data; no SERVICE.
 - Compare text case-insensitively: FILTER(lcase(str(?x)) = "value") or FILTER(CONTAINS(lcase(str(?x)), "part")).
 - Return readable values: when you select a thing, also select its name or label, not only its IRI.
@@ -57,45 +60,43 @@ PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 # class rec:Ingredient (150 instances)
 ?ingredient a rec:Ingredient .
 ?ingredient rdfs:label ?label .  # string, e.g. "Butter", "Flour"\""""
-_OBS = "PREFIX obs: <http://example.org/observatory#>\n"
-_REC = "PREFIX rec: <http://example.org/recipes#>\nPREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\n"
 
 # Examples in domains unlike the user's data, so that they teach the form, not the content.
 EXAMPLES = [
     Example(_OBSERVATORY, "How many observations were made with the Hale telescope?",
-            _OBS + "SELECT (COUNT(?observation) AS ?count) WHERE {\n"
+            "SELECT (COUNT(?observation) AS ?count) WHERE {\n"
             "  ?observation a obs:Observation ; obs:usedTelescope ?telescope .\n  ?telescope obs:name ?name .\n"
             "  FILTER(lcase(str(?name)) = \"hale\")\n}"),
     Example(_OBSERVATORY, "Which telescopes observed Vega, and how big are their mirrors?",
-            _OBS + "SELECT DISTINCT ?name ?mirrorMetres WHERE {\n"
+            "SELECT DISTINCT ?name ?mirrorMetres WHERE {\n"
             "  ?observation obs:target ?target ; obs:usedTelescope ?telescope .\n"
             "  ?telescope obs:name ?name ; obs:mirrorMetres ?mirrorMetres .\n"
             "  FILTER(CONTAINS(lcase(str(?target)), \"vega\"))\n}"),
     Example(_OBSERVATORY, "Which three targets got the most observing hours?",
-            _OBS + "SELECT ?target (SUM(?hours) AS ?totalHours) WHERE {\n"
+            "SELECT ?target (SUM(?hours) AS ?totalHours) WHERE {\n"
             "  ?observation a obs:Observation ; obs:target ?target ; obs:hours ?hours .\n}\n"
             "GROUP BY ?target ORDER BY DESC(?totalHours) LIMIT 3"),
     Example(_OBSERVATORY, "What is the average mirror size of the telescopes?",
-            _OBS + "SELECT (AVG(?mirrorMetres) AS ?average) WHERE {\n"
+            "SELECT (AVG(?mirrorMetres) AS ?average) WHERE {\n"
             "  ?telescope a obs:Telescope ; obs:mirrorMetres ?mirrorMetres .\n}"),
     Example(_OBSERVATORY, "Which telescopes were never used for an observation?",
-            _OBS + "SELECT ?name WHERE {\n  ?telescope a obs:Telescope ; obs:name ?name .\n"
+            "SELECT ?name WHERE {\n  ?telescope a obs:Telescope ; obs:name ?name .\n"
             "  FILTER NOT EXISTS { ?observation obs:usedTelescope ?telescope }\n}"),
     Example(_OBSERVATORY, "Was M31 ever observed?",
-            _OBS + "ASK {\n  ?observation obs:target ?target .\n  FILTER(lcase(str(?target)) = \"m31\")\n}"),
+            "ASK {\n  ?observation obs:target ?target .\n  FILTER(lcase(str(?target)) = \"m31\")\n}"),
     Example(_OBSERVATORY, "How many different targets were observed?",
-            _OBS + "SELECT (COUNT(DISTINCT ?target) AS ?targets) WHERE {\n  ?observation obs:target ?target .\n}"),
+            "SELECT (COUNT(DISTINCT ?target) AS ?targets) WHERE {\n  ?observation obs:target ?target .\n}"),
     Example(_OBSERVATORY, "Which telescopes were used for more than 20 observations?",
-            _OBS + "SELECT ?name (COUNT(?observation) AS ?observations) WHERE {\n"
+            "SELECT ?name (COUNT(?observation) AS ?observations) WHERE {\n"
             "  ?observation obs:usedTelescope ?telescope .\n  ?telescope obs:name ?name .\n}\n"
             "GROUP BY ?telescope ?name HAVING (COUNT(?observation) > 20)"),
     Example(_RECIPES, "Which recipes with butter take less than an hour?",
-            _REC + "SELECT ?name ?minutes WHERE {\n"
+            "SELECT ?name ?minutes WHERE {\n"
             "  ?recipe a rec:Recipe ; rdfs:label ?name ; rec:minutes ?minutes ; rec:uses ?ingredient .\n"
             "  ?ingredient rdfs:label ?ingredientName .\n"
             "  FILTER(lcase(str(?ingredientName)) = \"butter\" && ?minutes < 60)\n}"),
     Example(_RECIPES, "Which ingredient is used in the most recipes?",
-            _REC + "SELECT ?name (COUNT(?recipe) AS ?recipes) WHERE {\n"
+            "SELECT ?name (COUNT(?recipe) AS ?recipes) WHERE {\n"
             "  ?recipe rec:uses ?ingredient .\n  ?ingredient rdfs:label ?name .\n}\n"
             "GROUP BY ?ingredient ?name ORDER BY DESC(?recipes) LIMIT 1"),
 ]
@@ -277,17 +278,27 @@ def check(statement: str, source: Source) -> str | None:
 
 def extract(reply: str) -> str:
     """The query in a model reply: a fenced block, else the text from its first PREFIX/SELECT/ASK,
-    without any explanation after the last closing brace."""
+    without comments (a small model copies the schema's `# string, e.g. …` notes) and without any
+    explanation after the last closing brace."""
     if m := _FENCE.search(reply):
         reply = m.group(1)
     if m := _START.search(reply):
         reply = reply[m.start():]
+    reply = without_comments(reply)
     end = reply.rfind("}")
     if end >= 0:
         tail = reply[end + 1:]
         modifiers = _MODIFIERS.match(tail)  # always matches: every part of it is optional
         reply = reply[:end + 1] + tail[:modifiers.end() if modifiers else 0]
     return reply.strip().rstrip(";").strip()
+
+
+_COMMENT_OR_QUOTED = re.compile(r"(<[^<>\s\"{}|^`\\]*>|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')|[ \t]*#[^\n]*")
+
+
+def without_comments(query: str) -> str:
+    """The query without its `#` comments (a `#` inside an IRI or a string is kept)."""
+    return _COMMENT_OR_QUOTED.sub(lambda m: m.group(1) or "", query)
 
 
 def names_hint(source: Source) -> str:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 
 LANGUAGE = "sql"
+REPLY_TOKENS = 220  # a query's tokens at most
 SYSTEM = """You write one {dialect} SQL query that answers the user's question from the tables below.
 Rules:
 - Use only the tables and columns shown; quote text values exactly as in the examples of values.

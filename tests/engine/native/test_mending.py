@@ -91,3 +91,22 @@ def test_a_name_the_source_has_elsewhere_is_no_spelling_to_mend(tmp_path: Path):
         {"table": "h", "columns": [{"name": "Operating rooms"}, {"name": "beds"}]}]})
     assert mending.closest("Operating_rooms", ["Operating rooms", "beds"]) == "Operating rooms"
     assert mending.mended("SELECT Operating_rooms FROM h", "no such column: Operating_rooms", spaced) is None
+
+
+def test_the_repair_hears_the_error_of_the_query_as_mended(stores: sources.Stores):
+    """`treatments_types` mended to `treatment_types` reaches the next slip, `T3.cost_of_treatment`
+    (the cost is in treatments): the repair is shown the mended query with that error, not the table
+    it no longer misspells."""
+    path = shared_path("eval", "sql", "spider", "database", "dog_kennels", "dog_kennels.sqlite")
+    source = sources.Source("dog_kennels", "database", "sqlite", str(path), describe_database(path))
+    written = ("SELECT SUM(T3.cost_of_treatment) FROM dogs AS T1 JOIN treatments AS T2 ON T1.dog_id = T2.dog_id "
+               "JOIN treatments_types AS T3 ON T2.treatment_type_code = T3.treatment_type_code "
+               "WHERE T1.name = 'Lyric'")
+    repaired = written.replace("treatments_types", "treatment_types").replace("T3.cost", "T2.cost")
+    llm = ScriptedLLM([written, repaired])
+    outcome = write_and_run(llm, "How much has been spent on treating Lyric?", source, stores)
+    first = outcome.attempts[0]
+    assert "treatment_types AS T3" in first.query and "T3.cost_of_treatment" in (first.error or "")
+    shown, heard = llm.sent[1][-2]["content"], llm.sent[1][-1]["content"]
+    assert "treatment_types AS T3" in shown and "treatments_types" not in heard and "T3.cost_of_treatment" in heard
+    assert outcome.ok and outcome.result is not None and len(llm.sent) == 2

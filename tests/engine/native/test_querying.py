@@ -276,3 +276,29 @@ def wtq_table(file: str, name: str, folder: Path) -> tuple[Stores, Source]:
     path = shared_path("eval", "tables", "wtq", "csv", file)
     info = stores.tables.load_csv(name, path, path.read_text(encoding="utf-8"))
     return stores, Source(name, "table", "duckdb", str(path), info.descriptor())
+
+
+def test_a_query_cut_at_the_token_limit_is_sent_back_as_cut_not_as_a_syntax_error(tmp_path):  # noqa: ANN001
+    """The default model, asked about Spider4SPARQL's course_teach, copied the schema's patterns with
+    their `# string, e.g. …` notes until the reply ran out of tokens, and the repair was told only
+    "Expected SelectQuery; near ''": it wrote the same cut query again."""
+    from engine.native import sources
+    from engine.native.querying import cut_off, write_and_run
+    from engine.native.writers import sparql
+    from tests.scripted import ScriptedLLM
+
+    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
+    path = shared_path("eval", "sparql", "spider4sparql", "kg", "course_teach_triples.ttl")
+    source = sources.Source("course_teach", "rdf", "oxigraph", str(path), stores.rdf.load("course_teach", path))
+    cut = ("SELECT ?grade (COUNT(?course_arrange) AS ?arrangements) WHERE {\n"
+           "  ?course_arrange course_arrange:ref-course_id ?course .\n"
+           + "".join(f"  ?course course:course ?c{i} .  # string, e.g. \"Music\", \"Bible\", \"French\"\n"
+                     for i in range(8))
+           + "  ?course_arrange course_arrange:grade ?course_arrange_grade .  # integer, e.g. 1")
+    whole = ("SELECT ?grade (COUNT(?course_arrange) AS ?arrangements) WHERE {\n"
+             "  ?course_arrange course_arrange:grade ?grade .\n} GROUP BY ?grade")
+    assert cut_off(sparql.extract(cut)) and not cut_off(whole) and not cut_off('SELECT ?n WHERE { ?c ?p "{(" }')
+    llm = ScriptedLLM([cut, whole])
+    outcome = write_and_run(llm, "How many arrangements are there per grade?", source, stores)
+    assert "stops before its end" in outcome.attempts[0].error and "#" not in outcome.attempts[0].query
+    assert outcome.ok and outcome.result is not None and len(outcome.result.rows) > 1

@@ -86,6 +86,21 @@ def test_a_query_is_taken_out_of_a_chatty_reply():
     assert sparql.extract(grouped).endswith("GROUP BY ?y\nORDER BY DESC(?n)")
 
 
+def test_the_schemas_comments_a_model_copies_are_taken_out_of_its_query():
+    reply = ('SELECT ?n WHERE {\n  ?c pet:name ?n .  # string, e.g. "Tom", "Mo #2"\n'
+             '  ?c <http://example.org/pets#born> ?b .\n  FILTER(?n != "a # b")  # not this one\n}')
+    assert sparql.extract(reply) == ('SELECT ?n WHERE {\n  ?c pet:name ?n .\n  ?c <http://example.org/pets#born> ?b .'
+                                     '\n  FILTER(?n != "a # b")\n}')
+
+
+def test_the_prompt_declares_the_prefixes_so_a_query_starts_with_select(pets):  # noqa: ANN001
+    store, source = pets
+    system, user = sparql.messages("How many cats do I have?", source)
+    assert "PREFIX pet:" in user["content"] and "start with SELECT" in system["content"]
+    assert all(e.query.startswith(("SELECT", "ASK")) for e in sparql.EXAMPLES)
+    assert store.execute("pets", "SELECT (COUNT(?c) AS ?n) WHERE { ?c a pet:Cat }", 10, 10).rows == [(3,)]
+
+
 def test_names_hint_lists_classes_and_predicates(pets):  # noqa: ANN001
     _, source = pets
     assert sparql.names_hint(source) == ("classes: pet:Cat, pet:Dog, pet:Clinic; "

@@ -49,6 +49,19 @@ def test_another_structured_route_is_replaced_only_when_its_sources_are_clearly_
     assert labels([Route("table", 0.9, "trained")], {"table": 0.4, "graph": 0.7}) == [("graph", "sources")]
 
 
+def test_a_routed_structured_kind_gives_way_to_a_clearly_nearer_kind_below_the_adding_level():
+    """WikiTableQuestions' "how many hospital have no operating rooms?" read as RDF (0.67): the table
+    is 0.40 similar, the nearest RDF graph 0.24. Below the level that adds a route, a clearly nearer
+    kind still settles which kind of file holds the data the router said is structured."""
+    near = {"table": 0.40, "rdf": 0.24}
+    routed = [Route("rdf", 0.67, "trained")]
+    assert [r.label for r in with_sources(routed, near, 0.5, 0.1, switch=0.4)] == ["table"]
+    assert with_sources(routed, near, 0.5, 0.1) == routed  # without the switch level: the adding level
+    assert with_sources(routed, {"table": 0.40, "rdf": 0.35}, 0.5, 0.1, switch=0.4) == routed  # not clearly nearer
+    unrouted = [Route("none", 0.9, "trained")]
+    assert with_sources(unrouted, near, 0.5, 0.1, switch=0.4) == unrouted  # nothing structured was routed
+
+
 def test_the_ensemble_follows_the_users_sources(trove):  # noqa: ANN001
     """A running log kept as a database: a question whose words alone read as general knowledge
     (the trained router says `none`) goes to it."""
