@@ -320,8 +320,11 @@ def as_iris(statement: str, source: Source, stores: Stores, timeout_s: float = 3
     """A SPARQL query comparing a variable with a text (`?format = "Hardcover"`) where the data holds
     an IRI of that name instead (`schema:Hardcover`), with the IRI in its place; None when no
     compared text is such an IRI's name, or it names several."""
-    literals = [t for t in _compared(statement, source) if re.fullmatch(r"[\w -]{2,60}", t)] \
-        if source.language == "sparql" else []
+    if source.language != "sparql":
+        return None
+    as_text = [(m.group(0), m.group(1), m.group(2)) for form in _TEXT_COMPARED for m in form.finditer(statement)]
+    literals = [t for t in dict.fromkeys([*_compared(statement, source), *(lit for *_, lit in as_text)])
+                if re.fullmatch(r"[\w -]{2,60}", t)]
     if not literals:
         return None
     query, params = sparql.iri_lookup(literals, MAX_MATCHES * 4)
@@ -334,15 +337,28 @@ def as_iris(statement: str, source: Source, stores: Stores, timeout_s: float = 3
     for (value,) in rows:
         named.setdefault(re.split(r"[/#]", str(value))[-1].lower(), set()).add(str(value))
     changed = statement
+    for whole, variable, literal in as_text:  # `strstarts(str(?format), "Hardcover")`: the IRI's own name
+        if (written := _one_iri(named, literal)) is not None:
+            changed = changed.replace(whole, f"{variable} = {written}")
     for literal in literals:
-        if len(iris := named.get(literal.lower(), set())) != 1:
-            continue
-        try:
-            written = str(quote_sparql.iri(next(iter(iris))))
-        except Unquotable:
-            continue
-        changed = re.sub(r"(=\s*)\"" + re.escape(literal) + '"', partial(_put, written), changed)
+        if (written := _one_iri(named, literal)) is not None:
+            changed = re.sub(r"(=\s*)\"" + re.escape(literal) + '"', partial(_put, written), changed)
     return None if changed == statement else changed
+
+
+_TEXT_OF = r"(?:(?:lcase|ucase)\s*\(\s*)?str\s*\(\s*([?$]\w+)\s*\)(?:\s*\))?"
+_TEXT_COMPARED = (re.compile(rf"{_TEXT_OF}\s*=\s*\"([^\"\\]*)\"", re.IGNORECASE),
+                  re.compile(rf"\b(?:strstarts|contains)\s*\(\s*{_TEXT_OF}\s*,\s*\"([^\"\\]*)\"\s*\)", re.IGNORECASE))
+
+
+def _one_iri(named: dict[str, set[str]], literal: str) -> str | None:
+    """The one IRI whose name the literal is, written for a query (None: none, or several)."""
+    if len(iris := named.get(literal.lower(), set())) != 1:
+        return None
+    try:
+        return str(quote_sparql.iri(next(iter(iris))))
+    except Unquotable:
+        return None
 
 
 def _put(written: str, compared: re.Match[str]) -> str:

@@ -169,9 +169,16 @@ def names_hint(source: Source) -> str:
     d = source.descriptor
     nodes = "; ".join(f"{label}({', '.join(p['name'] for p in n.get('properties', []))})"
                       for label, n in d.get("nodes", {}).items())
-    rels = "; ".join(f"(:{a})-[:{r}]->(:{b})" for r, info in d.get("relationships", {}).items()
+    rels = "; ".join(f"(:{a})-[:{r}{_held_on(info)}]->(:{b})" for r, info in d.get("relationships", {}).items()
                      for a, b in info.get("pairs", []))
     return capped(f"node tables: {nodes}; relationships: {rels}")
+
+
+def _held_on(relationship: dict) -> str:
+    """A relationship's own properties as the hint writes them (` {roles}`), "" when it has none: what
+    a question asks about a link ("which part did X play in Y?") is held there, not on its nodes."""
+    names = [p["name"] for p in relationship.get("properties", [])]
+    return f" {{{', '.join(names)}}}" if names else ""
 
 
 def fix(query: str, source: Source) -> str:

@@ -262,7 +262,9 @@ def fix(query: str, source: Source) -> str:
     query = sparql_fixes.bracket_aggregates(sparql_fixes.select_commas(sparql_fixes.dates_as_text(query)))
     query = sparql_fixes.order_direction(sparql_fixes.bracket_having(query))
     if source is not None:
-        query = sparql_fixes.bind_missing(sparql_fixes.class_from(query, source), schema_text(source))
+        schema = schema_text(source)
+        query = sparql_fixes.bind_missing(sparql_fixes.class_from(query, source), schema)
+        query = sparql_fixes.filters_bound(query, schema)
         query = sparql_fixes.follow_links(sparql_fixes.mend_classes(query, source), source)
         query = sparql_fixes.without_self_links(query, source)
     return query

@@ -170,6 +170,44 @@ def bind_missing(query: str, schema: str) -> str:
     return query
 
 
+_FILTER = re.compile(r"\bFILTER\s*\(", re.IGNORECASE)
+
+
+def filters_bound(query: str, schema: str) -> str:
+    """Variables only a FILTER of the WHERE block names, that no pattern binds: written as the bound
+    variable they differ from only in case or underscores (`?book_format` for the `?bookFormat` a
+    pattern binds), else bound by the schema's own pattern for them (`?book_datePublished`). A FILTER
+    on a variable nothing binds is never true, so the query would find nothing."""
+    block = _where_block(query)
+    if block is None:
+        return query
+    body = query[block[0] + 1:block[1]]
+    filters = [body[m.start():end + 1] for m in _FILTER.finditer(body) if (end := closing(body, m.end() - 1)) > 0]
+    patterns = body
+    for text in filters:
+        patterns = patterns.replace(text, " ")
+    bound = dict.fromkeys(_VARIABLE.findall(_STRING.sub(" ", patterns)))
+    compared = dict.fromkeys(v for text in filters for v in _VARIABLE.findall(_STRING.sub(" ", text)))
+    for variable in (v for v in compared if v not in bound):
+        same = [b for b in bound if _plain(b) == _plain(variable)]
+        if len(same) == 1:
+            query = _renamed_variable(query, variable, same[0])
+        elif (joined := bind_variable(query, variable, schema)) is not None:
+            query = joined
+    return query
+
+
+def _plain(variable: str) -> str:
+    return variable.replace("_", "").replace("-", "").lower()
+
+
+def _renamed_variable(query: str, old: str, new: str) -> str:
+    """The query with `?old` written `?new` everywhere outside its strings and IRIs."""
+    parts = re.split(f"({_STRING.pattern})", query)
+    return "".join(part if i % 2 else re.sub(rf"([?$]){re.escape(old)}\b", rf"\g<1>{new}", part)
+                   for i, part in enumerate(parts))
+
+
 def bind_variable(query: str, variable: str, schema: str) -> str | None:
     """The query with a pattern of the schema that binds `?variable` joined to it: its own pattern
     (`?book schema:name ?book_name .`), or, for a variable named by the property alone (`?name`),

@@ -357,3 +357,11 @@ def test_a_node_given_one_name_in_its_pattern_and_another_in_where_is_sent_back_
     either = ("MATCH (p:Person {name: 'Rob Reiner'})-[:DIRECTED]->(m:Movie) WHERE m.title = 'Top Gun' OR "
               "p.name = 'Kevin Bacon' RETURN m.title")
     assert conditions.pattern_and_where(either) is None  # another branch may hold
+
+
+def test_the_repair_hint_names_the_properties_a_relationship_holds(movies):  # noqa: ANN001
+    """"Which part did Cuba Gooding Jr. play in Jerry Maguire?" answered `RETURN m.title`: the part is
+    ACTED_IN's `roles`, which the hint after the failure must name for the repair to find it."""
+    _, source = movies
+    hint = cypher.names_hint(source)
+    assert "(:Person)-[:ACTED_IN {roles}]->(:Movie)" in hint and "(:Person)-[:DIRECTED]->(:Movie)" in hint

@@ -252,3 +252,36 @@ def test_years_compared_with_text_are_compared_as_text_on_the_library(tmp_path: 
     dataset = open_store(source, stores)
     assert [str(name) for (name,) in dataset.execute(dataset.explain(with_iri), 10, 50).rows] == ["The Power Broker"]
     assert sparql_fixes.dates_as_text('FILTER(?n > 5 && ?y = "x1970")') == 'FILTER(?n > 5 && ?y = "x1970")'
+
+
+def test_a_variable_only_a_filter_names_is_the_bound_one_or_bound_by_the_schema(pets):  # noqa: ANN001
+    _, source = pets
+    schema = sparql.schema_text(source)
+    written = ('SELECT ?cat_name WHERE { ?cat a pet:Cat ; pet:name ?cat_name .\n'
+               '  FILTER(?catName != "x" && ?cat_born > 2015) }')
+    fixed = sparql_fixes.filters_bound(written, schema)
+    assert "FILTER(?cat_name != \"x\"" in fixed and "?cat pet:born ?cat_born ." in fixed
+    bound = "SELECT ?cat_name WHERE { ?cat pet:name ?cat_name . FILTER(?cat_name != \"?catName\") }"
+    assert sparql_fixes.filters_bound(bound, schema) == bound  # nothing unbound; a string is no variable
+
+
+def test_hardcovers_of_the_seventies_compared_by_the_formats_name_are_found(tmp_path: Path):
+    """The default model's query for "Which of my hardcovers came out in the 1970s?" (examples'
+    library): the format bound as `?bookFormat`, filtered as `?book_format` and as the text of an IRI
+    (`strstarts(str(…), "Hardcover")`), the year never bound. Before, the parts shared no variable."""
+    from engine.native import sources
+    from engine.native.querying import write_and_run
+    from local_stores.graph_store import GraphStore
+    from local_stores.table_store import TableStore
+    from tests.conftest import EXAMPLES
+    from tests.scripted import ScriptedLLM
+
+    stores = sources.Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "g"), RdfStore(tmp_path / "r"))
+    path = EXAMPLES / "library" / "my-books.ttl"
+    source = Source("my_books", "rdf", "oxigraph", str(path), stores.rdf.load("my_books", path))
+    written = ('PREFIX schema: <http://schema.org/> SELECT ?book_name WHERE { ?book schema:name ?book_name .\n'
+               '  ?book a schema:Book ; schema:bookFormat ?bookFormat .\n'
+               '  FILTER (strstarts(str(?book_format), "Hardcover") && strstarts(str(?book_datePublished), "197")) }')
+    outcome = write_and_run(ScriptedLLM([written]), "Which of my hardcovers came out in the 1970s?", source, stores)
+    assert outcome.ok and outcome.result is not None and outcome.result.rows == [("The Power Broker",)]
+    assert "?bookFormat = <http://schema.org/Hardcover>" in outcome.query
