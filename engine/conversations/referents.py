@@ -1,5 +1,6 @@
 """A follow-up whose one reference is a single thing ("what's its capital?", "when was he born?", "who
-is the mayor there?") asked with that thing named in its place.
+is the mayor there?") asked with that thing named in its place; and one about the things the last
+turn found ("which of them …") whose rewrite lost a name of the last question.
 
 A 1.5B model asked to rewrite "what's its capital?" after "Which state borders Oregon to the south?"
 — "California" often gives back the last question with the follow-up glued on ("Which state borders
@@ -62,7 +63,17 @@ Answer: The booking reference is PX-118.
 </evidence>
 Follow-up: how much is it per week?
 Word: it
-Refers to: my flat in Porto"""
+Refers to: my flat in Porto
+
+Example 5:
+<evidence>
+Last turn:
+User: How many of my invoices from 2023 are still unpaid?
+Answer: 4 invoices from 2023 are still unpaid.
+</evidence>
+Follow-up: which of them is the largest?
+Word: them
+Refers to: my unpaid invoices from 2023"""
 
 SINGULAR = ("it", "its", "he", "him", "his", "she", "her", "there")
 _WORD = re.compile(r"[\w'’-]+")
@@ -80,6 +91,21 @@ def the_one_reference(question: str, referring: re.Pattern[str]) -> str | None:
         return None
     found = [m.group(0).lower() for m in referring.finditer(question)]
     return found[0] if len(found) == 1 and found[0] in SINGULAR else None
+
+
+_VERB_AFTER = (r"(?:is|are|was|were|has|have|had|did|do|does|can|could|will|would|came|come|got|went|cost|costs|"
+               r"also|still|ever|\w+ed)\b")
+# "which of those has …", "who wrote them?"; not "those books" (a determiner: its noun is the reference)
+_SET = re.compile(rf"\bof\s+(those|these)\s+{_VERB_AFTER}|\bof\s+(those|these)\s*[?.!]?\s*$|\b(them)\b",
+                  re.IGNORECASE)
+
+
+def the_set_reference(question: str, referring: re.Pattern[str]) -> str | None:
+    """The question's only referring word when it stands for the things the last turn found ("which
+    of them …", "who wrote them?"), lower case; None otherwise ("those books", several references)."""
+    found = [m.group(0).lower() for m in referring.finditer(question)]
+    m = _SET.search(question)
+    return next(g for g in m.groups() if g).lower() if m and len(found) == 1 else None
 
 
 def referent(llm: ChatModel, question: str, word: str, history: str) -> str:
@@ -105,6 +131,15 @@ def usable(name: str, question: str, history: str) -> bool:
     words = _WORD.findall(name)
     return (0 < len(words) <= MOST_WORDS and bool(_NAMED.search(name)) and name.lower() in history.lower()
             and name.lower() not in question.lower())
+
+
+def usable_set(name: str, lost: set[str], history: str) -> bool:
+    """A referent for "them" is used when it is a short phrase that keeps every name the rewrite lost
+    ("the hospitals in Charlotte") and whose words the conversation holds."""
+    words = _WORD.findall(name)
+    folded = name.lower()
+    return (0 < len(words) <= MOST_WORDS and all(n.lower() in folded for n in lost)
+            and stems(content_words(name)) <= stems(content_words(history)))
 
 
 def named_in_place(question: str, word: str, name: str) -> str:

@@ -17,7 +17,15 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
-from engine.conversations.referents import glues_on, named_in_place, referent, the_one_reference, usable
+from engine.conversations.referents import (
+    glues_on,
+    named_in_place,
+    referent,
+    the_one_reference,
+    the_set_reference,
+    usable,
+    usable_set,
+)
 from engine.conversations.turns import Turn
 from engine.generation.answer import content_words, stem, stems, strip_citations
 from engine.generation.budget import Budget
@@ -162,7 +170,23 @@ def standalone(llm: ChatModel, question: str, turns: list[Turn], budget: Budget 
         name = referent(llm, question, word, history)
         if usable(name, question, history):
             return named_in_place(question, word, name)
+    if policy.referents and (word := the_set_reference(question, _REFERRING)) and (
+            lost := lost_names(chosen, question, turns[-1].asked_as)):
+        name = referent(llm, question, word, history)  # "which of them …" rewritten without "in Charlotte"
+        if usable_set(name, lost, history):
+            return named_in_place(question, word, name)
     return chosen
+
+
+_NAMED_WORD = re.compile(r"(?<=\S )[A-Z][\w'’-]*|\b\d[\d.,:/-]*\b")
+
+
+def lost_names(rewrite: str, question: str, last: str) -> set[str]:
+    """The names and numbers of the last question (past the clause naming its file; not its first
+    word) that neither the rewrite nor the follow-up holds: a condition of it the rewrite dropped."""
+    body = last[len(file_clause(last)):]
+    kept = f"{rewrite} {question}".lower()
+    return {name for name in _NAMED_WORD.findall(body) if name.lower() not in kept}
 
 
 def _rewritten(llm: ChatModel, question: str, turns: list[Turn], history: str, referring: bool) -> str:
@@ -173,6 +197,8 @@ def _rewritten(llm: ChatModel, question: str, turns: list[Turn], history: str, r
     rewrite = in_first_person(_first_line(reply), question, [turn.asked_as for turn in turns])
     if (swapped := in_place_of(question, turns[-1].asked_as)) is not None and not replaces(rewrite, swapped):
         return swapped.question  # "…in the Ethiopian accident, and in the Lion Air crash?" asks both
+    if (added := with_phrase(question, turns[-1].asked_as)) is not None and glues_on(rewrite, turns[-1].asked_as):
+        return added  # "…has the most operating rooms, and in Winston-Salem?" asks two questions
     if not accepted(rewrite, question, history):
         return question
     asked = " ".join(turn.asked_as for turn in turns)
@@ -244,6 +270,21 @@ def in_place_of(question: str, last: str) -> Swap | None:
     if named := _NAME_RUN.match(body, start):  # "in Charlotte has the most…": the name, not the verb after it
         end = named.end()
     return Swap(clause + body[:start] + new + body[end:], body[start:end], new)
+
+
+def with_phrase(question: str, last: str) -> str | None:
+    """"and in Winston-Salem?" after "…which of the hospitals has the most operating rooms?", whose
+    question (past the clause naming its file) has no phrase led by "in": the last question with the
+    follow-up's phrase added at its end ("…the most operating rooms in Winston-Salem?"). None unless
+    the follow-up is only such a phrase and the last question has none led by its word."""
+    asked = _ELLIPSIS.match(question)
+    if asked is None:
+        return None
+    word, new = asked.group(1).lower(), asked.group(2)
+    body = last[len(file_clause(last)):]
+    if re.search(rf"\b{word}\b", body, re.I):
+        return None
+    return f"{last.rstrip().rstrip('?.!').rstrip()} {word} {new}?"
 
 
 _NAME_RUN = re.compile(r"[A-Z0-9][\w'’.-]*(?:\s+(?:(?:of|the|and|de|la|le|van|von)\s+)*[A-Z0-9][\w'’.-]*)*")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.conversations.referents import glues_on, named_in_place, the_one_reference, usable
+from engine.conversations.referents import glues_on, named_in_place, the_one_reference, the_set_reference, usable
 from engine.conversations.rewriting import (
     _REFERRING,
     Policy,
@@ -143,6 +143,19 @@ def test_and_in_a_new_thing_asks_about_it_in_place_of_the_last_one():
     assert in_place_of("and the deposit?", "In my lease, what is the monthly rent?") is None  # no phrase led by a word
 
 
+def test_and_in_a_place_the_last_question_had_none_of_asks_it_there():
+    """"and in Winston-Salem?" after a question with no place (past the clause naming its file),
+    rewritten as that question with ", and in Winston-Salem?" glued on, is asked with the place added
+    at its end; a rewrite that asks it otherwise is kept."""
+    last = ("In my list of North Carolina hospitals with their beds and operating rooms, which of the hospitals "
+            "has the most operating rooms?")
+    turns = [_turn(last, "Carolinas Medical Center has the most operating rooms, 51 [1].")]
+    glued = last[:-1] + ", and in Winston-Salem?"
+    assert standalone(ScriptedLLM([glued]), "and in Winston-Salem?", turns) == last[:-1] + " in Winston-Salem?"
+    good = "Which hospital in Winston-Salem has the most operating rooms?"
+    assert standalone(ScriptedLLM([good]), "and in Winston-Salem?", turns) == good
+
+
 def test_a_rewrite_that_gives_the_last_question_back_is_not_used():
     """"How many work-hours does it estimate for the AOA sensor system test?" rewritten as the turn
     before ("When did the FAA issue its emergency AD after the Lion Air crash?"): asked as typed."""
@@ -180,6 +193,32 @@ def test_a_single_thing_referred_to_is_named_in_place():
     assert standalone(ScriptedLLM([glued]), "what's its capital?", turns, policy=Policy(referents=False)) == glued
     assert glues_on(glued, last) and not glues_on("What is the capital of Nevada?", last)
     assert not glues_on("Who directed Top Gun, in my movies graph?", "Who wrote Top Gun, in my movies graph?")
+
+
+def test_which_of_them_keeps_the_condition_its_rewrite_lost():
+    """"which of them has the most operating rooms?" after "…how many of the hospitals are in
+    Charlotte?" rewritten without Charlotte (so every hospital was ranked): the model is asked what
+    "them" stands for and the follow-up is asked with it in place; a rewrite that keeps the condition
+    costs no second call."""
+    last = ("In my list of North Carolina hospitals with their beds and operating rooms, how many of the hospitals "
+            "are in Charlotte?")
+    turns = [_turn(last, "There are 7 hospitals in Charlotte [1].")]
+    lost = ("In my list of North Carolina hospitals with their beds and operating rooms, which of the hospitals has "
+            "the most operating rooms?")
+    llm = ScriptedLLM([lost, "the hospitals in Charlotte"])
+    assert standalone(llm, "which of them has the most operating rooms?", turns) == (
+        "Which of the hospitals in Charlotte has the most operating rooms?")
+    assert "Word: them" in llm.sent[1][-1]["content"]
+    kept = "Which of the hospitals in Charlotte has the most operating rooms?"
+    llm = ScriptedLLM([kept])
+    assert standalone(llm, "which of them has the most operating rooms?", turns) == kept and len(llm.sent) == 1
+    llm = ScriptedLLM([lost, "the hospitals"])  # a referent that loses the condition too is not used
+    assert standalone(llm, "which of them has the most operating rooms?", turns) == lost
+    assert the_set_reference("who wrote them?", _REFERRING) == "them"
+    assert the_set_reference("which of those came out after 2005?", _REFERRING) == "those"
+    assert the_set_reference("which of those books are hers?", _REFERRING) is None  # two references
+    assert the_set_reference("which of those books came out in May?", _REFERRING) is None  # "books" is the thing
+    assert the_set_reference("which of these has Kevin Bacon in the cast?", _REFERRING) == "these"
 
 
 def test_her_is_named_as_a_possessive_only_before_a_noun():
