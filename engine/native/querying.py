@@ -269,12 +269,23 @@ def _why_empty(statement: str, question: str, source: Source, stores: Stores, he
         return Empty(f"it returned nothing, because no column holds {', '.join(map(repr, checked.absent))}" + (
             f". {hint}" if hint else ""), asked)
     if checked.misplaced:
-        return Empty("it returned nothing: " + "; ".join(f"{m.value!r} is held in {m.place}, which the query does "
-                                                         "not compare it with" for m in checked.misplaced), False)
+        return Empty("it returned nothing: " + "; ".join(_misplaced(statement, m) for m in checked.misplaced), False)
     if ignored := _ignored(statement, question, found):
         return Empty("it returned nothing, and it never compares " + "; ".join(
             f"{m.phrase!r}, which the question names: it is held in {m.place} as {m.value!r}" for m in ignored), False)
     return None
+
+
+def _misplaced(statement: str, match: values.ValueMatch) -> str:
+    """Where a value the query compares is held, and the field it compares it with instead ("'utrecht'
+    is held in Person.birthplace, not in p.name: …"), so the repair moves the condition rather than
+    adding another beside it."""
+    compared = values.compared_field(statement, match.value)
+    if compared is None:
+        return f"{match.value!r} is held in {match.place}, which the query does not compare it with"
+    field = ".".join(part for part in compared if part)
+    return (f"{match.value!r} is held in {match.place}, not in {field}: compare it with {match.place} instead of "
+            f"{field}, and drop the condition on {field}")
 
 
 def _ignored(statement: str, question: str, found: list[values.ValueMatch]) -> list[values.ValueMatch]:

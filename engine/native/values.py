@@ -384,7 +384,7 @@ def _misplaced(statement: str, literals: list[str], places: dict[str, list[str]]
     for literal in {t.strip().lower(): t for t in reversed(literals)}.values():  # 'Utrecht' and 'utrecht': once
         held_at = places.get(literal.strip().lower(), [])
         fields = [_field(place) for place in held_at]
-        compared = _compared_field(statement, literal)
+        compared = compared_field(statement, literal)
         if compared and compared[0] in labels:  # `p.name` of a (p:Person): held in Person.name, not Place.name
             elsewhere = f"{labels[compared[0]]}.{compared[1]}" not in {p.lower() for p in held_at}
         else:
@@ -400,7 +400,7 @@ _COMPARED = re.compile(r"(?<![?$\w])(?:([A-Za-z_]\w*)\.)?([A-Za-z_]\w*)[\"`\]]?\
                        r"\bLIKE\b|\b(?:STARTS|ENDS)\s+WITH\b)\s*(?:\w+\(\s*)?$", re.IGNORECASE)
 
 
-def _compared_field(statement: str, literal: str) -> tuple[str, str] | None:
+def compared_field(statement: str, literal: str) -> tuple[str, str] | None:
     """The variable (or table; "" when none is written) and field a literal is compared with
     (`x.title = 'Up'`, `{title: 'Up'}`, `lower(city) = 'x'`, `lower(r.roles) CONTAINS 'x'`), the
     field lower-cased; None where the query compares a variable or the form is not one of these."""

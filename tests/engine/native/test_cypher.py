@@ -132,7 +132,8 @@ def test_an_empty_result_from_a_value_compared_in_the_wrong_field_is_repaired_wi
     assert outcome.ok and outcome.result.rows == [(1941,)]
     first_turn = next(m["content"] for m in llm.sent[0] if m["role"] == "user" and "Question:" in m["content"])
     assert "'Astrid Lindqvist' in Person.name" in first_turn  # linked before the first write
-    assert "'Astrid Lindqvist' is held in Person.name" in outcome.attempts[0].error
+    assert "'Astrid Lindqvist' is held in Person.name, not in nickname" in outcome.attempts[0].error
+    assert "drop the condition on nickname" in outcome.attempts[0].error  # moved, not added beside it
 
 
 def test_a_node_compared_with_two_values_at_once_is_matched_once_per_value_on_kuzu(family):  # noqa: ANN001
