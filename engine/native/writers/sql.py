@@ -11,6 +11,7 @@ from engine.generation.budget import Budget
 from engine.generation.untrusted import inline, quoted
 from engine.native import periods
 from engine.native.examples import Example
+from engine.native.ranking import flat
 from engine.native.writers.fitting import capped, fit, preferred, schema_room
 from engine.native.writers.summary import property_words, stem
 from local_stores.quoting import Quoted
@@ -179,7 +180,9 @@ _TEMPORAL = ("DATE", "TIMESTAMP", "TIME", "TIMESTAMP WITH TIME ZONE")
 def fix(sql: str, source: Source) -> str:
     """Small models treat dates as text (`day LIKE '2024-03%'`, `lower(day)`): make that valid by
     casting those columns to text where they meet a text operator. Only columns the schema says are
-    temporal are touched."""
+    temporal are touched. A compound query whose parts have their own ORDER BY or LIMIT is written
+    so SQL accepts it (`ordered_branches`)."""
+    sql = ordered_branches(sql)
     names = {c["name"] for t in source.tables for c in t.get("columns", []) if c.get("type") in _TEMPORAL}
     for name in names:
         col = rf"(?<![\w.\"])({re.escape(name)}|\"{re.escape(name)}\")(?![\w\"])"
@@ -187,6 +190,31 @@ def fix(sql: str, source: Source) -> str:
         sql = re.sub(r"\b(lower|upper|substr|substring|left)\(\s*" + col, r"\1(CAST(\2 AS VARCHAR)", sql,
                      flags=re.IGNORECASE)
     return sql
+
+
+_COMPOUND = re.compile(r"\b(?:UNION(?:\s+ALL)?|INTERSECT|EXCEPT)\b", re.IGNORECASE)
+_ORDERED = re.compile(r"\b(?:ORDER\s+BY|LIMIT)\b", re.IGNORECASE)
+
+
+def ordered_branches(sql: str) -> str:
+    """"… ORDER BY rooms DESC LIMIT 1 UNION SELECT … ORDER BY rooms DESC LIMIT 1" (the best of each of
+    two groups) as `SELECT * FROM (…) UNION SELECT * FROM (…)`: SQL allows ORDER BY and LIMIT only
+    after the last part of a compound query, and a part inside brackets keeps its own. A compound
+    query whose parts before the last have none is left as it is."""
+    top = flat(sql)
+    cuts = list(_COMPOUND.finditer(top))
+    if not cuts:
+        return sql
+    starts = [0, *(m.end() for m in cuts)]
+    ends = [*(m.start() for m in cuts), len(sql)]
+    parts = [sql[a:b].strip() for a, b in zip(starts, ends, strict=True)]
+    if not any(_ORDERED.search(flat(part)) for part in parts[:-1]):
+        return sql
+    words = [m.group(0).upper() for m in cuts]
+    out = f"SELECT * FROM ({parts[0]})"
+    for word, part in zip(words, parts[1:], strict=True):
+        out += f" {word} SELECT * FROM ({part})"
+    return out
 
 
 _QUERY_START = re.compile(r"\bSELECT\b|\bWITH\s+(?:RECURSIVE\s+)?(?:\w+|\"[^\"]+\")\s*(?:\([^)]*\)\s*)?AS\s*\(",

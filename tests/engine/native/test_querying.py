@@ -302,3 +302,32 @@ def test_a_query_cut_at_the_token_limit_is_sent_back_as_cut_not_as_a_syntax_erro
     outcome = write_and_run(llm, "How many arrangements are there per grade?", source, stores)
     assert "stops before its end" in outcome.attempts[0].error and "#" not in outcome.attempts[0].query
     assert outcome.ok and outcome.result is not None and len(outcome.result.rows) > 1
+
+
+def test_the_best_of_each_of_two_groups_written_as_a_union_runs_on_duckdb_and_sqlite(tmp_path):  # noqa: ANN001
+    """"Which hospital has the most operating rooms in Charlotte, and in Winston-Salem?" written by the
+    default model as two `ORDER BY … LIMIT 1` SELECTs joined by UNION, which SQL refuses ("syntax error
+    at or near UNION"): each part is bracketed and keeps its own order and limit."""
+    import shutil
+
+    from engine.ingest.tables import describe_database
+    from engine.native.querying import write_and_run
+    from tests.scripted import ScriptedLLM
+
+    stores, source = wtq_table("csv__203-csv__319.csv", "hospitals", tmp_path)
+    union = ("SELECT name, operating_rooms FROM hospitals WHERE city = 'Charlotte' ORDER BY operating_rooms DESC "
+             "LIMIT 1 UNION SELECT name, operating_rooms FROM hospitals WHERE city = 'Winston-Salem' ORDER BY "
+             "operating_rooms DESC LIMIT 1")
+    outcome = write_and_run(ScriptedLLM([union]), "Which hospital has the most operating rooms in Charlotte, and "
+                            "which in Winston-Salem?", source, stores)
+    assert outcome.ok and outcome.result is not None
+    assert sorted(outcome.result.rows) == [("Carolinas Medical Center/Center for Mental Health", 51),
+                                           ("Wake Forest Baptist Medical Center", 50)]
+    path = tmp_path / "concert_singer.sqlite"
+    shutil.copy(shared_path("eval", "sql", "spider", "database", "concert_singer", "concert_singer.sqlite"), path)
+    spider = Source("concert_singer", "database", "sqlite", str(path), describe_database(path))
+    oldest = ("SELECT name FROM singer WHERE country = 'France' ORDER BY age DESC LIMIT 1 UNION "
+              "SELECT name FROM singer WHERE country = 'Netherlands' ORDER BY age DESC LIMIT 1")
+    found = write_and_run(ScriptedLLM([oldest]), "Who is the oldest singer from France, and from the Netherlands?",
+                          spider, stores)
+    assert found.ok and found.result is not None and len(found.result.rows) == 2
