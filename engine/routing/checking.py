@@ -62,7 +62,18 @@ class CheckedRouter:
             return own or self._holding(request) or routes
         if _unsure(routes) and not {route.label for route in routes} & set(NATIVE) and (held := self._holding(request)):
             routes = held + routes  # the LLM router's guess ("a clip") beside the sources that hold the name asked
+        elif structured := {route.label for route in routes} & set(NATIVE):
+            routes = self._held_elsewhere(request, routes, structured)
         return self._settled(request, routes)
+
+    def _held_elsewhere(self, request: RouteRequest, routes: list[Route], structured: set[str]) -> list[Route]:
+        """Structured routes whose kind holds none of the names the question writes that one or two
+        sources hold, replaced by the routes of those sources ("Who wrote the cartoons Michael Chang
+        directed?" read as the movies graph; Michael Chang is in the TV show database and graph)."""
+        held = self._holding(request)
+        if held is None or {route.label for route in held} & structured:
+            return routes
+        return [route for route in routes if route.label not in structured] + held
 
     def _holding(self, request: RouteRequest) -> list[Route] | None:
         """A question routed to general knowledge, or left to the LLM router's guess, that writes a

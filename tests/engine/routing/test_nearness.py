@@ -121,6 +121,15 @@ class _NoneRouter:
         return [Route("none", 0.9, "scripted")]
 
 
+class _TableRouter:
+    """A trained router sure every question is about a table (control flow only)."""
+
+    name = "trained"
+
+    def route(self, request: RouteRequest) -> list[Route]:  # noqa: ARG002
+        return [Route("table", 0.95, "trained")]
+
+
 class _GuessingRouter:
     """The LLM router's guess for a question the trained router was unsure of (control flow only)."""
 
@@ -191,3 +200,7 @@ def test_a_general_question_that_names_a_title_only_one_source_holds_goes_to_tha
     routes = trove.routing.route("What part did Cuba Gooding Jr. play in As Good as It Gets?")
     assert [(r.label, r.router) for r in routes][:2] == [("graph", Decision.HELD), ("clip", "llm")]
     assert [r.label for r in trove.routing.route("What part did the actor play in the scene?")][0] == "clip"
+    trove.routing.router = _TableRouter()  # sure of the wrong structured kind: the name's holder decides
+    assert [(r.label, r.router) for r in trove.routing.route("Who directed A Few Good Men?")] == [
+        ("graph", Decision.HELD)]
+    assert [r.label for r in trove.routing.route("Which films did the United States make?")] == ["table"]
