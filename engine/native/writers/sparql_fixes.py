@@ -125,6 +125,19 @@ def bracket_having(query: str) -> str:
     return f"{query[:m.end()]}({condition}){query[m.end() + len(condition):]}"
 
 
+def logical_operators(query: str) -> str:
+    """SQL's `AND` / `OR` between the conditions of a FILTER or HAVING as SPARQL's `&&` / `||`
+    (outside strings and IRIs); SPARQL has no such keywords, only NOT EXISTS / NOT IN."""
+    parts = re.split(f"({_STRING.pattern})", query)
+    out = []
+    for i, part in enumerate(parts):
+        if not i % 2:
+            part = re.sub(r"(?<=[\s)])AND(?=[\s(])", "&&", part, flags=re.IGNORECASE)
+            part = re.sub(r"(?<=[\s)])OR(?=[\s(])", "||", part, flags=re.IGNORECASE)
+        out.append(part)
+    return "".join(out)
+
+
 _ORDER_TERM = r"[?$]\w+|\w+\s*\((?:[^()]|\([^()]*\))*\)"
 
 

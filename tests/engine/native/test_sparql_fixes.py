@@ -285,3 +285,12 @@ def test_hardcovers_of_the_seventies_compared_by_the_formats_name_are_found(tmp_
     outcome = write_and_run(ScriptedLLM([written]), "Which of my hardcovers came out in the 1970s?", source, stores)
     assert outcome.ok and outcome.result is not None and outcome.result.rows == [("The Power Broker",)]
     assert "?bookFormat = <http://schema.org/Hardcover>" in outcome.query
+
+
+def test_sqls_and_or_between_filter_conditions_are_sparqls_operators(pets):  # noqa: ANN001
+    """`FILTER(?grade >= 9 AND ?grade <= 12)` (the default model, Spider4SPARQL's course_teach) is a
+    syntax error in SPARQL; "and" inside a text value is left alone."""
+    query = PET + ('SELECT ?n WHERE { ?c a pet:Cat ; pet:name ?n ; pet:born ?b .\n'
+                   '  FILTER(?b >= 2000 AND ?b <= 2100 OR lcase(?n) = "salt and pepper") }')
+    assert 'FILTER(?b >= 2000 && ?b <= 2100 || lcase(?n) = "salt and pepper")' in sparql_fixes.logical_operators(query)
+    assert len(rows(pets, query)) == 3
