@@ -211,8 +211,10 @@ def ordered_branches(sql: str) -> str:
     if not any(_ORDERED.search(flat(part)) for part in parts[:-1]):
         return sql
     words = [m.group(0).upper() for m in cuts]
+    # sandboxed: the model's own query, its parts bracketed; explained and run read-only like it
     out = f"SELECT * FROM ({parts[0]})"
     for word, part in zip(words, parts[1:], strict=True):
+        # sandboxed: the model's own query, its parts bracketed; explained and run read-only like it
         out += f" {word} SELECT * FROM ({part})"
     return out
 
