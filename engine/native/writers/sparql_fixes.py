@@ -128,14 +128,14 @@ def bracket_having(query: str) -> str:
 def logical_operators(query: str) -> str:
     """SQL's `AND` / `OR` between the conditions of a FILTER or HAVING as SPARQL's `&&` / `||`
     (outside strings and IRIs); SPARQL has no such keywords, only NOT EXISTS / NOT IN."""
+    return _outside_strings(query, lambda text: re.sub(r"(?<=[\s)])OR(?=[\s(])", "||", re.sub(
+        r"(?<=[\s)])AND(?=[\s(])", "&&", text, flags=re.IGNORECASE), flags=re.IGNORECASE))
+
+
+def _outside_strings(query: str, change: Callable[[str], str]) -> str:
+    """The query with `change` applied to each stretch of it outside its strings and IRIs."""
     parts = re.split(f"({_STRING.pattern})", query)
-    out = []
-    for i, part in enumerate(parts):
-        if not i % 2:
-            part = re.sub(r"(?<=[\s)])AND(?=[\s(])", "&&", part, flags=re.IGNORECASE)
-            part = re.sub(r"(?<=[\s)])OR(?=[\s(])", "||", part, flags=re.IGNORECASE)
-        out.append(part)
-    return "".join(out)
+    return "".join(part if i % 2 else change(part) for i, part in enumerate(parts))
 
 
 _ORDER_TERM = r"[?$]\w+|\w+\s*\((?:[^()]|\([^()]*\))*\)"
@@ -216,9 +216,7 @@ def _plain(variable: str) -> str:
 
 def _renamed_variable(query: str, old: str, new: str) -> str:
     """The query with `?old` written `?new` everywhere outside its strings and IRIs."""
-    parts = re.split(f"({_STRING.pattern})", query)
-    return "".join(part if i % 2 else re.sub(rf"([?$]){re.escape(old)}\b", rf"\g<1>{new}", part)
-                   for i, part in enumerate(parts))
+    return _outside_strings(query, lambda text: re.sub(rf"([?$]){re.escape(old)}\b", rf"\g<1>{new}", text))
 
 
 def bind_variable(query: str, variable: str, schema: str) -> str | None:
