@@ -14,7 +14,7 @@ from engine.native import mending, periods, values
 from engine.native.conditions import both_at_once, intersect_of_differing, pattern_and_where, without_value
 from engine.native.examples import Example
 from engine.native.kinds import open_store
-from engine.native.ranking import same_rows, with_ranked_value
+from engine.native.ranking import QUOTED, same_rows, with_ranked_value
 from engine.native.sources import Source, Stores
 from engine.native.writers import QueryWriter, writer_for
 from engine.native.writers.sparql_fixes import bind_variable, with_names
@@ -203,13 +203,10 @@ class Spelling:
     error: str
 
 
-_QUOTED = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|`[^`]*`")
-
-
 def cut_off(query: str) -> bool:
     """Whether a query stops before its end: it opens more brackets or braces than it closes outside
     its quoted texts (a reply cut at the token limit, or a slip)."""
-    bare = _QUOTED.sub("", query)
+    bare = QUOTED.sub("", query)
     return bare.count("{") > bare.count("}") or bare.count("(") > bare.count(")")
 
 

@@ -12,14 +12,14 @@ from local_stores.results import QueryResult
 
 MAX_RANKED = 10  # "the top three": a short ranked list; a long sorted listing is left as written
 
-_QUOTED = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
+QUOTED = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
 _OPEN, _CLOSE = "([{", ")]}"
 
 
 def flat(query: str) -> str:
     """`query` with its quoted text and everything inside brackets blanked, same length: what is
     left is the query's top level, and positions found in it are positions in `query`."""
-    text = _QUOTED.sub(lambda m: m.group(0)[0] + "_" * (len(m.group(0)) - 2) + m.group(0)[-1], query)
+    text = QUOTED.sub(lambda m: m.group(0)[0] + "_" * (len(m.group(0)) - 2) + m.group(0)[-1], query)
     out, depth = [], 0
     for char in text:
         if char in _CLOSE:

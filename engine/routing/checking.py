@@ -82,6 +82,8 @@ class CheckedRouter:
         question is about one of them."""
         holders = values.held_by(values.names(request.question), self.native.value_index())
         distinctive = {source for sources in holders.values() if len(sources) <= MAX_HOLDERS for source in sources}
+        if not distinctive:
+            return None
         kinds = {src["name"]: src["kind"] for src in self.catalog.sources()}
         labels = [label for label, source_kinds in NATIVE.items() if label in request.available
                   and any(kinds.get(source) in source_kinds for source in distinctive)]

@@ -61,7 +61,8 @@ def with_sources(routes: list[Route], nearness: dict[str, float], level: float, 
     similarity = nearness[best]
     labels = [route.label for route in routes]
     structured = [route for route in routes if route.label in STRUCTURED]
-    if best in labels or similarity < (level if switch is None or not structured else min(level, switch)):
+    needed = min(level, switch) if structured and switch is not None else level
+    if best in labels or similarity < needed:
         return routes
     found = Route(best, similarity, Decision.SOURCES)
     if structured:  # another structured kind was routed: replaced only when its own sources are clearly farther

@@ -207,9 +207,9 @@ def ordered_branches(sql: str) -> str:
         return sql
     starts = [0, *(m.end() for m in cuts)]
     ends = [*(m.start() for m in cuts), len(sql)]
-    parts = [sql[a:b].strip() for a, b in zip(starts, ends, strict=True)]
-    if not any(_ORDERED.search(flat(part)) for part in parts[:-1]):
+    if not any(_ORDERED.search(top[a:b]) for a, b in zip(starts[:-1], ends[:-1], strict=True)):
         return sql
+    parts = [sql[a:b].strip() for a, b in zip(starts, ends, strict=True)]
     words = [m.group(0).upper() for m in cuts]
     # sandboxed: the model's own query, its parts bracketed; explained and run read-only like it
     out = f"SELECT * FROM ({parts[0]})"
