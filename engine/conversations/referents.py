@@ -96,7 +96,7 @@ def the_one_reference(question: str, referring: re.Pattern[str]) -> str | None:
 _VERB_AFTER = (r"(?:is|are|was|were|has|have|had|did|do|does|can|could|will|would|came|come|got|went|cost|costs|"
                r"also|still|ever|\w+ed)\b")
 # "which of those has …", "who wrote them?"; not "those books" (a determiner: its noun is the reference)
-_SET = re.compile(rf"\bof\s+(those|these)\s+{_VERB_AFTER}|\bof\s+(those|these)\s*[?.!]?\s*$|\b(them)\b",
+_SET = re.compile(rf"\bof\s+(those|these)\s+{_VERB_AFTER}|\bof\s+(those|these)\s*[?.!]?\s*$|\b(them|they)\b",
                   re.IGNORECASE)
 
 
@@ -123,6 +123,33 @@ def glues_on(rewrite: str, last: str) -> bool:
     state?"); "Who directed Top Gun?" after "Who wrote Top Gun?" asks something else."""
     asked = stems(content_words(last))
     return bool(asked) and asked <= stems(content_words(rewrite))
+
+
+# a rewrite that points at the conversation instead of naming what it means
+_META = re.compile(r"\b(?:the|your|my|previous|last|earlier)\s+(?:answer|answers|response|reply)\b|"
+                   r"\b(?:listed|mentioned|given|named|shown)\s+(?:above|before|earlier)\b|\babove\b", re.I)
+_PRONOUNS = frozenset({"it", "its", "he", "him", "his", "she", "her", "they", "them", "those", "these"})
+
+
+def unresolved(rewrite: str, question: str, word: str) -> bool:
+    """Whether a rewrite still leans on the conversation: it keeps the follow-up's pronoun ("In my
+    scanned page on segmentation, where are they found?") or points at "the answer" or "above"
+    where the follow-up did not ("the earliest of the movies listed in the answer")."""
+    if _META.search(rewrite) and not _META.search(question):
+        return True
+    return rewrite != question and word in _PRONOUNS and _holds(rewrite, word)
+
+
+def into(rewrite: str, question: str, word: str, last: str) -> str:
+    """Where a referent's name is put: the rewrite when it kept the word and is more than the last
+    question with the follow-up glued on (what it brought, "In my scanned page …", stays), else the
+    follow-up as typed."""
+    kept = _holds(rewrite, word) and not _META.search(rewrite) and not glues_on(rewrite, last)
+    return rewrite if kept else question
+
+
+def _holds(text: str, word: str) -> bool:
+    return re.search(rf"\b{re.escape(word)}\b", text, re.I) is not None
 
 
 def usable(name: str, question: str, history: str) -> bool:

@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING
 
 from engine.conversations.referents import (
     glues_on,
+    into,
     named_in_place,
     referent,
     the_one_reference,
     the_set_reference,
+    unresolved,
     usable,
     usable_set,
 )
@@ -165,16 +167,20 @@ def standalone(llm: ChatModel, question: str, turns: list[Turn], budget: Budget 
     budget = budget or Budget.of(llm)
     history = history_text(turns, budget)
     chosen = _rewritten(llm, question, turns, history, referring)
-    if policy.referents and (word := the_one_reference(question, _REFERRING)) and (
-            chosen == question or glues_on(chosen, turns[-1].asked_as)):
+    if not policy.referents:
+        return chosen
+    last = turns[-1].asked_as
+    if (word := the_one_reference(question, _REFERRING)) and (
+            chosen == question or glues_on(chosen, last) or unresolved(chosen, question, word)):
         name = referent(llm, question, word, history)
-        if usable(name, question, history):
-            return named_in_place(question, word, name)
-    if policy.referents and (word := the_set_reference(question, _REFERRING)) and (
-            lost := lost_names(chosen, question, turns[-1].asked_as)):
+        placed = into(chosen, question, word, last)
+        if usable(name, placed, history):
+            return named_in_place(placed, word, name)
+    if (word := the_set_reference(question, _REFERRING)) and (
+            (lost := lost_names(chosen, question, last)) or unresolved(chosen, question, word)):
         name = referent(llm, question, word, history)  # "which of them …" rewritten without "in Charlotte"
         if usable_set(name, lost, history):
-            return named_in_place(question, word, name)
+            return named_in_place(into(chosen, question, word, last), word, name)
     return chosen
 
 

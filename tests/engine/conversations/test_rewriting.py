@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from engine.conversations.referents import glues_on, named_in_place, the_one_reference, the_set_reference, usable
+from engine.conversations.referents import (
+    glues_on,
+    named_in_place,
+    the_one_reference,
+    the_set_reference,
+    unresolved,
+    usable,
+)
 from engine.conversations.rewriting import (
     _REFERRING,
     Policy,
@@ -219,6 +226,38 @@ def test_which_of_them_keeps_the_condition_its_rewrite_lost():
     assert the_set_reference("which of those books are hers?", _REFERRING) is None  # two references
     assert the_set_reference("which of those books came out in May?", _REFERRING) is None  # "books" is the thing
     assert the_set_reference("which of these has Kevin Bacon in the cast?", _REFERRING) == "these"
+
+
+def test_a_rewrite_that_keeps_the_pronoun_gets_its_referent_in_place():
+    """"where are they found?" rewritten with the page's file clause but "they" kept (bench.conversations,
+    the scanned skimage page): the model is asked what "they" stands for and the name goes into the
+    rewrite, so the clause stays; a rewrite that names the thing costs no second call."""
+    last = "In my scanned textbook page on region-based segmentation, what does it first determine markers for?"
+    turns = [_turn(last, "It first determines markers of the coins and the background [1].", "/eval/page.png")]
+    kept = "In my scanned textbook page on region-based segmentation, where are they found?"
+    llm = ScriptedLLM([kept, "the markers"])
+    assert standalone(llm, "where are they found?", turns) == (
+        "In my scanned textbook page on region-based segmentation, where are the markers found?")
+    assert "Word: they" in llm.sent[1][-1]["content"]
+    named = "Where are the markers found on my scanned textbook page on region-based segmentation?"
+    llm = ScriptedLLM([named])
+    assert standalone(llm, "where are they found?", turns) == named and len(llm.sent) == 1
+    llm = ScriptedLLM([kept, "pixels we label unambiguously"])  # words the conversation does not hold
+    assert standalone(llm, "where are they found?", turns) == kept
+
+
+def test_a_rewrite_that_points_at_the_answer_is_asked_with_what_it_means():
+    """"who directed the earliest of them?" rewritten as "… of the movies listed in the answer?" names
+    nothing a search can use: "them" is asked for and put into the follow-up as typed."""
+    last = "List the movies Tom Hanks acted in that were released before 1995"
+    turns = [_turn(last, "Joe Versus the Volcano (1990), A League of Their Own (1992) [1]", "/eval/movies.cypher")]
+    pointing = "Who directed the earliest of the movies listed in the answer?"
+    llm = ScriptedLLM([pointing, "the movies Tom Hanks acted in before 1995"])
+    assert standalone(llm, "who directed the earliest of them?", turns) == (
+        "Who directed the earliest of the movies Tom Hanks acted in before 1995?")
+    assert unresolved(pointing, "who directed the earliest of them?", "them")
+    assert not unresolved("Who directed the earliest Tom Hanks movie?", "who directed the earliest of them?", "them")
+    assert not unresolved("What does it cost?", "What does it cost?", "it")  # the typed question: no rewrite
 
 
 def test_her_is_named_as_a_possessive_only_before_a_noun():
