@@ -4,6 +4,7 @@ cited; and which of a turn's cited files have changed since it was answered."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -44,13 +45,20 @@ class FollowUp:
 
     def routes(self, routes: list[Route]) -> list[Route]:
         """The router's routes, and first the route of the query the follow-up refines ("which of
-        those were in May?", "split that by shop") when the router chose no structured route and
-        no photo or video (a follow-up that turns to a photo of it is not about the rows)."""
+        those were in May?", "split that by shop") when the router chose no structured route, or
+        another kind of structured data while the follow-up speaks of the rows found ("which of those
+        has the most students?" is about the schools in the table, not about an RDF graph of courses);
+        never beside a photo or video (a follow-up that turns to a photo of it is not about the rows)."""
         labels = {r.label for r in routes}
-        if self.prior is None or labels & set(NATIVE) or labels & VISUAL:
+        if self.prior is None or labels & VISUAL or self.prior.route in labels:
+            return routes
+        if labels & set(NATIVE) and not _THE_ROWS.search(self.question):
             return routes
         kept = [r for r in routes if r.label != "none"]
         return [Route(self.prior.route, 1.0, Decision.FOLLOW_UP), *kept]
+
+
+_THE_ROWS = re.compile(r"\b(?:those|these|them|they|ones)\b", re.I)  # what the last query found
 
 
 def follow_up(question: str, turns: list[Turn]) -> FollowUp | None:

@@ -36,6 +36,10 @@ def test_a_question_about_the_rows_keeps_the_structured_route():
     assert [(r.label, r.router) for r in kept] == [("table", Decision.FOLLOW_UP), ("paragraph", "ensemble")]
     routed = [Route("table", 0.95, "ensemble")]
     assert follow.routes(routed) == routed  # the router chose a structured route itself
+    rdf = [Route("rdf", 0.9, "ensemble")]  # another kind of structured data, the rows spoken of
+    assert [r.label for r in follow.routes(rdf)] == ["table", "rdf"]
+    switched = follow_up("and what about in my RDF graph of courses?", [_table_turn()])
+    assert switched is not None and switched.routes(rdf) == rdf  # no word for the rows: the router's choice
     other = follow_up("show me the photo of it", [_table_turn()])
     assert other is not None and other.routes([Route("image", 0.9, "ensemble")])[0].label == "image"
     assert follow_up("How many photos did I take in May 2025?", [_table_turn()]) is None  # stands alone
