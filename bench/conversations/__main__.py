@@ -1,7 +1,7 @@
 """Follow-ups in conversations: Trove against the ceiling and the baseline, in one run.
 
     .venv/bin/python -m bench.conversations [--llm llm] [--parts conversations,scope] [--limit 0]
-        [--only TEXT] [--reindex] [--work DIR] [--out bench/out]
+        [--only TEXT] [--sets a,b] [--resume] [--reindex] [--work DIR] [--out bench/out]
 
 Every conversation of bench/conversations/*.toml is asked over its home: `eval` is bench.answers'
 disk and home (real data from ../shared/eval, everything in one home; shared with that bench under
@@ -10,6 +10,8 @@ disk and home (real data from ../shared/eval, everything in one home; shared wit
 written by hand to stand alone: the ceiling) and `typed` (the follow-up as typed, alone: the
 baseline). Scored with bench.answers' judge (values and citation); the rewrite is scored against the
 hand-written question. `--limit N` keeps at most N conversations of each set (spread over it).
+`--resume` keeps the conversations `--out` already logged and asks the rest (the whole set takes
+longer than one sitting); each row says the commit it was asked at.
 The `scope` part (bench/conversations/scoped.py) asks the questions of scoped.toml inside each of two
 similar folders and unscoped, over its own home under `--work`. The `rewrites` part
 (bench/conversations/rewrites.py) scores the rewrite alone over every conversation chosen, after the
@@ -23,6 +25,7 @@ import argparse
 import json
 import shlex
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -113,18 +116,58 @@ def converse(trove, talk: Talk) -> list[dict]:  # noqa: ANN001
     return rows
 
 
-def run(troves: dict, talks: list[Talk], log: Path) -> list[dict]:
-    rows: list[dict] = []
-    with log.open("w", encoding="utf-8") as out:
+def run(troves: dict, talks: list[Talk], log: Path, resume: bool = False) -> list[dict]:
+    """Each conversation asked and logged as it ends; with `resume`, those `log` already holds are
+    kept and not asked again (a whole run takes longer than one sitting)."""
+    logged = done_rows(log) if resume else []
+    rows = [r for talk in talks for r in whole(logged, talk)]
+    done = {r["id"] for r in rows}
+    commit = code_commit()
+    with log.open("a" if resume else "w", encoding="utf-8") as out:
+        if resume and log.stat().st_size and not log.read_bytes().endswith(b"\n"):
+            out.write("\n")  # after the half line a cut run left
         for i, talk in enumerate(talks, start=1):
-            got = converse(troves[talk.home], talk)
-            for r in got:
-                out.write(json.dumps(r) + "\n")
+            if talk.id in done:
+                continue
+            got = [{**r, "commit": commit} for r in converse(troves[talk.home], talk)]
+            out.write("".join(json.dumps(r) + "\n" for r in got))  # one write: a cut run leaves whole ones
             out.flush()
             rows += got
             marks = " ".join(f"{r['condition'][:2]}{'✓' if r['verdict']['correct'] else '✗'}" for r in got)
             print(f"[{i}/{len(talks)}] {talk.id}: {marks}", file=sys.stderr, flush=True)
     return rows
+
+
+def done_rows(log: Path) -> list[dict]:
+    """The rows an earlier run logged; a line a cut run left half-written is passed over."""
+    if not log.is_file():
+        return []
+    rows = []
+    with log.open(encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return rows
+
+
+def whole(logged: list[dict], talk: Talk) -> list[dict]:
+    """The last complete set of rows `logged` holds for `talk` (its first turn once, each follow-up
+    three ways), or none: a conversation logged in part is asked again."""
+    expected = sum(3 if turn.follow else 1 for turn in talk.turns)
+    of_talk = [r for r in logged if r["id"] == talk.id]
+    return of_talk[-expected:] if len(of_talk) >= expected else []
+
+
+def code_commit() -> str:
+    """The commit the run asks with ("" outside a git checkout): a resumed run says which it spans."""
+    try:
+        found = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=answers.HERE.parent.parent,
+                               capture_output=True, text=True, check=False, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return found.stdout.strip()
 
 
 def rate(rows: list[dict], key: str) -> float:
@@ -163,7 +206,9 @@ def header(title: str, command: str, llm: str) -> list[str]:
 def render_follow_ups(summary: dict, rows: list[dict]) -> list[str]:
     t, s, b = (summary[c] for c in CONDITIONS)
     first = summary["first"]
-    lines = [f"Follow-ups: {t['n']}; first turns: {first['n']} ({first['correct']:.0%} correct)\n",
+    commits = sorted({r.get("commit", "") for r in rows} - {""})
+    lines = [f"Follow-ups: {t['n']}; first turns: {first['n']} ({first['correct']:.0%} correct)"
+             + (f"; asked at {', '.join(commits)} (a resumed run)" if len(commits) > 1 else "") + "\n",
              "| follow-ups | trove (rewritten) | standalone by hand (ceiling) | as typed (baseline) |",
              "|---|---:|---:|---:|",
              f"| correct (values + citation) | {t['correct']:.0%} | {s['correct']:.0%} | {b['correct']:.0%} |",
@@ -219,6 +264,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sets", default=None,
                         help="only the conversations of these sets (comma-separated), picked as in the whole run")
     parser.add_argument("--reindex", action="store_true")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the conversations --out's conversations.jsonl already holds; ask the rest")
     parser.add_argument("--work", type=Path, default=Path.home() / ".cache" / "trove" / "bench-answers")
     parser.add_argument("--out", type=Path, default=answers.HERE.parent / "out")
     args = parser.parse_args(argv)
@@ -234,7 +281,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     troves = open_homes(talks, args.work, args.llm, args.reindex) if talks else {}
     shared = next(iter(troves.values())).models if troves else None
     if talks:  # each part writes its own report: conversations.md, scope.md (and their .json)
-        rows = run(troves, talks, args.out / "conversations.jsonl")
+        rows = run(troves, talks, args.out / "conversations.jsonl", args.resume)
         summary = summarise(rows)
         assert shared is not None  # troves has a Trove per home the talks use
         text = "\n".join(header("Follow-ups in conversations", command, shared.llm.name) +

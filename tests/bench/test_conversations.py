@@ -116,3 +116,34 @@ def test_a_run_over_some_sets_asks_what_the_whole_run_asks_of_them():
     some = of_sets(whole, "tables,graphs")
     assert some == [t for t in whole if t.set in ("tables", "graphs")] and {t.set for t in some} == {"tables", "graphs"}
     assert of_sets(whole, None) == whole
+
+
+class _CountingTrove:
+    """Answers every question "not found", counting what it is asked (the run's control flow only)."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def ask(self, text: str, conversation=None):  # noqa: ANN001, ANN201
+        self.asked.append(text)
+        answer = {"answer": "I could not find this in your files.", "citations": [], "answered": False,
+                  "general": False, "unsupported": [], "routes": [], "queries": [], "timings_ms": {}}
+        return type("Result", (), {"to_dict": lambda _self: answer})()
+
+
+def test_a_resumed_run_asks_only_the_conversations_not_yet_logged(tmp_path: Path):
+    from bench.conversations.__main__ import run
+
+    talks = [t for t in load() if t.home == "examples"][:3]
+    log = tmp_path / "conversations.jsonl"
+    first = _CountingTrove()
+    rows = run({"examples": first}, talks[:2], log)
+    per_talk = [sum(3 if turn.follow else 1 for turn in t.turns) for t in talks]
+    assert len(rows) == len(first.asked) == per_talk[0] + per_talk[1]
+    with log.open("a", encoding="utf-8") as out:  # a run cut while it wrote the third conversation
+        out.write('{"id": "' + talks[2].id + '", "cond')
+    again = _CountingTrove()
+    rows = run({"examples": again}, talks, log, resume=True)
+    assert len(again.asked) == per_talk[2] and again.asked[0] == talks[2].turns[0].text
+    assert [r["id"] for r in rows] == [t.id for t in talks for _ in range(per_talk[talks.index(t)])]
+    assert run({"examples": _CountingTrove()}, talks, log, resume=True) == rows  # nothing left to ask
