@@ -127,17 +127,18 @@ def glues_on(rewrite: str, last: str) -> bool:
 
 # a rewrite that points at the conversation instead of naming what it means
 _META = re.compile(r"\b(?:the|your|my|previous|last|earlier)\s+(?:answer|answers|response|reply)\b|"
-                   r"\b(?:listed|mentioned|given|named|shown)\s+(?:above|before|earlier)\b|\babove\b", re.I)
+                   r"\b(?:listed|mentioned|given|named|shown)\s+(?:above|before|earlier)\b", re.I)
 _PRONOUNS = frozenset({"it", "its", "he", "him", "his", "she", "her", "they", "them", "those", "these"})
 
 
-def unresolved(rewrite: str, question: str, word: str) -> bool:
+def unresolved(rewrite: str, question: str, word: str, last: str) -> bool:
     """Whether a rewrite still leans on the conversation: it keeps the follow-up's pronoun ("In my
-    scanned page on segmentation, where are they found?") or points at "the answer" or "above"
-    where the follow-up did not ("the earliest of the movies listed in the answer")."""
+    scanned page on segmentation, where are they found?"; not the last question with the follow-up
+    glued on, whose pronoun has its noun before it) or points at "the answer" where the follow-up
+    did not ("the earliest of the movies listed in the answer")."""
     if _META.search(rewrite) and not _META.search(question):
         return True
-    return rewrite != question and word in _PRONOUNS and _holds(rewrite, word)
+    return rewrite != question and word in _PRONOUNS and _holds(rewrite, word) and not glues_on(rewrite, last)
 
 
 def into(rewrite: str, question: str, word: str, last: str) -> str:
@@ -160,13 +161,14 @@ def usable(name: str, question: str, history: str) -> bool:
             and name.lower() not in question.lower())
 
 
-def usable_set(name: str, lost: set[str], history: str) -> bool:
+def usable_set(name: str, lost: set[str], question: str, history: str) -> bool:
     """A referent for "them" is used when it is a short phrase that keeps every name the rewrite lost
-    ("the hospitals in Charlotte") and whose words the conversation holds."""
+    ("the hospitals in Charlotte"), whose words the conversation holds, and that the question does
+    not already name ("tell them about a theft": "theft" is not who "them" are)."""
     words = _WORD.findall(name)
     folded = name.lower()
     return (0 < len(words) <= MOST_WORDS and all(n.lower() in folded for n in lost)
-            and stems(content_words(name)) <= stems(content_words(history)))
+            and stems(content_words(name)) <= stems(content_words(history)) and folded not in question.lower())
 
 
 def named_in_place(question: str, word: str, name: str) -> str:

@@ -171,16 +171,17 @@ def standalone(llm: ChatModel, question: str, turns: list[Turn], budget: Budget 
         return chosen
     last = turns[-1].asked_as
     if (word := the_one_reference(question, _REFERRING)) and (
-            chosen == question or glues_on(chosen, last) or unresolved(chosen, question, word)):
+            chosen == question or glues_on(chosen, last) or unresolved(chosen, question, word, last)):
         name = referent(llm, question, word, history)
         placed = into(chosen, question, word, last)
         if usable(name, placed, history):
             return named_in_place(placed, word, name)
     if (word := the_set_reference(question, _REFERRING)) and (
-            (lost := lost_names(chosen, question, last)) or unresolved(chosen, question, word)):
+            (lost := lost_names(chosen, question, last)) or unresolved(chosen, question, word, last)):
         name = referent(llm, question, word, history)  # "which of them …" rewritten without "in Charlotte"
-        if usable_set(name, lost, history):
-            return named_in_place(into(chosen, question, word, last), word, name)
+        placed = into(chosen, question, word, last)
+        if usable_set(name, lost, placed, history):
+            return named_in_place(placed, word, name)
     return chosen
 
 

@@ -255,9 +255,23 @@ def test_a_rewrite_that_points_at_the_answer_is_asked_with_what_it_means():
     llm = ScriptedLLM([pointing, "the movies Tom Hanks acted in before 1995"])
     assert standalone(llm, "who directed the earliest of them?", turns) == (
         "Who directed the earliest of the movies Tom Hanks acted in before 1995?")
-    assert unresolved(pointing, "who directed the earliest of them?", "them")
-    assert not unresolved("Who directed the earliest Tom Hanks movie?", "who directed the earliest of them?", "them")
-    assert not unresolved("What does it cost?", "What does it cost?", "it")  # the typed question: no rewrite
+    assert unresolved(pointing, "who directed the earliest of them?", "them", last)
+    assert not unresolved("Who directed the earliest Tom Hanks movie?", "who directed the earliest of them?", "them",
+                          last)
+    assert not unresolved("What does it cost?", "What does it cost?", "it", last)  # the typed question: no rewrite
+    glued = f"{last}, and who directed the earliest of them?"  # "them" has its noun before it
+    assert not unresolved(glued, "who directed the earliest of them?", "them", last)
+    rated = "Which movies did Jessica Thompson rate above 80, and which came out before 2000?"
+    assert not unresolved(rated, "which of those came out before 2000?", "those", last)  # "above 80" is no pointer
+
+
+def test_a_referent_the_follow_up_already_names_is_not_put_in_place():
+    """"How long do I have to tell them about a theft?": "them" (the insurer) is not "theft"."""
+    last = "What is the excess on my bike insurance?"
+    turns = [_turn(last, "The excess is 50 euros per theft claim [1].", "/files/bike-insurance.md")]
+    kept = "How long do I have to tell them about a theft under my bike insurance?"
+    llm = ScriptedLLM([kept, "theft"])
+    assert standalone(llm, "How long do I have to tell them about a theft?", turns) == kept
 
 
 def test_her_is_named_as_a_possessive_only_before_a_noun():
