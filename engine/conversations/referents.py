@@ -138,19 +138,19 @@ def unresolved(rewrite: str, question: str, word: str, last: str) -> bool:
     did not ("the earliest of the movies listed in the answer")."""
     if _META.search(rewrite) and not _META.search(question):
         return True
-    return rewrite != question and word in _PRONOUNS and _holds(rewrite, word) and not glues_on(rewrite, last)
+    return rewrite != question and word in _PRONOUNS and _keeps(rewrite, word, last)
 
 
 def into(rewrite: str, question: str, word: str, last: str) -> str:
     """Where a referent's name is put: the rewrite when it kept the word and is more than the last
     question with the follow-up glued on (what it brought, "In my scanned page …", stays), else the
     follow-up as typed."""
-    kept = _holds(rewrite, word) and not _META.search(rewrite) and not glues_on(rewrite, last)
-    return rewrite if kept else question
+    return rewrite if _keeps(rewrite, word, last) and not _META.search(rewrite) else question
 
 
-def _holds(text: str, word: str) -> bool:
-    return re.search(rf"\b{re.escape(word)}\b", text, re.I) is not None
+def _keeps(rewrite: str, word: str, last: str) -> bool:
+    """Whether the rewrite holds `word` other than inside the last question glued on."""
+    return re.search(rf"\b{re.escape(word)}\b", rewrite, re.I) is not None and not glues_on(rewrite, last)
 
 
 def usable(name: str, question: str, history: str) -> bool:
