@@ -44,6 +44,7 @@ class QueryLocator(TypedDict, total=False):
     attachment: str  # a table attached to an e-mail: the attachment's file name
     message: str  # ... its message's subject
     message_number: int  # ... and number in a mailbox
+    printed: bool  # the "attachment" is a table printed in the document ("table 1 on page 3"), titled by "message"
     columns: list[str]
     result_rows: list[list[Any]]  # the first rows, as JSON values
     rows: list[int]  # the cited rows (`_row`) of a table
@@ -163,11 +164,14 @@ def mail_words(locator: Locator) -> str | None:
 
 
 def attachment_words(locator: Locator) -> str | None:
-    """A table attached to an e-mail: "attachment budget.xlsx of message 3, 'Q3 figures'", None when not one."""
+    """A table attached to an e-mail: "attachment budget.xlsx of message 3, 'Q3 figures'"; one printed
+    in a document: "table 1 on page 3, 'NICS Firearm Background Checks'"; None when neither."""
     name = locator.get("attachment")
     if not name:
         return None
     number, subject = locator.get("message_number"), locator.get("message")
+    if locator.get("printed"):
+        return ", ".join(p for p in (str(name), f"'{subject}'" if subject else "") if p)
     parts = [f"attachment {name} of {f'message {number}' if number else 'the message'}",
              f"'{subject}'" if subject else ""]
     return ", ".join(p for p in parts if p)

@@ -59,17 +59,21 @@ class TableInfo:
             out["attachment"] = self.attachment.name
             out["message"] = self.attachment.message
             out["message_number"] = self.attachment.number
+            if self.attachment.printed:
+                out["printed"] = True
         return out
 
 
 @dataclass(frozen=True)
 class Attachment:
     """Where a table attached to a mail came from: its file name, its message's subject and number
-    (in a mailbox; None for a file of one message)."""
+    (in a mailbox; None for a file of one message); or, `printed`, where a table printed in a
+    document is: "table 1 on page 3", its title lines and its page."""
 
     name: str
     message: str = ""
     number: int | None = None
+    printed: bool = False
 
 
 def identifier(text: str) -> str:

@@ -426,7 +426,7 @@ class Indexer:
                 return src["name"]
         if key not in self._claimed:
             taken = {src["name"] for src in known} | set(self._claimed.values())
-            stem = Path(attached.name if attached else path).stem + (f" {sheet}" if sheet else "")
+            stem = tables.stem(path, attached) + (f" {sheet}" if sheet else "")
             self._claimed[key] = table_name(stem, taken)
         return self._claimed[key]
 
@@ -556,8 +556,8 @@ class Indexer:
         report.timings_s["parse"] += prepared.timings["parse"]
 
     def _load_attached(self, found: Found, outcome: Outcome, attached: AttachedTable, report: IndexReport) -> None:
-        """A table attached to a message of the mail file into DuckDB; one that cannot be read is a
-        warning of the mail file, which is indexed all the same."""
+        """A table attached to a message of the mail file (or printed in the PDF) into DuckDB; one that
+        cannot be read is a warning of the file, which is indexed all the same."""
         t0 = time.perf_counter()
         path = str(found.path)
         try:
@@ -566,7 +566,8 @@ class Indexer:
                 max_unpacked_mb=self.settings.max_unpacked_mb, **self._limits())
         except (ParseError, SkipFile) as exc:
             assert outcome.prepared is not None  # the mail was read before its attachments are loaded
-            outcome.prepared.warnings.append(f"attachment {attached.name} not loaded: {exc}")
+            what = Path(attached.name).stem if attached.printed else f"attachment {attached.name}"
+            outcome.prepared.warnings.append(f"{what} not loaded: {exc}")
         report.timings_s["tables"] += time.perf_counter() - t0
 
     def _add_pictures(self, path: Path, sha256: str, prepared: documents.Prepared, report: IndexReport) -> None:

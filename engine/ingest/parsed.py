@@ -32,13 +32,15 @@ class Picture:
 
 @dataclass(frozen=True)
 class AttachedTable:
-    """A table file attached to a message (a spreadsheet, a CSV): loaded as a table of its own and
-    cited as an attachment of its message."""
+    """A table file attached to a message (a spreadsheet, a CSV), or a table printed on a page of a
+    PDF (`printed`, as CSV): loaded as a table of its own and cited as an attachment of its message,
+    or as the table on its page."""
 
-    name: str  # the attachment's file name
+    name: str  # the attachment's file name; a printed table's "table 2 on page 5.csv"
     data: bytes
-    page: int | None  # the message's number in a mailbox, None for a file of one message
-    message: str = ""  # the message's subject
+    page: int | None  # the message's number in a mailbox (None for a file of one message); a printed table's page
+    message: str = ""  # the message's subject; a printed table's title lines
+    printed: bool = False
 
 
 @dataclass

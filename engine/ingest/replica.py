@@ -112,10 +112,11 @@ def _copy(source: dict, sources: list[dict], catalog: Catalog, stores: Stores, s
 
 
 def _copy_attached(where: Path, sources: list[dict], stores: Stores, settings: Settings) -> None:
-    """The tables attached to the messages of the mail file `where`, read out of it again."""
+    """The tables attached to the messages of the mail file `where` (printed in the document), read
+    out of it again."""
     parse = parser_for(where)
     if parse is None:
-        raise ParseError(f"{where.name} is no longer read as mail here")
+        raise ParseError(f"{where.name} is no longer read here")
     for attached in parse(where).attached_tables:
         tables.load_attached(stores.tables, _names_at(str(where), sources, attached), attached, where,
                              max_unpacked_mb=settings.max_unpacked_mb, timeout_s=settings.parse_timeout_s,
@@ -127,7 +128,7 @@ def _names_at(location: str, sources: list[dict], attached: AttachedTable | None
     its sheet."""
     named = {s["descriptor"].get("sheet"): s["name"] for s in sources
              if s["location"] == location and tables.same_attachment(s["descriptor"], attached)}
-    stem = Path(attached.name if attached else location).stem
+    stem = tables.stem(location, attached)
     return lambda sheet: named.get(sheet) or f"{stem} {sheet or ''}".strip()
 
 

@@ -56,8 +56,8 @@ def read(path: Path, doc: ParsedDoc, ocr: Callable[[], Ocr | None] | None, *,
                           what="the PDF page renderer")
     lines = {number: reader.read(image) for number, image in zip(wanted, images, strict=True)}
     texts = {number: page_text(found) for number, found in lines.items()}
-    read_doc = pdf.parse(path, {n: t for n, t in texts.items() if t}, pictures=False)
-    read_doc.pictures = doc.pictures
+    read_doc = pdf.parse(path, {n: t for n, t in texts.items() if t}, pictures=False, tables=False)
+    read_doc.pictures, read_doc.attached_tables = doc.pictures, doc.attached_tables
     if not read_doc.blocks:
         raise SkipFile(f"no text in its {len(pages)} page(s): they are images, and OCR found no text on them")
     read_doc.page_fields.update({number: {"read_by": READ_BY} for number, text in texts.items() if text})

@@ -76,22 +76,37 @@ def load(store: TableStore, names: Callable[[str | None], str], path: Path, *,
 def load_attached(store: TableStore, names: Callable[[str | None], str], attached: AttachedTable, file: Path, *,
                   timeout_s: float = TIMEOUT_S, memory_mb: int = MEMORY_MB,
                   max_unpacked_mb: float = archives.MAX_UNPACKED_MB) -> list[TableInfo]:
-    """A table file attached to a message in the mail file `file`, loaded as `load` loads a file of
-    its kind (with its limits); its tables say the message they are attached to."""
+    """A table file attached to a message in the mail file `file` (or printed in the document
+    `file`), loaded as `load` loads a file of its kind (with its limits); its tables say the message
+    they are attached to (the page they are printed on)."""
     with tempfile.TemporaryDirectory(prefix="trove-attached-") as folder:
         path = Path(folder) / f"attachment{Path(attached.name).suffix.lower()}"
         path.write_bytes(attached.data)
         loaded = load(store, names, path, timeout_s=timeout_s, memory_mb=memory_mb, max_unpacked_mb=max_unpacked_mb)
     for info in loaded:
-        info.file, info.attachment = str(file), Attachment(attached.name, attached.message, attached.page)
+        info.file = str(file)
+        info.attachment = Attachment(Path(attached.name).stem if attached.printed else attached.name,
+                                     attached.message, attached.page, attached.printed)
     return loaded
+
+
+def stem(path: str, attached: AttachedTable | None) -> str:
+    """What a table's name starts from: its file's name, its attachment's, or, for one printed in a
+    document, the document's with its place ("senate-expenditures table 1 on page 1")."""
+    if attached is None:
+        return Path(path).stem
+    if attached.printed:
+        return f"{Path(path).stem} {Path(attached.name).stem}"
+    return Path(attached.name).stem
 
 
 def same_attachment(descriptor: dict, attached: AttachedTable | None) -> bool:
     """Whether a table source's descriptor is of this attachment (by its name and its message's
     number), or, with `attached` None, of no attachment (a table file's own)."""
     held = (descriptor.get("attachment"), descriptor.get("message_number"))
-    return held == ((attached.name, attached.page) if attached else (None, None))
+    if attached is None:
+        return held == (None, None)
+    return held == (Path(attached.name).stem if attached.printed else attached.name, attached.page)
 
 
 def _load_csv(store: TableStore, name: str, path: Path, kind: str, timeout_s: float, memory_mb: int) -> TableInfo:

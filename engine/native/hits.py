@@ -114,6 +114,8 @@ def locator(outcome: QueryOutcome) -> QueryLocator:
             loc["attachment"], loc["message"] = str(attached["attachment"]), str(attached.get("message") or "")
             if attached.get("message_number"):
                 loc["message_number"] = int(attached["message_number"])
+            if attached.get("printed"):
+                loc["printed"] = True
     if result is None:
         return loc
     loc["columns"] = list(result.columns)

@@ -47,9 +47,12 @@ class Source:
     def shown(self) -> str:
         """The source as people and the model read it: its file's name, or the name a server's source
         was connected under (its URL says little: `…/query`, `…?host=/srv/pg`); a table attached to
-        an e-mail, by its attachment's name and its mail file's."""
+        an e-mail, by its attachment's name and its mail file's; one printed in a document, by its
+        place there ("table 1 on page 3 of report.pdf")."""
         shown = source_name(self.location, {"source": self.name})
         attachment = self.descriptor.get("attachment")
+        if attachment and self.descriptor.get("printed"):
+            return f"{attachment} of {shown}"
         return f"{attachment} (attached to a message in {shown})" if attachment else shown
 
 

@@ -220,3 +220,21 @@ def test_a_source_whose_file_this_home_cannot_read_is_left_out_and_said(homes: t
         assert not any(s.location == str(share / "groceries.csv") for s in laptop.native.sources())
     assert any(s.location == str(share / "groceries.csv") for s in office.native.sources())  # built there
     assert "cannot be asked from this home" in caplog.text and "is the share mounted" in caplog.text
+
+
+def test_a_table_printed_in_a_pdf_is_read_out_of_the_pdf_again_in_the_second_home(homes: tuple[Trove, Trove],
+                                                                                   tmp_path: Path):
+    import shutil
+
+    from tests.conftest import shared_path
+
+    share = tmp_path / "share-reports"
+    share.mkdir()
+    shutil.copy(shared_path("eval", "documents", "pdfs", "pdfplumber", "nics-background-checks-2015-11.pdf"),
+                share / "nics.pdf")
+    office, laptop = homes
+    office.index([share])
+    (table,) = [s for s in laptop.native.sources() if s.kind == "table"]
+    assert table.descriptor["printed"] and table.shown == "table 1 on page 1 of nics.pdf"
+    query = f"SELECT permit FROM {table.name} WHERE state_territory = 'Illinois'"
+    assert laptop.query(table.name, query).rows == office.query(table.name, query).rows == [(87190,)]

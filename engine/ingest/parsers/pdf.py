@@ -1,6 +1,7 @@
 """PDF (text layer) with pypdf: pages, paragraphs rebuilt from lines, short title lines as headings,
 running heads and feet (a journal's "47699 Federal Register / Vol. 85 …", a printer's slug line)
-taken out so they are not glued into the paragraphs they interrupt. Pages with (almost) no text
+taken out so they are not glued into the paragraphs they interrupt. Tables ruled on its text pages
+are read as tables too (`pdf_tables`), loaded beside the paragraphs. Pages with (almost) no text
 layer are listed in `meta["image_pages"]`: a scan, which
 `engine.ingest.scans` renders and reads with OCR, giving their text back to `parse` (`page_texts`)."""
 
@@ -14,13 +15,15 @@ from typing import TYPE_CHECKING
 
 from engine.errors import ParseError, SkipFile
 from engine.ingest.parsed import DocBuilder, ParsedDoc
+from engine.ingest.parsers import pdf_tables
 from engine.ingest.pictures import Pictures
 
 if TYPE_CHECKING:
     from pypdf import PageObject
 
 KIND = "pdf"
-VERSION = 4  # 2: running heads out; 3: a sentence across a page break in one paragraph; 4: with its last page
+VERSION = 5  # 2: running heads out; 3: a sentence across a page break in one paragraph; 4: with its last page;
+# 5: its printed tables
 EXTENSIONS = (".pdf",)
 UNPACKS = False
 
@@ -185,9 +188,11 @@ def add_pages(builder: DocBuilder, pages: list[list[Entry]]) -> None:
                 builder.paragraph(text, number, last or None)
 
 
-def parse(path: Path, page_texts: dict[int, str] | None = None, pictures: bool = True) -> ParsedDoc:
-    """The PDF's pages as blocks, and (with `pictures`) the pictures on its text pages; a page of
-    `page_texts` (1-based, e.g. its OCR text) is read from there instead of its text layer."""
+def parse(path: Path, page_texts: dict[int, str] | None = None, pictures: bool = True,
+          tables: bool = True) -> ParsedDoc:
+    """The PDF's pages as blocks, and (with `pictures`, `tables`) the pictures and the tables on its
+    text pages; a page of `page_texts` (1-based, e.g. its OCR text) is read from there instead of
+    its text layer."""
     from pypdf import PdfReader
     from pypdf.errors import FileNotDecryptedError, PdfReadError
 
@@ -197,13 +202,16 @@ def parse(path: Path, page_texts: dict[int, str] | None = None, pictures: bool =
         if reader.is_encrypted and not reader.decrypt(""):
             raise ParseError("encrypted PDF: a password is needed to read it")
         pages = reader.pages
-        builder, image_pages, found, texts = DocBuilder(), [], Pictures(), []
+        builder, image_pages, found, texts, tabular = DocBuilder(), [], Pictures(), [], []
         for number, page in enumerate(pages, start=1):
             text = page.extract_text() or ""
             if sum(c.isalnum() for c in text) < MIN_PAGE_CHARS:
                 image_pages.append(number)  # the page is a picture: its text is read with OCR, not as a photo
-            elif pictures:
-                _add_pictures(found, page, number)
+            else:
+                if pictures:
+                    _add_pictures(found, page, number)
+                if tables and pdf_tables.tabular(text):
+                    tabular.append(number)
             texts.append((page_texts or {}).get(number, text))
         add_pages(builder, stitched([page_entries(text) for text in without_running(texts)]))
         info_title = (reader.metadata.title if reader.metadata else None) or ""
@@ -222,6 +230,7 @@ def parse(path: Path, page_texts: dict[int, str] | None = None, pictures: bool =
         raise SkipFile(f"no text in its {len(pages)} page(s)")
     doc = builder.build(path.stem, {"pages": len(pages), "image_pages": image_pages})
     doc.pictures = found.kept
+    doc.attached_tables = pdf_tables.read(path, tabular) if tabular else []
     if isinstance(info_title, str) and info_title.strip():
         doc.title = info_title.strip()
     return doc

@@ -252,3 +252,37 @@ def test_spreadsheets_attached_to_mail_are_tables_cited_as_attachments_of_their_
     (mail / "inbox.mbox").unlink()
     trove.index()
     assert _sources(trove) == {} and trove.stores.tables.tables() == []
+
+
+def test_a_table_printed_in_a_pdf_is_a_table_cited_by_its_page(trove: Trove, tmp_path: Path):
+    import shutil
+
+    from engine.native.hits import locator
+    from engine.native.querying import QueryOutcome
+    from engine.result import citation_place
+    from tests.conftest import shared_path
+
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    shutil.copy(shared_path("eval", "documents", "pdfs", "pdfplumber", "nics-background-checks-2015-11.pdf"),
+                folder / "nics.pdf")
+    report = trove.index([folder])
+    assert report.indexed == 1 and report.failed == 0
+    (nics,) = _sources(trove).values()
+    assert nics["name"] == "nics_table_1_on_page_1" and nics["location"] == str(folder / "nics.pdf")
+    assert {k: nics["descriptor"][k] for k in ("attachment", "message", "message_number", "printed")} == {
+        "attachment": "table 1 on page 1", "message": "NICS Firearm Background Checks November - 2015",
+        "message_number": 1, "printed": True}
+    name = nics["name"]
+    assert trove.query(name, f"SELECT sum(totals) FROM {name}").rows == [(2236457,)]  # the printed total
+    (source,) = [s for s in trove.native.sources() if s.name == name]
+    assert source.shown == "table 1 on page 1 of nics.pdf"
+    result = trove.query(name, f"SELECT _row, permit FROM {name} WHERE state_territory = 'Illinois'")
+    assert [row[1] for row in result.rows] == [87190]
+    place = citation_place(source.location, locator(QueryOutcome(source, "SELECT …", result, [])))
+    title = "'NICS Firearm Background Checks November - 2015'"
+    assert place == f"nics.pdf, table 1 on page 1, {title}, rows {result.rows[0][0]}"
+    assert trove.index().unchanged == 1 and set(_sources(trove)) == {name}  # read once
+    (folder / "nics.pdf").unlink()
+    trove.index()
+    assert _sources(trove) == {} and trove.stores.tables.tables() == []

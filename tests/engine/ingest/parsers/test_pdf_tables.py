@@ -1,0 +1,69 @@
+"""Tables ruled on PDF pages, read from the real reports in ../shared/eval as CSV tables."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from engine.ingest.parsed import AttachedTable
+from engine.ingest.parsers import parser_for
+from engine.ingest.parsers.pdf_tables import _cleaned, _titled, tabular
+from tests.conftest import shared_path
+
+
+def _pdf(name: str):  # noqa: ANN202
+    path = shared_path("eval", "documents", "pdfs", "pdfplumber", name)
+    return path, parser_for(path)(path)
+
+
+def _rows(table: AttachedTable) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(table.data.decode("utf-8"))))
+
+
+def test_a_header_over_column_groups_is_split_by_where_its_words_are_printed():
+    _, doc = _pdf("nics-background-checks-2015-11.pdf")
+    (table,) = doc.attached_tables
+    assert (table.name, table.page, table.printed) == ("table 1 on page 1.csv", 1, True)
+    assert table.message == "NICS Firearm Background Checks November - 2015"  # its title line
+    header, *rows = _rows(table)
+    assert header[:8] == ["State / Territory", "Permit", "Handgun", "Long Gun", "*Other", "**Multiple", "Admin",
+                          "Pre-Pawn Handgun"]
+    assert {"Rentals Handgun", "Rentals Long Gun", "Totals"} <= set(header) and len(set(header)) == len(header)
+    states = {row[0]: row for row in rows}
+    assert len(rows) == 55 and states["Illinois"][1] == "87,190"  # five states a ruled cell, split again
+    assert "Totals" not in states  # the printed totals row: a sum over the rows would count it twice
+    assert not any(row[0].startswith("*Refers") for row in rows)  # the notes under it are not a row
+
+
+def test_a_table_ruled_page_after_page_is_one_table_with_its_dates_joined():
+    _, doc = _pdf("WARN-Report-for-7-1-2015-to-03-25-2016.pdf")
+    (table,) = doc.attached_tables  # the summary by month on the last pages has no header: not a table
+    assert table.name == "table 1 on pages 1-15.csv"
+    header, *rows = _rows(table)
+    assert header == ["Notice Date", "Effective", "Received", "Company", "City", "No. Of", "Layoff/Closure"]
+    assert rows[0] == ["06/22/2015", "03/25/2016", "07/01/2015", "Maxim Integrated Product", "San Jose", "150",
+                       "Closure Permanent"]  # "0 3 / 2 5 / 2 0 16", printed a glyph at a time, joined
+    assert len(rows) == 633 and all(row[5].replace(",", "").isdigit() for row in rows)
+    assert rows[-1][3:6] == ["Rockwell Collins, Inc.", "Poway", "2"]
+
+
+def test_boxes_of_running_text_and_pages_of_prose_are_not_tables():
+    for name in ("la-precinct-bulletin-2014-p1.pdf", "scotus-transcript-p1.pdf", "senate-expenditures.pdf"):
+        _, doc = _pdf(name)
+        assert doc.attached_tables == [], name
+        assert doc.blocks  # the text is read all the same
+    path, _ = _pdf("scotus-transcript-p1.pdf")
+    from pypdf import PdfReader
+
+    assert not tabular(PdfReader(path).pages[0].extract_text())
+
+
+def test_stacked_rows_split_only_when_every_filled_cell_holds_as_many_lines_and_sub_headings_join():
+    grid = [["State", "Permit", "Note"], ["Alabama\nAlaska", "18,870\n209", None],
+            ["Iowa", "Two lines\nof one note", "x"]]
+    assert _cleaned(grid) == [["State", "Permit", "Note"], ["Alabama", "18,870", ""], ["Alaska", "209", ""],
+                              ["Iowa", "Two lines of one note", "x"]]
+    titles, header, body = _titled([["Report", "", ""], ["Name", "Obligation dates", ""], ["", "Start", "End"],
+                                    ["Bain", "03/04", "03/06"]])
+    assert titles == ["Report"] and header == ["Name", "Obligation dates Start", "Obligation dates End"]
+    assert body == [["Bain", "03/04", "03/06"]]
