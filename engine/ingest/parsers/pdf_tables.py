@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from engine.ingest.parsed import AttachedTable
 
 if TYPE_CHECKING:
+    import pypdfium2 as pdfium
     from pdfplumber.page import Page
     from pdfplumber.table import Table
 
@@ -35,6 +36,9 @@ MAX_PAGES_READ = 200  # pages a document's tables are looked for on (those that 
 BUDGET_S = 30.0  # seconds a document's tables may take to find (0.1-0.5 s a page); later pages are read as text only
 TABULAR_LINES = 4  # a page is looked at when at least this many of its lines hold two numbers or more ...
 TABULAR_SHARE = 0.15  # ... and they are at least this share of its lines
+MIN_RULES = (4, 2)  # ... and it draws as many horizontal and vertical rules at least (pdfium counts them fast),
+MIN_BOXES = 12  # or as many boxes, drawn with few curves beside them (cells drawn as rectangles)
+THIN = 2.5  # points: a path this thin and longer than twice that is a rule
 _NUMBER = re.compile(r"(?<!\w)[-$€£]?\d[\d,./]*(?!\w)")
 _SPACED = re.compile(r"\d{1,2}(?: \S{1,2}){3,}")  # "0 3 / 2 5 / 2 0 16": a date drawn one glyph at a time
 _TOTALS = re.compile(r"(?:grand\s+)?totals?\b", re.IGNORECASE)
@@ -78,6 +82,7 @@ def read(path: Path, pages: list[int]) -> list[AttachedTable]:
         return []
     logging.getLogger("pdfminer").setLevel(logging.ERROR)
     found: list[PrintedTable] = []
+    pages = ruled(path, pages)
     try:
         with pdfplumber.open(str(path)) as pdf:
             deadline = time.monotonic() + BUDGET_S
@@ -90,6 +95,39 @@ def read(path: Path, pages: list[int]) -> list[AttachedTable]:
     except Exception:  # pdfminer raises many kinds on files pypdf reads; the text is kept
         logging.getLogger(__name__).warning("tables of %s not read", path, exc_info=True)
     return [table.attached(i) for i, table in enumerate(found[:MAX_TABLES], start=1)]
+
+
+def ruled(path: Path, pages: list[int]) -> list[int]:
+    """Those of the pages (1-based) that draw rules both ways (MIN_RULES) or boxes (MIN_BOXES): a
+    table is found by its rules, and pdfplumber takes 0.1-0.5 s a page to look (a page of formulas
+    has numbers on every line too)."""
+    import pypdfium2 as pdfium
+
+    try:
+        document = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError:
+        return pages
+    try:
+        return [number for number in pages if _rules_drawn(document[number - 1])]
+    finally:
+        document.close()
+
+
+def _rules_drawn(page: pdfium.PdfPage) -> bool:
+    import pypdfium2.raw as pdfium_c
+
+    across = down = boxes = curves = 0
+    for drawn in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH], max_depth=2):
+        left, bottom, right, top = drawn.get_bounds()
+        if top - bottom < THIN and right - left > 2 * THIN:
+            across += 1
+        elif right - left < THIN and top - bottom > 2 * THIN:
+            down += 1
+        elif pdfium_c.FPDFPath_CountSegments(drawn.raw) <= 5:
+            boxes += 1
+        else:
+            curves += 1
+    return (across >= MIN_RULES[0] and down >= MIN_RULES[1]) or (boxes >= MIN_BOXES and curves * 4 <= boxes)
 
 
 def _with_spans_split(page: Page, table: Table, grid: list[list[str | None]]) -> list[list[str | None]]:
