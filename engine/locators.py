@@ -45,6 +45,7 @@ class QueryLocator(TypedDict, total=False):
     message: str  # ... its message's subject
     message_number: int  # ... and number in a mailbox
     printed: bool  # the "attachment" is a table printed in the document ("table 1 on page 3"), titled by "message"
+    page: int  # ... the page it starts on (the document opens there)
     columns: list[str]
     result_rows: list[list[Any]]  # the first rows, as JSON values
     rows: list[int]  # the cited rows (`_row`) of a table

@@ -279,7 +279,9 @@ def test_a_table_printed_in_a_pdf_is_a_table_cited_by_its_page(trove: Trove, tmp
     assert source.shown == "table 1 on page 1 of nics.pdf"
     result = trove.query(name, f"SELECT _row, permit FROM {name} WHERE state_territory = 'Illinois'")
     assert [row[1] for row in result.rows] == [87190]
-    place = citation_place(source.location, locator(QueryOutcome(source, "SELECT …", result, [])))
+    cited = locator(QueryOutcome(source, "SELECT …", result, []))
+    assert cited["page"] == 1  # the PDF opens at the table
+    place = citation_place(source.location, cited)
     title = "'NICS Firearm Background Checks November - 2015'"
     assert place == f"nics.pdf, table 1 on page 1, {title}, rows {result.rows[0][0]}"
     assert trove.index().unchanged == 1 and set(_sources(trove)) == {name}  # read once
