@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 
 MAX_WORDS = 4  # longest phrase looked up
 MAX_PHRASES = 120
+PARTICLES = frozenset({"out", "up", "off", "away", "over", "down", "back", "in", "on"})  # may end a value's words
 MAX_MATCHES = 8
 _QUOTED = re.compile(r"\"([^\"]{2,80})\"|(?<!\w)'([^']{2,80})'(?!\w)")
 _WORD = re.compile(r"[\w][\w'’&.-]*")
@@ -54,7 +55,8 @@ class ValueMatch:
 def phrases(question: str) -> list[str]:
     """What the question could name as a stored value, lower-cased: its quoted texts, then its word
     runs of 1 to MAX_WORDS words that neither start nor end with a stopword, except a leading "the"
-    (titles: "The Dispossessed", "The Matrix"); single words of at least two characters; a
+    (titles: "The Dispossessed", "The Matrix") and a closing particle (a category "going out",
+    "take away"); single words of at least two characters; a
     possessive 's dropped. A name that ends in a full stop is kept with it too ("Cuba Gooding Jr.")."""
     quoted = [(a or b).strip().lower() for a, b in _QUOTED.findall(question) if (a or b).strip()]
     words = [re.sub(r"['’]s$", "", w).strip(".'’-").lower() for w in _WORD.findall(question)]
@@ -63,7 +65,8 @@ def phrases(question: str) -> list[str]:
         for i in range(len(words) - n + 1):
             run_ = words[i:i + n]
             leading = run_[1:] if n > 1 and run_[0] == "the" else run_
-            if not all(run_) or leading[0] in STOPWORDS or run_[-1] in STOPWORDS:
+            closing = run_[-1] in STOPWORDS and not (n > 1 and run_[-1] in PARTICLES and run_[-2] not in STOPWORDS)
+            if not all(run_) or leading[0] in STOPWORDS or closing:
                 continue
             if n == 1 and len(run_[0]) < 2:
                 continue

@@ -43,6 +43,9 @@ def test_phrases_keep_quoted_text_and_word_runs_not_stopwords():
     titles = values.phrases("Who wrote the dispossessed, and is the book on the shelf?")
     assert "the dispossessed" in titles and "dispossessed" in titles  # a title as stored: "The Dispossessed"
     assert "the book" in titles and "the shelf" in titles and "the" not in titles and "is the book" not in titles
+    spent = values.phrases("What did I spend on going out in February 2024?")
+    assert "going out" in spent  # a category ending in a particle, as stored: "going out"
+    assert "out" not in spent and "out in february" not in spent and "on going" not in spent
 
 
 def test_question_values_are_found_in_the_column_that_holds_them(flights):  # noqa: ANN001
