@@ -81,6 +81,7 @@ class Settings:
     source_min_similarity: float = 0.30  # below this, no structured source is about the question
     source_value_weight: float = 0.05  # similarity added per word of a value the question names, rarer counts more
     source_field_weight: float = 0.05  # ... and per word naming one of its columns or properties, rarer counts more
+    source_year_weight: float = 0.05  # ... added when its file is named for the year asked (taken: another year)
     source_llm_choice: bool = False  # the LLM chooses among close candidates (it chose worse: RESULTS §24)
     source_clear_lead: float = 0.1  # ... and is not asked when the first is this far ahead of the next
     keep_conversations: bool = True  # every question and answer is kept in the home (trove conversations)

@@ -56,6 +56,9 @@ class SourceIndex:
             self._fields = {source.name: field_words(source) for source in sources}
             self._key = key
 
+    def sources(self) -> list[Source]:
+        return self._sources
+
     def field_evidence(self, question: str) -> dict[str, float]:
         """Per source, how strongly the question names its tables, columns or properties ("jockeys",
         "purses"): each word counts by how few sources have it (one every source has counts nothing)."""
@@ -99,10 +102,31 @@ class SourceIndex:
 
 def bonus(index: SourceIndex, question: str, held: ValueIndex, settings: Settings) -> dict[str, float]:
     """Per source, the similarity it gains for holding values the question names and for having the
-    fields it names, each word weighted by how few sources share it."""
+    fields it names, each word weighted by how few sources share it, and the similarity it gains or
+    loses for the year its name gives (`year_evidence`)."""
     out = {name: settings.source_value_weight * v for name, v in source_evidence(question, held).items()}
     for name, v in index.field_evidence(question).items():
         out[name] = out.get(name, 0.0) + settings.source_field_weight * v
+    for name, v in year_evidence(question, index.sources()).items():
+        out[name] = out.get(name, 0.0) + settings.source_year_weight * v
+    return out
+
+
+_YEAR = re.compile(r"(?<![\d.,/-])(?:19|20)\d\d(?![\d.,/-]|%)")
+
+
+def year_evidence(question: str, sources: list[Source]) -> dict[str, float]:
+    """Per source named for a year ("expenses-2024.csv", "budget 2025.xlsx"), +1 when the question
+    asks about that year, -1 when it asks about another year only: a person's files named by year
+    hold that year's figures."""
+    asked = set(_YEAR.findall(question))
+    if not asked:
+        return {}
+    out: dict[str, float] = {}
+    for source in sources:
+        named = set(_YEAR.findall(stem(source)))
+        if named:
+            out[source.name] = 1.0 if named & asked else -1.0
     return out
 
 

@@ -79,3 +79,18 @@ def test_a_clear_lead_is_chosen_without_asking_the_llm():
     assert llm.sent == []
     assert selection.choose(llm, "Which laureates are Belgian?", [(b, 0.40), (a, 0.34)], 1, clear_lead=0.1) == [b]
     assert len(llm.sent) == 1
+
+
+def test_a_question_about_a_year_leans_to_the_files_named_for_it(trove):  # noqa: ANN001
+    trove.index([EXAMPLES / "finance"])
+    known = sources.from_catalog(trove.catalog.sources())
+    years = selection.year_evidence("Which month of 2024 did I spend the most on household stuff?", known)
+    assert years["expenses_2024"] == 1.0 and years["household_budget_2025_budget"] == -1.0
+    assert selection.year_evidence("What did I spend on groceries in total?", known) == {}  # no year asked
+    assert selection.year_evidence("How much was 2024.5 kg of flour?", known) == {}  # a number, not a year
+    index = selection.SourceIndex(trove.models.embedder)
+    index.refresh(known)
+    question = "Which month of 2024 did I spend the most on household stuff?"
+    raised = selection.bonus(index, question, trove.native.value_index(), trove.settings)
+    first = index.nearest(trove.models.embedder.embed_one(question), 1, None, raised)[0][0]
+    assert first.name == "expenses_2024"  # not the 2025 budget its words resemble
