@@ -7,7 +7,9 @@ A table ruled on several pages (a report's rows going on page after page, the he
 is one table. Rows a PDF stacks in one ruled cell (five states between two rules, one per line)
 are split again. Only what reads as a grid is kept: at least MIN_ROWS rows of MIN_COLUMNS filled
 columns under a header; a page's ruled boxes of running text (a bulletin's columns) are not tables.
-pdfplumber is optional: without it a PDF is read as text alone."""
+Only pages whose lines carry numbers and that draw rules are looked at (`tabular`, `ruled`): a table
+of words alone, or one aligned without rules, stays text. pdfplumber is optional: without it a PDF
+is read as text alone."""
 
 from __future__ import annotations
 
