@@ -7,9 +7,9 @@ The data of ../shared/eval is copied onto a disk under `--work` (default ~/.cach
 and indexed into one home there (kept between runs; `--reindex` starts it afresh, which a change to
 ingest needs). Every question of bench/answers/questions/*.toml is asked of each system; `--limit N`
 keeps at most N questions of each kind (spread over the set) for a quick look, `--only` those whose id
-contains TEXT, `--unseen-by N` leaves out those `--limit N` asks (`--limit 14 --unseen-by 7`: seven
-others of each kind, a check of fixes read from the `--limit 7` look on questions they were not read
-from); `--routes-only` routes every question and answers none (where routing sends each kind of
+contains TEXT (or one of TEXT,TEXT,...), `--unseen-by N` leaves out those `--limit N` asks (`--limit 14
+--unseen-by 7`: seven others of each kind, a check of fixes read from the `--limit 7` look on questions
+they were not read from); `--routes-only` routes every question and answers none (where routing sends each kind of
 question, in seconds). Per kind: correct (values and citation), wrong with a citation, unsupported
 claims, seconds per question; "not found" precision and recall. Writes answers.md / answers.json under `--out`.
 """
@@ -66,8 +66,9 @@ def _problem(q: dict, seen: set[str]) -> str | None:
 
 def pick(questions: list[dict], limit: int, only: str | None, unseen_by: int = 0) -> list[dict]:
     """At most `limit` questions of each kind, spread over the set (all: 0), of those whose id holds
-    `only`, less those `limit=unseen_by` picks (the questions a quick look did not ask)."""
-    chosen = [q for q in questions if not only or only in q["id"]]
+    `only` (or one of its comma-separated parts), less those `limit=unseen_by` picks (the questions a
+    quick look did not ask)."""
+    chosen = [q for q in questions if not only or any(part in q["id"] for part in only.split(","))]
     seen = {q["id"] for q in pick(questions, unseen_by, only)} if unseen_by else set()
     if limit:
         spread = []

@@ -63,6 +63,9 @@ def test_the_development_set_loads_and_covers_every_kind():
     assert {q["kind"] for q in questions} >= {"fact", "date", "number", "list", "aggregate", "find", "count",
                                               "moment", "cross", "general", "unanswerable"}
     assert len(pick(questions, 2, None)) == 22
+    assert {q["id"] for q in pick(questions, 0, "doc-nics,doc-warn-b")} == {
+        "doc-nics-total-nov-2015", "doc-nics-illinois-permit", "doc-nics-most-permits", "doc-nics-handgun-over-50k",
+        "doc-warn-boeing-employees"}
     seen, unseen = pick(questions, 7, None), pick(questions, 14, None, unseen_by=7)
     assert unseen and not {q["id"] for q in seen} & {q["id"] for q in unseen}
 
