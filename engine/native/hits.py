@@ -115,7 +115,9 @@ def locator(outcome: QueryOutcome) -> QueryLocator:
             if attached.get("message_number"):
                 loc["message_number"] = int(attached["message_number"])
             if attached.get("printed"):
-                loc["printed"], loc["page"] = True, int(attached["message_number"])
+                loc["printed"] = True
+                if attached.get("message_number"):
+                    loc["page"] = int(attached["message_number"])
     if result is None:
         return loc
     loc["columns"] = list(result.columns)

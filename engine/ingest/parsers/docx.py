@@ -1,4 +1,5 @@
-"""Word .docx with python-docx: heading styles give the heading path; tables become rows of text."""
+"""Word .docx with python-docx: heading styles give the heading path; tables become rows of text,
+and those that read as a grid under a header are loaded as tables of their own too (`grids`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from engine.ingest.archives import MAX_UNPACKED_MB, open_office
 from engine.ingest.parsed import DocBuilder, ParsedDoc, Picture
+from engine.ingest.parsers import grids
 from engine.ingest.pictures import Pictures
 
 if TYPE_CHECKING:
@@ -16,6 +18,7 @@ if TYPE_CHECKING:
 KIND = "docx"
 EXTENSIONS = (".docx",)
 UNPACKS = True  # a zip: parse() takes the max_unpacked_mb limit
+VERSION = 2  # 2: its tables loaded as tables
 
 _HEADING = re.compile(r"^(?:heading|überschrift|titre|título)\s*(\d)", re.IGNORECASE)
 
@@ -29,7 +32,7 @@ def parse(path: Path, max_unpacked_mb: float = MAX_UNPACKED_MB) -> ParsedDoc:
 
     document = _open(path, max_unpacked_mb)
     styles, default_style = _style_names(document)
-    builder = DocBuilder()
+    builder, tables = DocBuilder(), []
     title = (document.core_properties.title or "").strip()
     for child in document.element.body.iterchildren():
         tag = child.tag.rsplit("}", 1)[-1]
@@ -44,11 +47,13 @@ def parse(path: Path, max_unpacked_mb: float = MAX_UNPACKED_MB) -> ParsedDoc:
             else:
                 builder.paragraph(text)
         elif tag == "tbl":
-            for row in Table(child, document).rows:
-                cells = list(dict.fromkeys(c.text.strip() for c in row.cells if c.text.strip()))
-                builder.paragraph(" | ".join(cells))
+            grid: grids.Grid = [[cell.text for cell in row.cells] for row in Table(child, document).rows]
+            for row in grid:
+                builder.paragraph(" | ".join(dict.fromkeys(text.strip() for text in row if text and text.strip())))
+            if printed := grids.table_of(grid, None):
+                tables.append(printed)
     doc = builder.build(path.stem)
-    doc.pictures = _pictures(document)
+    doc.pictures, doc.attached_tables = _pictures(document), grids.attached(tables)
     if title:
         doc.title = title
     return doc

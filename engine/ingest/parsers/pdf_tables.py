@@ -4,36 +4,28 @@ did the notices in San Jose affect?" is a SQL sum, cited as the table on its pag
 paragraphs alone would give the model a few rows of it.
 
 A table ruled on several pages (a report's rows going on page after page, the header printed once)
-is one table. Rows a PDF stacks in one ruled cell (five states between two rules, one per line)
-are split again. Only what reads as a grid is kept: at least MIN_ROWS rows of MIN_COLUMNS filled
-columns under a header; a page's ruled boxes of running text (a bulletin's columns) are not tables.
-Only pages whose lines carry numbers and that draw rules are looked at (`tabular`, `ruled`): a table
-of words alone, or one aligned without rules, stays text. pdfplumber is optional: without it a PDF
-is read as text alone."""
+is one table; a header cell over several columns is split by where its words are printed. What
+reads as a table, and how its grid is cleaned, is `grids`'s. Only pages whose lines carry numbers
+and that draw rules are looked at (`tabular`, `ruled`): a table of words alone, or one aligned
+without rules, stays text. pdfplumber is optional: without it a PDF is read as text alone."""
 
 from __future__ import annotations
 
-import csv
-import io
 import logging
 import re
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.ingest.parsed import AttachedTable
+from engine.ingest.parsers import grids
+from engine.ingest.parsers.grids import Grid, PrintedTable
 
 if TYPE_CHECKING:
     import pypdfium2 as pdfium
     from pdfplumber.page import Page
     from pdfplumber.table import Table
 
-MIN_ROWS = 3  # data rows under the header
-MIN_COLUMNS = 2
-MIN_FILLED = 0.6  # share of a table's cells that hold something
-MAX_CELL_CHARS = 300  # a cell longer than this on average is a box of running text, not a table's cell
-MAX_TABLES = 50  # per document
 MAX_PAGES_READ = 200  # pages a document's tables are looked for on (those that look tabular, first ones first)
 BUDGET_S = 30.0  # seconds a document's tables may take to find (0.1-0.5 s a page); later pages are read as text only
 TABULAR_LINES = 4  # a page is looked at when at least this many of its lines hold two numbers or more ...
@@ -42,9 +34,6 @@ MIN_RULES = (4, 2)  # ... and it draws as many horizontal and vertical rules at 
 MIN_BOXES = 12  # or as many boxes, drawn with few curves beside them (cells drawn as rectangles)
 THIN = 2.5  # points: a path this thin and longer than twice that is a rule
 _NUMBER = re.compile(r"(?<!\w)[-$€£]?\d[\d,./]*(?!\w)")
-_SPACED = re.compile(r"\d{1,2}(?: \S{1,2}){3,}")  # "0 3 / 2 5 / 2 0 16": a date drawn one glyph at a time
-_TOTALS = re.compile(r"(?:grand\s+)?totals?\b", re.IGNORECASE)
-_NUMERIC = re.compile(r"[-+$€£(]?\d[\d,.\s/%)]*")
 
 
 def tabular(text: str) -> bool:
@@ -52,27 +41,6 @@ def tabular(text: str) -> bool:
     lines = [line for line in text.split("\n") if line.strip()]
     numbered = sum(len(_NUMBER.findall(line)) >= 2 for line in lines)
     return numbered >= TABULAR_LINES and numbered >= TABULAR_SHARE * len(lines)
-
-
-@dataclass
-class PrintedTable:
-    """A table as printed: its header and rows of cell texts, the page it starts on and its last."""
-
-    header: list[str]
-    rows: list[list[str]]
-    page: int
-    last_page: int
-    titles: list[str] = field(default_factory=list)  # lines printed above it inside its rules
-
-    def attached(self, number: int) -> AttachedTable:
-        """The table as a CSV file the table loader reads, named by its number and page."""
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(self.header)
-        writer.writerows(self.rows)
-        pages = f"page {self.page}" if self.last_page == self.page else f"pages {self.page}-{self.last_page}"
-        return AttachedTable(f"table {number} on {pages}.csv", out.getvalue().encode("utf-8"), self.page,
-                             "; ".join(self.titles), printed=True)
 
 
 def read(path: Path, pages: list[int]) -> list[AttachedTable]:
@@ -93,10 +61,13 @@ def read(path: Path, pages: list[int]) -> list[AttachedTable]:
                     break
                 page = pdf.pages[number - 1]
                 for table in page.find_tables():
-                    _add(found, _with_spans_split(page, table, table.extract()), number)
+                    grid = _with_spans_split(page, table, table.extract())
+                    if not (found and grids.continues(found[-1], grid, number)) and (
+                            printed := grids.table_of(grid, number)):
+                        found.append(printed)
     except Exception:  # pdfminer raises many kinds on files pypdf reads; the text is kept
         logging.getLogger(__name__).warning("tables of %s not read", path, exc_info=True)
-    return [table.attached(i) for i, table in enumerate(found[:MAX_TABLES], start=1)]
+    return grids.attached(found)
 
 
 def ruled(path: Path, pages: list[int]) -> list[int]:
@@ -132,14 +103,14 @@ def _rules_drawn(page: pdfium.PdfPage) -> bool:
     return (across >= MIN_RULES[0] and down >= MIN_RULES[1]) or (boxes >= MIN_BOXES and curves * 4 <= boxes)
 
 
-def _with_spans_split(page: Page, table: Table, grid: list[list[str | None]]) -> list[list[str | None]]:
+def _with_spans_split(page: Page, table: Table, grid: Grid) -> Grid:
     """The grid with each header cell that spans several columns ("Permit Handgun Long Gun" over
     three) split by where its words are printed: a word goes to the column under it; the lines above
     the one over most columns ("Pre-Pawn" above "Handgun Long Gun *Other") head each of them."""
     spans = _column_spans(table)
     out = [list(row) for row in grid]
     for r, row in enumerate(table.rows):
-        if r >= len(out) or _numbers_in([cell or "" for cell in out[r]]):
+        if r >= len(out) or grids.numbers_in([cell or "" for cell in out[r]]):
             break  # the header ends at the first row of numbers
         for c, box in enumerate(row.cells):
             covered = [i for i, (x0, x1) in enumerate(spans) if box and box[0] <= (x0 + x1) / 2 <= box[2]]
@@ -186,118 +157,3 @@ def _column_of(word: dict, spans: list[tuple[float, float]]) -> int:
     return min(range(len(spans)), key=lambda i: abs((spans[i][0] + spans[i][1]) / 2 - middle))
 
 
-def _add(found: list[PrintedTable], grid: list[list[str | None]], page: int) -> None:
-    """One ruled grid of a page: a table of its own, the rest of the table before it (the same
-    columns on the next page, no header of its own or the same one again), or nothing."""
-    rows = _cleaned(grid)
-    if not rows:
-        return
-    last = found[-1] if found else None
-    if last and last.last_page == page - 1 and len(rows[0]) == len(last.header):
-        body = rows[1:] if rows[0] == last.header else rows
-        if not _header_like(body[0] if body else []) and _grid_like(body):
-            last.rows += body
-            last.last_page = page
-            return
-    titles, header, body = _titled(rows)
-    body = _without_foot(body)
-    if header and len(body) >= MIN_ROWS and _grid_like(body):
-        found.append(PrintedTable(_names(header), body, page, page, titles))
-
-
-def _cleaned(grid: list[list[str | None]]) -> list[list[str]]:
-    """Cells as text (glyph-spaced numbers joined), stacked rows split, empty columns and rows left out."""
-    rows = [[_cell(cell) for cell in row] for row in grid if row]
-    rows = [split for row in rows for split in _unstacked(row)]
-    rows = [row for row in rows if any(row)]
-    if not rows:
-        return []
-    width = max(len(row) for row in rows)
-    rows = [row + [""] * (width - len(row)) for row in rows]
-    filled = [c for c in range(width) if any(row[c] for row in rows[1:] or rows)]
-    return [[row[c] for c in filled] for row in rows]
-
-
-def _cell(cell: str | None) -> str:
-    text = (cell or "").strip()
-    lines = [" ".join(line.split()) for line in text.split("\n")]
-    return "\n".join(_SPACED.sub(lambda m: m.group(0).replace(" ", ""), line) for line in lines)
-
-
-def _unstacked(row: list[str]) -> list[list[str]]:
-    """A row whose filled cells each hold the same number of lines (more than one, in two cells or
-    more) is that many rows the PDF drew between two rules; any other row is one row, its lines joined."""
-    filled = [cell for cell in row if cell]
-    counts = {cell.count("\n") + 1 for cell in filled}
-    if len(filled) >= 2 and len(counts) == 1 and (n := counts.pop()) > 1:
-        split = [cell.split("\n") if cell else [""] * n for cell in row]
-        return [[column[i] for column in split] for i in range(n)]
-    return [[cell.replace("\n", " ") for cell in row]]
-
-
-def _titled(rows: list[list[str]]) -> tuple[list[str], list[str], list[list[str]]]:
-    """The rows as (title lines, header, body): titles fill one cell of the row; the header is the
-    first row that fills most of its cells with words, a second such row below it (sub-headings
-    under a spanning one) joined in."""
-    titles: list[str] = []
-    while rows and sum(1 for cell in rows[0] if cell) == 1 and len(rows[0]) > 1:
-        titles.append(next(cell for cell in rows[0] if cell).replace("\n", " "))
-        rows = rows[1:]
-    if not rows or not _header_like(rows[0]):
-        return titles, [], rows
-    header, body = rows[0], rows[1:]
-    if body and _header_like(body[0], share=0.3) and not _numbers_in(body[0]):
-        header, body = _joined(header, body[0]), body[1:]
-    return titles, header, body
-
-
-def _joined(header: list[str], below: list[str]) -> list[str]:
-    """A header and the sub-headings under it as one: a heading over a sub-heading heads the
-    sub-headings after it that have none of their own above ("Dates" over "Start" and "End")."""
-    names, over = [], ""
-    for top, sub in zip(header, below, strict=True):
-        if top:
-            over = top if sub else ""
-        names.append(" ".join(part for part in (top or (over if sub else ""), sub) if part))
-    return names
-
-
-def _without_foot(body: list[list[str]]) -> list[list[str]]:
-    """The rows without what is printed under them: notes (one filled cell of a wide table) and a
-    totals row, which a sum over the rows would count twice (the document's text still holds it)."""
-    while body and len(body[-1]) > 1 and sum(1 for cell in body[-1] if cell) == 1:
-        body = body[:-1]
-    if body and _TOTALS.match(next((cell for cell in body[-1] if cell), "")):
-        body = body[:-1]
-    return body
-
-
-def _header_like(row: list[str], share: float = 0.5) -> bool:
-    """Words in most cells, and no cell a number."""
-    filled = [cell for cell in row if cell]
-    return len(filled) >= max(MIN_COLUMNS, share * len(row)) and not _numbers_in(row)
-
-
-def _numbers_in(row: list[str]) -> bool:
-    return any(_NUMERIC.fullmatch(cell) for cell in row if cell)
-
-
-def _grid_like(body: list[list[str]]) -> bool:
-    """Cells mostly filled and short: a table, not boxes of running text."""
-    cells = [cell for row in body for cell in row]
-    if not cells or len(body[0]) < MIN_COLUMNS:
-        return False
-    filled = [cell for cell in cells if cell]
-    return (len(filled) >= MIN_FILLED * len(cells)
-            and sum(len(cell) for cell in filled) <= MAX_CELL_CHARS * len(filled))
-
-
-def _names(header: list[str]) -> list[str]:
-    """Column names: the header's words, an empty or repeated one numbered."""
-    names: list[str] = []
-    for i, cell in enumerate(header, start=1):
-        name = " ".join(cell.split()) or f"column {i}"
-        while name in names:
-            name = f"{name} {i}"
-        names.append(name)
-    return names

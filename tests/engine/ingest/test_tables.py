@@ -288,3 +288,35 @@ def test_a_table_printed_in_a_pdf_is_a_table_cited_by_its_page(trove: Trove, tmp
     (folder / "nics.pdf").unlink()
     trove.index()
     assert _sources(trove) == {} and trove.stores.tables.tables() == []
+
+
+def test_a_word_table_is_a_table_too_and_its_paragraphs_stay(trove: Trove, tmp_path: Path):
+    import docx
+
+    from engine.native.hits import locator
+    from engine.native.querying import QueryOutcome
+    from engine.result import citation_place
+
+    document = docx.Document()
+    document.add_heading("Spending this spring", level=1)
+    document.add_paragraph("What the flat cost us each month.")
+    grid = document.add_table(rows=6, cols=2)
+    title = grid.cell(0, 0).merge(grid.cell(0, 1))
+    title.text = "Flat costs 2025"
+    for i, (month, spent) in enumerate([("Month", "Spent (EUR)"), ("January", "310"), ("February", "280"),
+                                         ("March", "455.50"), ("Total", "1,045.50")], start=1):
+        grid.cell(i, 0).text, grid.cell(i, 1).text = month, spent
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    document.save(folder / "spring.docx")
+    assert trove.index([folder]).failed == 0
+    (spring,) = _sources(trove).values()
+    assert spring["name"] == "spring_table_1" and spring["descriptor"]["message"] == "Flat costs 2025"
+    assert trove.query(spring["name"], f"SELECT sum(spent_eur) FROM {spring['name']}").rows == [(1045.5,)]
+    (source,) = [s for s in trove.native.sources() if s.name == spring["name"]]
+    result = trove.query(source.name, f"SELECT _row, month FROM {source.name} WHERE spent_eur > 300")
+    cited = locator(QueryOutcome(source, "SELECT …", result, []))
+    assert "page" not in cited and source.shown == "table 1 of spring.docx"
+    rows = ", ".join(str(row[0]) for row in result.rows)
+    assert citation_place(source.location, cited) == f"spring.docx, table 1, 'Flat costs 2025', rows {rows}"
+    assert any("February | 280" in hit.item.text for hit in trove.search("February 280 flat", k=5))

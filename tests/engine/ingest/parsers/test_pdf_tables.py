@@ -7,7 +7,7 @@ import io
 
 from engine.ingest.parsed import AttachedTable
 from engine.ingest.parsers import parser_for
-from engine.ingest.parsers.pdf_tables import _cleaned, _titled, tabular
+from engine.ingest.parsers.pdf_tables import tabular
 from tests.conftest import shared_path
 
 
@@ -56,14 +56,3 @@ def test_boxes_of_running_text_and_pages_of_prose_are_not_tables():
     from pypdf import PdfReader
 
     assert not tabular(PdfReader(path).pages[0].extract_text())
-
-
-def test_stacked_rows_split_only_when_every_filled_cell_holds_as_many_lines_and_sub_headings_join():
-    grid = [["State", "Permit", "Note"], ["Alabama\nAlaska", "18,870\n209", None],
-            ["Iowa", "Two lines\nof one note", "x"]]
-    assert _cleaned(grid) == [["State", "Permit", "Note"], ["Alabama", "18,870", ""], ["Alaska", "209", ""],
-                              ["Iowa", "Two lines of one note", "x"]]
-    titles, header, body = _titled([["Report", "", ""], ["Name", "Obligation dates", ""], ["", "Start", "End"],
-                                    ["Bain", "03/04", "03/06"]])
-    assert titles == ["Report"] and header == ["Name", "Obligation dates Start", "Obligation dates End"]
-    assert body == [["Bain", "03/04", "03/06"]]
