@@ -83,6 +83,7 @@ class MailParser:
     reads their attachments."""
 
     UNPACKS = False
+    VERSION = 2  # 2: a table row of an HTML body as one paragraph
 
     def __init__(self, parser_for: ParserFor) -> None:
         self.parser_for = parser_for

@@ -16,6 +16,7 @@ from engine.ingest.pictures import Pictures
 KIND = "epub"
 EXTENSIONS = (".epub",)
 UNPACKS = True  # a zip: parse() takes the max_unpacked_mb limit
+VERSION = 2  # 2: a table row as one paragraph
 
 
 def parse(path: Path, max_unpacked_mb: float = MAX_UNPACKED_MB) -> ParsedDoc:

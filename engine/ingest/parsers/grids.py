@@ -157,9 +157,13 @@ def _titled(rows: list[list[str]]) -> tuple[list[str], list[str], list[list[str]
 def _joined(header: list[str], below: list[str]) -> list[str]:
     """A header and the sub-headings under it as one: a heading over a sub-heading heads the
     sub-headings after it that have none of their own above ("Dates" over "Start" and "End"); a
-    heading a merged cell repeats over each of them counts once."""
+    heading a merged cell repeats over each of them, or down into the row below, counts once."""
     names, over = [], ""
     for top, sub in zip(header, below, strict=True):
+        if top and sub == top:  # one cell over both rows
+            names.append(top)
+            over = ""
+            continue
         if top and top != over:
             over = top if sub else ""
         heading = over if sub and (not top or top == over) else top

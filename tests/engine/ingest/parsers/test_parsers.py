@@ -56,6 +56,28 @@ def test_html_drops_scripts_navigation_and_cookie_banners(tmp_path: Path):
     assert "SECRET" not in doc.text and "cookies" not in doc.text and "About" not in doc.text
 
 
+def test_html_table_rows_are_paragraphs_and_a_data_table_is_a_table(tmp_path: Path):
+    import csv
+    import io
+
+    p = tmp_path / "trips.html"
+    p.write_text("<html><body><h1>Trips</h1><table><tr><td><table><tr><td>logo</td><td>menu</td></tr></table></td>"
+                 "<td>Layout cell</td></tr></table>"
+                 "<table><caption>Trip costs</caption><thead><tr><th rowspan='2'>Trip</th><th colspan='2'>Cost</th></tr>"
+                 "<tr><th>Planned</th><th>Actual</th></tr></thead><tbody>"
+                 "<tr><td>Lisbon</td><td>800</td><td>912.50</td></tr><tr><td>Ghent</td><td>300</td><td>280</td></tr>"
+                 "<tr><td>Oslo</td><td>1,200</td><td>1,350</td></tr></tbody>"
+                 "<tfoot><tr><td>Total</td><td>2,300</td><td>2,542.50</td></tr></tfoot></table></body></html>")
+    doc = parse(p)
+    texts = [b.text for b in doc.blocks]
+    assert "Lisbon | 800 | 912.50" in texts and "Trip costs" in texts  # a row reads as one paragraph
+    (table,) = doc.attached_tables  # the layout table around a table is none
+    header, *rows = list(csv.reader(io.StringIO(table.data.decode())))
+    assert table.name == "table 1.csv" and header == ["Trip", "Cost Planned", "Cost Actual"]
+    assert rows == [["Lisbon", "800", "912.50"], ["Ghent", "300", "280"], ["Oslo", "1,200", "1,350"]]
+    _offsets_hold(doc)
+
+
 def test_pdf_blocks_carry_their_page():
     doc = parse(EXAMPLES / "documents" / "bike-insurance-policy.pdf")
     pages = {b.page for b in doc.blocks}
