@@ -1,5 +1,6 @@
 """OpenDocument text (.odt): headings and paragraphs from content.xml (read as the other
-OpenDocument kinds read it)."""
+OpenDocument kinds read it); its tables that read as a grid under a header are loaded as tables of
+their own too (`grids`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 from engine.errors import ParseError
 from engine.ingest.archives import MAX_UNPACKED_MB, PROTECTED, check_zip, odf_encrypted
 from engine.ingest.parsed import DocBuilder, ParsedDoc, Picture
+from engine.ingest.parsers import grids
 from engine.ingest.pictures import Pictures
 
 if TYPE_CHECKING:
@@ -19,8 +21,10 @@ if TYPE_CHECKING:
 KIND = "odt"
 EXTENSIONS = (".odt",)
 UNPACKS = True  # a zip: parse() takes the max_unpacked_mb limit
+VERSION = 2  # 2: its tables loaded as tables
 
 TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
 DRAW = "urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"
 SVG = "urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0"
 XLINK = "http://www.w3.org/1999/xlink"
@@ -38,7 +42,43 @@ def parse(path: Path, max_unpacked_mb: float = MAX_UNPACKED_MB) -> ParsedDoc:
             builder.paragraph(text)
     doc = builder.build(path.stem)
     doc.pictures = pictures(path, [(root, None)])
+    found = [grids.table_of(_grid(table), None) for table in root.iter(f"{{{TABLE}}}table")
+             if next(table.iter(f"{{{TABLE}}}table-cell"), None) is not None]
+    doc.attached_tables = grids.attached([table for table in found if table is not None])
     return doc
+
+
+MAX_REPEAT = 50  # columns or rows one repeated cell or row may stand for (an empty row repeated 1,000 times)
+
+
+def _grid(table: etree._Element) -> grids.Grid:
+    """A table's rows of cell texts: a cell repeated over columns written in each, and a merged cell
+    in each column and row it covers (as a merged cell of a Word table is); a nested table's rows
+    are its own."""
+    rows: grids.Grid = []
+    for row in table.iter(f"{{{TABLE}}}table-row"):
+        if next(row.iterancestors(f"{{{TABLE}}}table")) is not table:
+            continue
+        cells: list[str | None] = []
+        spanning, wide = None, 0  # the merged cell to the left and the columns it still covers
+        for cell in row:
+            if cell.tag == f"{{{TABLE}}}table-cell":
+                text: str | None = " ".join(" ".join(cell.itertext()).split())
+                spanning, wide = text, _count(cell, "number-columns-spanned") - 1
+            elif cell.tag == f"{{{TABLE}}}covered-table-cell":
+                column = len(cells)
+                text = spanning if wide > 0 else (rows[-1][column] if rows and column < len(rows[-1]) else None)
+                wide -= 1
+            else:
+                continue
+            cells += [text] * min(_count(cell, "number-columns-repeated"), MAX_REPEAT)
+        rows += [cells] * min(_count(row, "number-rows-repeated"), MAX_REPEAT)
+    return rows
+
+
+def _count(element: etree._Element, attribute: str) -> int:
+    value = element.get(f"{{{TABLE}}}{attribute}", "1")
+    return int(value) if value.isdigit() and int(value) > 0 else 1
 
 
 def pictures(path: Path, places: Sequence[tuple[etree._Element, int | None]]) -> list[Picture]:

@@ -63,7 +63,8 @@ def test_html_table_rows_are_paragraphs_and_a_data_table_is_a_table(tmp_path: Pa
     p = tmp_path / "trips.html"
     p.write_text("<html><body><h1>Trips</h1><table><tr><td><table><tr><td>logo</td><td>menu</td></tr></table></td>"
                  "<td>Layout cell</td></tr></table>"
-                 "<table><caption>Trip costs</caption><thead><tr><th rowspan='2'>Trip</th><th colspan='2'>Cost</th></tr>"
+                 "<table><caption>Trip costs</caption>"
+                 "<thead><tr><th rowspan='2'>Trip</th><th colspan='2'>Cost</th></tr>"
                  "<tr><th>Planned</th><th>Actual</th></tr></thead><tbody>"
                  "<tr><td>Lisbon</td><td>800</td><td>912.50</td></tr><tr><td>Ghent</td><td>300</td><td>280</td></tr>"
                  "<tr><td>Oslo</td><td>1,200</td><td>1,350</td></tr></tbody>"
@@ -175,6 +176,33 @@ def test_eml_and_epub_and_odt(tmp_path: Path):
                     f'</office:text></office:body></office:document-content>')
     doc = parse(odt)
     assert [(b.heading, b.text) for b in doc.blocks] == [(("Plan",), "Buy paint.")]
+
+
+def test_an_odt_table_with_merged_and_repeated_cells_is_a_table(tmp_path: Path):
+    import csv
+    import io
+
+    from tests.office_files import odf_zip
+
+    def row(*cells: str, repeated: int = 1) -> str:
+        out = "".join(cell if cell.startswith("<") else f"<table:table-cell><text:p>{cell}</text:p></table:table-cell>"
+                      for cell in cells)
+        return f'<table:table-row table:number-rows-repeated="{repeated}">{out}</table:table-row>'
+
+    spanned = '<table:table-cell table:number-columns-spanned="2"><text:p>Cost</text:p></table:table-cell>'
+    covered = "<table:covered-table-cell/>"
+    rows = (row("Trip", spanned, covered) + row("", "Planned", "Actual") + row("Lisbon", "800", "912.50")
+            + row("Ghent", "300", "280") + row("Oslo", "1,200", "1,350") + row("", "", "", repeated=1000))
+    content = ('<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+               'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+               'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"><office:body><office:text>'
+               f'<text:p>Our trips.</text:p><table:table table:name="Trips">{rows}</table:table>'
+               '</office:text></office:body></office:document-content>')
+    doc = parse(odf_zip(tmp_path / "trips.odt", "application/vnd.oasis.opendocument.text", content))
+    (table,) = doc.attached_tables
+    header, *body = list(csv.reader(io.StringIO(table.data.decode())))
+    assert header == ["Trip", "Cost Planned", "Cost Actual"] and [r[0] for r in body] == ["Lisbon", "Ghent", "Oslo"]
+    assert "Lisbon" in doc.text  # its cells are read as text too
 
 
 def test_legacy_encoding_is_detected_and_binary_is_refused(tmp_path: Path):
