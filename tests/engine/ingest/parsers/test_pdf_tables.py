@@ -7,7 +7,7 @@ import io
 
 from engine.ingest.parsed import AttachedTable
 from engine.ingest.parsers import parser_for
-from engine.ingest.parsers.pdf_tables import tabular
+from engine.ingest.parsers.pdf_tables import ruled, tabular
 from tests.conftest import shared_path
 
 
@@ -56,3 +56,6 @@ def test_boxes_of_running_text_and_pages_of_prose_are_not_tables():
     from pypdf import PdfReader
 
     assert not tabular(PdfReader(path).pages[0].extract_text())
+    assert ruled(path, [1]) == []  # one rule drawn: not looked at with pdfplumber
+    warn, _ = _pdf("WARN-Report-for-7-1-2015-to-03-25-2016.pdf")
+    assert ruled(warn, [1, 2, 16]) == [1, 2, 16]
