@@ -63,11 +63,16 @@ _THE_ROWS = re.compile(r"\b(?:those|these|them|they|ones)\b", re.I)  # what the 
 
 def follow_up(question: str, turns: list[Turn]) -> FollowUp | None:
     """What the last turn gives `question` (as typed); None when it does not refer back or there is
-    no turn before it."""
+    no turn before it. When the last turn found nothing in the files (answered from general
+    knowledge, or "not found"), the query of the turn before it is the one refined: "what is its
+    student/teacher ratio?" after a "which of those …?" that went astray is still about the rows."""
     if not turns or not refers_back(question):
         return None
     last = turns[-1].result
-    return FollowUp(question, prior_query(last), tuple(last.citations))
+    prior = prior_query(last)
+    if prior is None and len(turns) > 1 and not (last.answered and last.citations):
+        prior = prior_query(turns[-2].result)
+    return FollowUp(question, prior, tuple(last.citations))
 
 
 def prior_query(result: AskResult) -> PriorQuery | None:

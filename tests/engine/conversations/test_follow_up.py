@@ -45,6 +45,18 @@ def test_a_question_about_the_rows_keeps_the_structured_route():
     assert follow_up("How many photos did I take in May 2025?", [_table_turn()]) is None  # stands alone
 
 
+def test_after_a_turn_that_found_nothing_the_query_before_it_is_refined():
+    astray = Turn(AskResult(question="which of those has the most faces?", answer="Not from your files: …",
+                            general=True))
+    follow = follow_up("and when was it taken?", [_table_turn(), astray])
+    assert follow is not None and follow.prior is not None and follow.prior.query.endswith("2025")
+    assert follow.routes([Route("none", 0.9, "ensemble")])[0].label == "table"
+    passage = Turn(AskResult(question="what does the note say?", answer="It says hi [1].",
+                             citations=[Citation(1, "paragraph", "/files/note.md", {}, "hi")]))
+    follow = follow_up("and who wrote it?", [_table_turn(), passage])  # about the passage now
+    assert follow is not None and follow.prior is None
+
+
 def test_cited_files_changed_or_removed_since(tmp_path: Path):
     catalog = Catalog(Database(tmp_path / "index.db"))
     root = catalog.add_root(tmp_path)
