@@ -52,8 +52,8 @@ def read(path: Path, pages: list[int]) -> list[AttachedTable]:
         return []
     logging.getLogger("pdfminer").setLevel(logging.ERROR)
     found: list[PrintedTable] = []
-    pages = ruled(path, pages)
     try:
+        pages = ruled(path, pages)
         with pdfplumber.open(str(path)) as pdf:
             deadline = time.monotonic() + BUDGET_S
             for number in pages[:MAX_PAGES_READ]:
@@ -65,7 +65,7 @@ def read(path: Path, pages: list[int]) -> list[AttachedTable]:
                     if not (found and grids.continues(found[-1], grid, number)) and (
                             printed := grids.table_of(grid, number)):
                         found.append(printed)
-    except Exception:  # pdfminer raises many kinds on files pypdf reads; the text is kept
+    except Exception:  # pdfium and pdfminer raise many kinds on files pypdf reads; the text is kept
         logging.getLogger(__name__).warning("tables of %s not read", path, exc_info=True)
     return grids.attached(found)
 

@@ -59,3 +59,15 @@ def test_boxes_of_running_text_and_pages_of_prose_are_not_tables():
     assert ruled(path, [1]) == []  # one rule drawn: not looked at with pdfplumber
     warn, _ = _pdf("WARN-Report-for-7-1-2015-to-03-25-2016.pdf")
     assert ruled(warn, [1, 2, 16]) == [1, 2, 16]
+
+
+def test_a_table_reader_failure_loses_the_tables_only(monkeypatch, caplog):  # noqa: ANN001
+    import pdfplumber
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("a stream pdfminer cannot read")
+
+    monkeypatch.setattr(pdfplumber, "open", broken)
+    _, doc = _pdf("nics-background-checks-2015-11.pdf")
+    assert doc.attached_tables == [] and any("Illinois" in block.text for block in doc.blocks)
+    assert "tables of" in caplog.text and "not read" in caplog.text
