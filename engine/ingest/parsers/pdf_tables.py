@@ -30,9 +30,9 @@ MAX_PAGES_READ = 200  # pages a document's tables are looked for on (those that 
 BUDGET_S = 30.0  # seconds a document's tables may take to find (0.1-0.5 s a page); later pages are read as text only
 TABULAR_LINES = 4  # a page is looked at when at least this many of its lines hold two numbers or more ...
 TABULAR_SHARE = 0.15  # ... and they are at least this share of its lines
-MIN_RULES = (4, 2)  # ... and it draws as many horizontal and vertical rules at least (pdfium counts them fast),
-MIN_BOXES = 12  # or as many boxes, drawn with few curves beside them (cells drawn as rectangles)
-THIN = 2.5  # points: a path this thin and longer than twice that is a rule
+MIN_RULES = (4, 2)  # ... and it draws a grid: as many horizontal rules, each crossed by as many vertical ones
+THIN = 2.5  # points: a path this thin is a rule when it is as long as a cell's side at least:
+CELL = (15.0, 8.0)  # points: the least width and height of a table's cell (a formula's glyphs are smaller)
 _NUMBER = re.compile(r"(?<!\w)[-$€£]?\d[\d,./]*(?!\w)")
 
 
@@ -71,9 +71,9 @@ def read(path: Path, pages: list[int]) -> list[AttachedTable]:
 
 
 def ruled(path: Path, pages: list[int]) -> list[int]:
-    """Those of the pages (1-based) that draw rules both ways (MIN_RULES) or boxes (MIN_BOXES): a
-    table is found by its rules, and pdfplumber takes 0.1-0.5 s a page to look (a page of formulas
-    has numbers on every line too)."""
+    """Those of the pages (1-based) that draw a grid of rules (pdfium lists a page's drawings in
+    milliseconds): a table is found by its rules, and pdfplumber takes 0.1-0.5 s a page to look (a
+    page of formulas and diagrams has numbers on every line too)."""
     import pypdfium2 as pdfium
 
     try:
@@ -86,21 +86,31 @@ def ruled(path: Path, pages: list[int]) -> list[int]:
         document.close()
 
 
+Rule = tuple[float, float, float]  # a horizontal rule's y and x span, or a vertical one's x and y span
+
+
 def _rules_drawn(page: pdfium.PdfPage) -> bool:
+    """Whether the page draws a grid: MIN_RULES[0] horizontal rules at different heights, each
+    crossed by MIN_RULES[1] vertical ones (a box's sides count as rules; a diagram's axes do not
+    make a grid)."""
     import pypdfium2.raw as pdfium_c
 
-    across = down = boxes = curves = 0
+    across: list[Rule] = []
+    down: list[Rule] = []
     for drawn in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH], max_depth=2):
         left, bottom, right, top = drawn.get_bounds()
-        if top - bottom < THIN and right - left > 2 * THIN:
-            across += 1
-        elif right - left < THIN and top - bottom > 2 * THIN:
-            down += 1
-        elif pdfium_c.FPDFPath_CountSegments(drawn.raw) <= 5:
-            boxes += 1
-        else:
-            curves += 1
-    return (across >= MIN_RULES[0] and down >= MIN_RULES[1]) or (boxes >= MIN_BOXES and curves * 4 <= boxes)
+        wide, tall = right - left >= CELL[0], top - bottom >= CELL[1]
+        if top - bottom < THIN and wide:
+            across.append((bottom, left, right))
+        elif right - left < THIN and tall:
+            down.append((left, bottom, top))
+        elif wide and tall and pdfium_c.FPDFPath_CountSegments(drawn.raw) <= 5:  # a box: its four sides
+            across += [(bottom, left, right), (top, left, right)]
+            down += [(left, bottom, top), (right, bottom, top)]
+    crossed = {round(y) for y, x0, x1 in across
+               if sum(1 for x, y0, y1 in down if x0 - THIN <= x <= x1 + THIN and y0 - THIN <= y <= y1 + THIN)
+               >= MIN_RULES[1]}
+    return len(crossed) >= MIN_RULES[0]
 
 
 def _with_spans_split(page: Page, table: Table, grid: Grid) -> Grid:
