@@ -40,8 +40,9 @@ def pptx_deck(path: Path, picture_dir: Path) -> Path:
     first.notes_slide.notes_text_frame.text = "Ask Joost for the seed potatoes."
     second = deck.slides.add_slide(deck.slide_layouts[5])
     second.shapes.title.text = "Plot costs"
-    table = second.shapes.add_table(3, 2, Inches(1), Inches(2), Inches(4), Inches(1.5)).table
-    for r, row in enumerate([("Item", "Cost"), ("Rent", "EUR 38 a year"), ("Water", "EUR 12 a year")]):
+    table = second.shapes.add_table(4, 2, Inches(1), Inches(2), Inches(4), Inches(1.5)).table
+    for r, row in enumerate([("Item", "Cost"), ("Rent", "EUR 38 a year"), ("Water", "EUR 12 a year"),
+                             ("Compost", "EUR 5 a year")]):
         for c, value in enumerate(row):
             table.cell(r, c).text = value
     deck.save(str(path))

@@ -36,6 +36,7 @@ class PrintedTable:
     page: int | None
     last_page: int | None
     titles: list[str] = field(default_factory=list)  # lines printed above it inside its rules
+    unit: str = "page"  # what `page` counts: "page", "slide"
 
     def attached(self, number: int) -> AttachedTable:
         """The table as a CSV file the table loader reads, named by its number and page."""
@@ -47,12 +48,12 @@ class PrintedTable:
                              "; ".join(self.titles), printed=True)
 
     def place(self, number: int) -> str:
-        """"table 2 on page 5", "table 1 on pages 1-15", "table 3" (no pages)."""
+        """"table 2 on page 5", "table 1 on pages 1-15", "table 1 on slide 4", "table 3" (no pages)."""
         if self.page is None:
             return f"table {number}"
         if self.last_page in (None, self.page):
-            return f"table {number} on page {self.page}"
-        return f"table {number} on pages {self.page}-{self.last_page}"
+            return f"table {number} on {self.unit} {self.page}"
+        return f"table {number} on {self.unit}s {self.page}-{self.last_page}"
 
 
 def attached(found: list[PrintedTable]) -> list[AttachedTable]:
@@ -60,15 +61,16 @@ def attached(found: list[PrintedTable]) -> list[AttachedTable]:
     return [table.attached(number) for number, table in enumerate(found[:MAX_TABLES], start=1)]
 
 
-def table_of(grid: Grid, page: int | None) -> PrintedTable | None:
-    """The grid as a table with a header, or None when it does not read as one."""
+def table_of(grid: Grid, page: int | None, unit: str = "page") -> PrintedTable | None:
+    """The grid as a table with a header (on `page`, a page or slide as `unit` says), or None when
+    it does not read as one."""
     rows = cleaned(grid)
     if not rows:
         return None
     titles, header, body = _titled(rows)
     body = _without_foot(body)
     if header and len(body) >= MIN_ROWS and grid_like(body):
-        return PrintedTable(_names(header), body, page, page, titles)
+        return PrintedTable(_names(header), body, page, page, titles, unit)
     return None
 
 

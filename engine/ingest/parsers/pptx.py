@@ -1,15 +1,17 @@
 """PowerPoint decks (.pptx) with python-pptx: each slide a section under its title (its locator:
 slide N), its text boxes in reading order, tables as rows, pictures by their alt text, then the
-speaker notes."""
+speaker notes. A table with a header is loaded as a table of its own too (`grids`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.ingest.archives import MAX_UNPACKED_MB, open_office
 from engine.ingest.parsed import DocBuilder, ParsedDoc
+from engine.ingest.parsers import grids
 from engine.ingest.pictures import Pictures
 
 if TYPE_CHECKING:
@@ -20,23 +22,24 @@ if TYPE_CHECKING:
 KIND = "pptx"
 EXTENSIONS = (".pptx", ".pptm", ".ppsx")
 UNPACKS = True  # a zip: parse() takes the max_unpacked_mb limit
+VERSION = 2  # 2: its tables loaded as tables
 
 
 def parse(path: Path, max_unpacked_mb: float = MAX_UNPACKED_MB) -> ParsedDoc:
     """Every slide's text; SkipFile when the parts unpack to more than `max_unpacked_mb`."""
     deck = _open(path, max_unpacked_mb)
-    builder, pictures = DocBuilder(), Pictures()
+    builder, pictures, tables = DocBuilder(), Pictures(), list[grids.PrintedTable]()
     first_title = ""
     for number, slide in enumerate(deck.slides, start=1):
         title = _title(slide)
         first_title = first_title or title
         builder.heading(1, title or f"Slide {number}", number)
-        for text in _texts(slide, pictures, number):
+        for text in _texts(slide, Found(pictures, tables), number):
             builder.paragraph(text, number)
         if slide.has_notes_slide and (notes := slide.notes_slide.notes_text_frame):
             _add_lines(builder, "Speaker notes: ", notes.text, number)
     doc = builder.build(path.stem, page_kind="slide")
-    doc.pictures = pictures.kept
+    doc.pictures, doc.attached_tables = pictures.kept, grids.attached(tables)
     doc.title = (deck.core_properties.title or "").strip() or first_title or path.stem
     return doc
 
@@ -53,14 +56,22 @@ def _title(slide: Slide) -> str:
     return " ".join(shape.text_frame.text.split()) if shape is not None and shape.has_text_frame else ""
 
 
-def _texts(slide: Slide, pictures: Pictures, number: int) -> Iterator[str]:
+@dataclass(frozen=True)
+class Found:
+    """Where a slide's pictures and its tables that read as tables go."""
+
+    pictures: Pictures
+    tables: list[grids.PrintedTable]
+
+
+def _texts(slide: Slide, found: Found, number: int) -> Iterator[str]:
     """The slide's text after its title, shape by shape from top to bottom, left to right; its
-    pictures go to `pictures`."""
+    pictures and tables go to `found`."""
     title = slide.shapes.title
     for shape in _in_reading_order(slide.shapes):
         if title is not None and shape.shape_id == title.shape_id:
             continue
-        yield from _shape_texts(shape, pictures, number)
+        yield from _shape_texts(shape, found, number)
 
 
 def _in_reading_order(shapes: object) -> list[BaseShape]:
@@ -68,15 +79,18 @@ def _in_reading_order(shapes: object) -> list[BaseShape]:
     return sorted(listed, key=lambda s: (s.top or 0, s.left or 0))
 
 
-def _shape_texts(shape: BaseShape, pictures: Pictures, number: int) -> Iterator[str]:
+def _shape_texts(shape: BaseShape, found: Found, number: int) -> Iterator[str]:
     from pptx.enum.shapes import MSO_SHAPE_TYPE
 
     if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
         for inner in _in_reading_order(shape.shapes):  # type: ignore[attr-defined]
-            yield from _shape_texts(inner, pictures, number)
+            yield from _shape_texts(inner, found, number)
     elif getattr(shape, "has_table", False):
-        for row in shape.table.rows:  # type: ignore[attr-defined]
-            cells = list(dict.fromkeys(c.text.strip() for c in row.cells if c.text.strip()))
+        grid: grids.Grid = [[cell.text for cell in row.cells] for row in shape.table.rows]  # type: ignore[attr-defined]
+        if printed := grids.table_of(grid, number, "slide"):
+            found.tables.append(printed)
+        for row in grid:
+            cells = list(dict.fromkeys(text.strip() for text in row if text and text.strip()))
             if cells:
                 yield " | ".join(cells)
     elif shape.has_text_frame:
@@ -86,7 +100,7 @@ def _shape_texts(shape: BaseShape, pictures: Pictures, number: int) -> Iterator[
     else:
         alt = _alt_text(shape)
         if blob := _picture(shape):
-            pictures.add(blob, number, alt)
+            found.pictures.add(blob, number, alt)
         if alt:
             yield f"Picture: {alt}"
 

@@ -27,7 +27,12 @@ def test_a_pptx_deck_reads_titles_bullets_tables_alt_text_and_notes_by_slide(tmp
         (2, ("Plot costs",), "Item | Cost"),
         (2, ("Plot costs",), "Rent | EUR 38 a year"),
         (2, ("Plot costs",), "Water | EUR 12 a year"),
+        (2, ("Plot costs",), "Compost | EUR 5 a year"),
     ]
+    (table,) = doc.attached_tables  # the table is a table of its own too, cited by its slide
+    assert (table.name, table.page, table.printed) == ("table 1 on slide 2.csv", 2, True)
+    assert table.data.decode().splitlines() == ["Item,Cost", "Rent,EUR 38 a year", "Water,EUR 12 a year",
+                                                "Compost,EUR 5 a year"]
 
 
 def test_an_odp_deck_reads_frames_top_to_bottom_with_tables_pictures_and_notes(tmp_path: Path):
