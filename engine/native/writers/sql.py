@@ -46,6 +46,7 @@ _SCHOOL = ("CREATE TABLE teacher (\n  teacher_id INTEGER PRIMARY KEY,\n  name TE
            "  FOREIGN KEY (teacher_id) REFERENCES teacher(teacher_id)\n);")
 _PLANTS = "CREATE TABLE plant (\n  plant_id INTEGER,\n  name TEXT,\n  family TEXT,\n  height_cm REAL\n);"
 _COACHES = "CREATE TABLE coach (\n  name TEXT,\n  club TEXT,\n  start_year INTEGER,\n  end_year INTEGER\n);"
+_TRIPS = "CREATE TABLE trip_budget (\n  _row BIGINT,\n  trip VARCHAR,\n  planned_eur DOUBLE,\n  spent_eur DOUBLE\n);"
 
 # Examples in domains unlike the user's data, so that they teach the form, not the content.
 EXAMPLES = [
@@ -82,6 +83,9 @@ EXAMPLES = [
             "SELECT name, end_year - start_year AS years FROM coach WHERE lower(club) = 'ajax' "
             "ORDER BY years DESC LIMIT 1"),
     Example(_PLANTS, "How many different plant families are there?", "SELECT COUNT(DISTINCT family) FROM plant"),
+    Example(_TRIPS, "Which trips went over budget, and by how much?",  # over: spent more than planned
+            "SELECT _row, trip, spent_eur - planned_eur AS over_by FROM trip_budget WHERE spent_eur > planned_eur",
+            ("duckdb",)),
     Example(_PLANTS, "Show the name and height of plants taller than the average plant.",
             "SELECT name, height_cm FROM plant WHERE height_cm > (SELECT AVG(height_cm) FROM plant)"),
 ]
