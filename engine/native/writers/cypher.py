@@ -86,10 +86,11 @@ _FENCE = re.compile(r"```(?:cypher|cql)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 _START = re.compile(r"\b(MATCH|OPTIONAL\s+MATCH|UNWIND|WITH|RETURN)\b", re.IGNORECASE)
 # Neo4j functions the model knows, and their Kùzu names
 _RENAMES = [(r"\btype\(", "label("), (r"\btoInteger\(", "to_int64("), (r"\btoFloat\(", "to_double("),
-            (r"\btoString\(", "to_string(")]
+            (r"\btoString\(", "to_string("), (r"!=", "<>")]  # "!=" is no Cypher: Kùzu and Neo4j say "<>"
 # and back: Kùzu's spellings (the prompt's own `lower(p.name)`) as Neo4j's, which FalkorDB speaks too
 _NEO4J_RENAMES = [(r"(?<![\w.])lower\(", "toLower("), (r"(?<![\w.])upper\(", "toUpper("),
-                  (r"\bto_int64\(", "toInteger("), (r"\bto_double\(", "toFloat("), (r"\bto_string\(", "toString(")]
+                  (r"\bto_int64\(", "toInteger("), (r"\bto_double\(", "toFloat("), (r"\bto_string\(", "toString("),
+                  (r"!=", "<>")]
 
 
 # Renderings of a schema, most detailed first: (samples per property, properties per table)

@@ -57,6 +57,9 @@ def test_neo4j_spellings_are_mended_and_replies_cleaned(family):  # noqa: ANN001
     assert query == "MATCH (p:Person)-[r]->(q:Place) RETURN p.name, label(r), to_int64(p.born) LIMIT 1"
     graph = open_store(source, stores)
     assert graph.execute(graph.explain(query), 5, 10).rows
+    unequal = cypher.fix("MATCH (p:Person) WHERE p.name != 'Astrid != Lindqvist' RETURN p.name", source)
+    assert unequal == "MATCH (p:Person) WHERE p.name <> 'Astrid != Lindqvist' RETURN p.name"  # not inside quotes
+    assert graph.execute(graph.explain(unequal), 5, 10).rows
 
 
 def test_graph_results_read_as_words_and_cite_the_query(family):  # noqa: ANN001
