@@ -117,7 +117,8 @@ Standalone question: What is the deductible on my car insurance?"""
 _REFERRING = re.compile(
     r"\b(it|its|itself|that|those|these|this|they|them|their|theirs|he|him|his|she|her|hers|there|then|"
     r"one|ones|former|latter|same|other|others|else|also|too|again|instead|previous|above|earlier)\b", re.I)
-_OPENING = re.compile(r"\s*(and|or|but|so|also|what about|how about|only|except|same|now|then|ok|okay)\b", re.I)
+_OPENING = re.compile(r"\s*(and|or|but|so|also|what about|how about|only|just|except|same|now|then|ok|okay)\b",
+                      re.I)
 _FILLER = re.compile(r"^\s*(standalone question|rewritten question|question)\s*:\s*", re.I)
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _INNER_NAME = re.compile(r"(?<=[\w,;:] )[A-Z][a-zà-ÿ]{2,}")  # a capitalised word inside the sentence
