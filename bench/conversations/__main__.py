@@ -1,7 +1,7 @@
 """Follow-ups in conversations: Trove against the ceiling and the baseline, in one run.
 
     .venv/bin/python -m bench.conversations [--llm llm] [--parts conversations,scope] [--limit 0]
-        [--only TEXT] [--sets a,b] [--resume] [--reindex] [--work DIR] [--out bench/out]
+        [--only TEXT[,TEXT]] [--sets a,b] [--resume] [--reindex] [--work DIR] [--out bench/out]
 
 Every conversation of bench/conversations/*.toml is asked over its home: `eval` is bench.answers'
 disk and home (real data from ../shared/eval, everything in one home; shared with that bench under
@@ -42,7 +42,7 @@ TARGETS = {"of_ceiling": 0.85, "over_typed": 0.30}
 
 
 def pick(talks: list[Talk], limit: int, only: str | None) -> list[Talk]:
-    chosen = [t for t in talks if not only or only in t.id]
+    chosen = [t for t in talks if not only or any(part in t.id for part in only.split(","))]
     if not limit:
         return chosen
     out = []

@@ -116,6 +116,8 @@ def test_a_run_over_some_sets_asks_what_the_whole_run_asks_of_them():
     some = of_sets(whole, "tables,graphs")
     assert some == [t for t in whole if t.set in ("tables", "graphs")] and {t.set for t in some} == {"tables", "graphs"}
     assert of_sets(whole, None) == whole
+    assert {t.id for t in pick(load(), 0, "conv-doc-nics,conv-doc-warn")} == {"conv-doc-nics-kentucky",
+                                                                              "conv-doc-warn-december"}
 
 
 class _CountingTrove:
