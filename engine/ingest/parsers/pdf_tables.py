@@ -116,7 +116,8 @@ def _rules_drawn(page: pdfium.PdfPage) -> bool:
 def _with_spans_split(page: Page, table: Table, grid: Grid) -> Grid:
     """The grid with each header cell that spans several columns ("Permit Handgun Long Gun" over
     three) split by where its words are printed: a word goes to the column under it; the lines above
-    the one over most columns ("Pre-Pawn" above "Handgun Long Gun *Other") head each of them."""
+    the lowest one over most columns ("Pre-Pawn" above "Handgun Long Gun *Other", a "Return to
+    Seller - Private Sale" wide enough to reach over all three) head each of them."""
     spans = _column_spans(table)
     out = [list(row) for row in grid]
     for r, row in enumerate(table.rows):
@@ -151,7 +152,7 @@ def _spread(words: list[dict], spans: list[tuple[float, float]]) -> list[str] | 
               for top in sorted(lines)]
     if not placed:
         return None
-    widest = max(range(len(placed)), key=lambda i: len({c for c, _ in placed[i]}))
+    widest = max(range(len(placed)), key=lambda i: (len({c for c, _ in placed[i]}), i))  # the lowest of the widest
     heads = [text for line in placed[:widest] for _, text in line]
     names: list[list[str]] = [[] for _ in spans]
     for line in placed[widest:]:

@@ -29,6 +29,7 @@ def test_a_header_over_column_groups_is_split_by_where_its_words_are_printed():
     assert header[:8] == ["State / Territory", "Permit", "Handgun", "Long Gun", "*Other", "**Multiple", "Admin",
                           "Pre-Pawn Handgun"]
     assert {"Rentals Handgun", "Rentals Long Gun", "Totals"} <= set(header) and len(set(header)) == len(header)
+    assert "Return to Seller - Private Sale Long Gun" in header  # a group's name over two lines, as wide
     states = {row[0]: row for row in rows}
     assert len(rows) == 55 and states["Illinois"][1] == "87,190"  # five states a ruled cell, split again
     assert "Totals" not in states  # the printed totals row: a sum over the rows would count it twice
