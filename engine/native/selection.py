@@ -112,7 +112,7 @@ def bonus(index: SourceIndex, question: str, held: ValueIndex, settings: Setting
     return out
 
 
-_YEAR = re.compile(r"(?<![\d.,/-])(?:19|20)\d\d(?![\d.,/-]|%)")
+_YEAR = re.compile(r"(?<![\d.,])(?:19|20)\d\d(?![\d%]|[.,]\d)")  # in a date too ("7/1/2015"), not in 2024.5
 
 
 def year_evidence(question: str, sources: list[Source]) -> dict[str, float]:

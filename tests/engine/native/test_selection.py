@@ -88,6 +88,7 @@ def test_a_question_about_a_year_leans_to_the_files_named_for_it(trove):  # noqa
     assert years["expenses_2024"] == 1.0 and years["household_budget_2025_budget"] == -1.0
     assert selection.year_evidence("What did I spend on groceries in total?", known) == {}  # no year asked
     assert selection.year_evidence("How much was 2024.5 kg of flour?", known) == {}  # a number, not a year
+    assert selection.year_evidence("What did I spend from 3/1/2024 to 2024-03-31?", known)["expenses_2024"] == 1.0
     index = selection.SourceIndex(trove.models.embedder)
     index.refresh(known)
     question = "Which month of 2024 did I spend the most on household stuff?"
