@@ -50,7 +50,8 @@ def test_index_examples_then_rerun_touches_nothing(trove: Trove):
     assert set(sources) == {"documents", "expenses_2024", "household_budget_2025_budget",
                             "household_budget_2025_subscriptions", "kitchen_renovation_2025_kitchen",
                             "running_log", "family_tree", "my_books", "choir_fees_2025",
-                            "vault_notes_graph", "photos", "videos", "trove_pack"}
+                            "vault_notes_graph", "photos", "videos", "trove_pack",
+                            "choir_spring_concert_2025_table_1_on_slide_3"}  # the ticket prices on a slide
     assert trove.catalog.counts()["photo"] == {"indexed": 5, "skipped": 3}  # the pack's reference photos
     assert trove.store.corpora()["image/photo"] == 5 and trove.store.corpora()["video/clip"] == 4
     assert sources["documents"]["descriptor"]["corpora"] == counts
