@@ -49,7 +49,7 @@ def parse(path: Path, max_unpacked_mb: float = MAX_UNPACKED_MB) -> ParsedDoc:
         elif tag == "tbl":
             grid: grids.Grid = [[cell.text for cell in row.cells] for row in Table(child, document).rows]
             for row in grid:
-                builder.paragraph(" | ".join(dict.fromkeys(text.strip() for text in row if text and text.strip())))
+                builder.paragraph(grids.row_text(row))
             if printed := grids.table_of(grid, None):
                 tables.append(printed)
     doc = builder.build(path.stem)

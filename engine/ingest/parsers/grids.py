@@ -56,6 +56,21 @@ class PrintedTable:
         return f"table {number} on {self.unit}s {self.page}-{self.last_page}"
 
 
+def row_text(row: list[str | None]) -> str:
+    """A row as one paragraph: its filled cells, each text once (a merged cell repeats it), joined
+    by " | "."""
+    return " | ".join(dict.fromkeys(text.strip() for text in row if text and text.strip()))
+
+
+def span(value: str | None, most: int | None = None) -> int:
+    """A cell's column or row span (or repeat count) as a file writes it: a positive whole number,
+    at most `most` when given; 1 for anything else."""
+    value = (value or "").strip()
+    if not value.isdigit() or int(value) < 1:
+        return 1
+    return int(value) if most is None else min(int(value), most)
+
+
 def attached(found: list[PrintedTable]) -> list[AttachedTable]:
     """The document's tables (the first MAX_TABLES), numbered in order."""
     return [table.attached(number) for number, table in enumerate(found[:MAX_TABLES], start=1)]

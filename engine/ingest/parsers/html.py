@@ -69,8 +69,7 @@ def add_html(builder: DocBuilder, markup: str | bytes, page: int | None = None, 
             builder.heading(HEADINGS[tag] + below, _text(el), page)
         elif tag == "tr" and not any(a in seen_blocks for a in el.iterancestors()):
             seen_blocks.add(el)
-            cells = [_text(cell) for cell in el if cell.tag in ("td", "th")]
-            builder.paragraph(" | ".join(dict.fromkeys(text for text in cells if text)), page)
+            builder.paragraph(grids.row_text([_text(cell) for cell in el if cell.tag in ("td", "th")]), page)
         elif tag in BLOCKS and not any(a in seen_blocks for a in el.iterancestors()):
             seen_blocks.add(el)
             builder.paragraph(_text(el), page)
@@ -100,7 +99,8 @@ def _grid(table: HtmlElement) -> grids.Grid:
                     below[len(cells) - 1] = (text, left - 1)
             if cell is None:
                 break
-            text, wide, tall = _text(cell), _span(cell, "colspan"), _span(cell, "rowspan")
+            text = _text(cell)
+            wide, tall = grids.span(cell.get("colspan"), MAX_SPAN), grids.span(cell.get("rowspan"), MAX_SPAN)
             for _ in range(wide):
                 if tall > 1:
                     below[len(cells)] = (text, tall - 1)
@@ -108,10 +108,6 @@ def _grid(table: HtmlElement) -> grids.Grid:
         rows.append(cells)
     return rows
 
-
-def _span(cell: HtmlElement, attribute: str) -> int:
-    span = cell.get(attribute, "1").strip()
-    return min(int(span), MAX_SPAN) if span.isdigit() and int(span) > 0 else 1
 
 
 def parse(path: Path) -> ParsedDoc:

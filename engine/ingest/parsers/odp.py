@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from engine.ingest.archives import MAX_UNPACKED_MB
 from engine.ingest.parsed import DocBuilder, ParsedDoc
+from engine.ingest.parsers import grids
 from engine.ingest.parsers.odt import DRAW, SVG, content, described, pictures, text_elements
 
 if TYPE_CHECKING:
@@ -64,9 +65,8 @@ def _top(frame: etree._Element) -> float:
 def _frame_texts(frame: etree._Element) -> Iterator[str]:
     for table in frame.iter(f"{{{TABLE}}}table"):
         for row in table.iter(f"{{{TABLE}}}table-row"):
-            cells = list(dict.fromkeys(t for c in row.iter(f"{{{TABLE}}}table-cell") if (t := _words(c))))
-            if cells:
-                yield " | ".join(cells)
+            if text := grids.row_text([_words(c) for c in row.iter(f"{{{TABLE}}}table-cell")]):
+                yield text
     if next(frame.iter(f"{{{TABLE}}}table"), None) is not None:
         return
     for el in text_elements(frame):

@@ -64,21 +64,17 @@ def _grid(table: etree._Element) -> grids.Grid:
         for cell in row:
             if cell.tag == f"{{{TABLE}}}table-cell":
                 text: str | None = " ".join(" ".join(cell.itertext()).split())
-                spanning, wide = text, _count(cell, "number-columns-spanned") - 1
+                spanning, wide = text, grids.span(cell.get(f"{{{TABLE}}}number-columns-spanned")) - 1
             elif cell.tag == f"{{{TABLE}}}covered-table-cell":
                 column = len(cells)
                 text = spanning if wide > 0 else (rows[-1][column] if rows and column < len(rows[-1]) else None)
                 wide -= 1
             else:
                 continue
-            cells += [text] * min(_count(cell, "number-columns-repeated"), MAX_REPEAT)
-        rows += [cells] * min(_count(row, "number-rows-repeated"), MAX_REPEAT)
+            cells += [text] * grids.span(cell.get(f"{{{TABLE}}}number-columns-repeated"), MAX_REPEAT)
+        rows += [cells] * grids.span(row.get(f"{{{TABLE}}}number-rows-repeated"), MAX_REPEAT)
     return rows
 
-
-def _count(element: etree._Element, attribute: str) -> int:
-    value = element.get(f"{{{TABLE}}}{attribute}", "1")
-    return int(value) if value.isdigit() and int(value) > 0 else 1
 
 
 def pictures(path: Path, places: Sequence[tuple[etree._Element, int | None]]) -> list[Picture]:

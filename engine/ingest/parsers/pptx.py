@@ -89,10 +89,7 @@ def _shape_texts(shape: BaseShape, found: Found, number: int) -> Iterator[str]:
         grid: grids.Grid = [[cell.text for cell in row.cells] for row in shape.table.rows]  # type: ignore[attr-defined]
         if printed := grids.table_of(grid, number, "slide"):
             found.tables.append(printed)
-        for row in grid:
-            cells = list(dict.fromkeys(text.strip() for text in row if text and text.strip()))
-            if cells:
-                yield " | ".join(cells)
+        yield from filter(None, (grids.row_text(row) for row in grid))
     elif shape.has_text_frame:
         for para in shape.text_frame.paragraphs:  # type: ignore[attr-defined]
             if text := " ".join(para.text.split()):
