@@ -125,7 +125,7 @@ def state_result(llm: ChatModel, question: str, facts: str, values: list[str], n
     for symbol in "$€£":  # a currency the data never named is the model's guess
         if symbol in sentence and symbol not in facts + question:
             sentence = sentence.replace(symbol, "")
-    if not sentence or any(v not in sentence for v in values) or _NOT_FOUND.search(sentence) or \
+    if not sentence or not all(carries(sentence, v) for v in values) or _NOT_FOUND.search(sentence) or \
             _adds(sentence, f"{facts} {question}"):
         sentence = facts[:1].upper() + facts[1:]
     return Draft(_append_citation(sentence.rstrip(), n), [n], True, [])
@@ -152,13 +152,34 @@ def state_rows(llm: ChatModel, question: str, items: list[str], where: str, n: i
     return Draft(_append_citation(sentence.rstrip(), n), [n], True, [])
 
 
+def carries(sentence: str, value: str) -> bool:
+    """Whether a sentence states a result's value: as given, or the same number written with
+    thousands separators or trailing zeros ("87,190" for 87190, "30" for 30.0)."""
+    if value in sentence:
+        return True
+    number = _as_number(value)
+    return number is not None and any(_as_number(n) == number for n in _numbers(sentence))
+
+
+def _as_number(text: str) -> float | None:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _same_number(text: str) -> float | str:
+    """A number as its value where it reads as one ("1,365" and "1365.0" alike), else as written ("12:30")."""
+    number = _as_number(text)
+    return text if number is None else number
+
+
 def _adds(sentence: str, given: str) -> bool:
     """Whether a sentence that phrases a query's result names a number or a name that neither the
     result nor the question gives ("Rob Reiner directed The Shining" from a list of directors)."""
-    numbers = _numbers(given) | {n.replace(",", "") for n in _numbers(given)}
+    numbers = {_same_number(n) for n in _numbers(given)}
     words = {w.lower() for w in _WORD.findall(given)} | {w.lower() for w in _JOINED.findall(given)}
-    return any(n not in numbers and n.replace(",", "") not in numbers for n in _numbers(sentence)) or \
-        bool(_names(sentence) - words)
+    return any(_same_number(n) not in numbers for n in _numbers(sentence)) or bool(_names(sentence) - words)
 
 
 GENERAL_NOTE = "Not from your files (general knowledge of the model): "

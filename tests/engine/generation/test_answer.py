@@ -240,3 +240,16 @@ def test_a_phrased_query_result_that_adds_names_or_numbers_is_stated_plainly():
     counted = ScriptedLLM(["There are 4 churches in Levanger built in the 1800s, 2 of them after 1850."])
     question = "In my table of churches in Levanger, how many of the churches were built in the 1800s?"
     assert state_result(counted, question, "count = 4", ["4"], 1).text == "Count = 4 [1]"
+
+
+def test_a_phrased_result_may_write_its_number_as_people_do():
+    """87190 stated as "87,190" and 30.0 as "30" are the computed values: the sentence is kept."""
+    question = "How many permit checks does my NICS report show for Illinois?"
+    separated = ScriptedLLM(["Illinois had 87,190 permit checks."])
+    assert state_result(separated, question, "permit is 87190.", ["87190"], 1).text == \
+        "Illinois had 87,190 permit checks [1]."
+    question = "What is the average age of the French singers?"
+    rounded = ScriptedLLM(["The average age of the French singers is 30."])
+    assert state_result(rounded, question, "avg(age) is 30.0.", ["30.0"], 1).text.startswith("The average age")
+    other = ScriptedLLM(["The average age of the French singers is 31."])
+    assert state_result(other, question, "avg(age) is 30.0.", ["30.0"], 1).text == "Avg(age) is 30.0 [1]."
