@@ -20,7 +20,7 @@ from engine.generation.focus import focused
 from engine.generation.untrusted import inline
 from engine.grounding import counting, reading
 from engine.locators import image_file, source_name
-from engine.native.hits import cell
+from engine.native.hits import worded
 from engine.native.querying import file_clause
 from engine.result import AskResult, Citation, QueryRun, clock
 from engine.retrieval.gathering import Gathered, timed
@@ -267,7 +267,7 @@ def _computed_answer(evidence: list[Evidence]) -> tuple[Evidence, list[str]] | N
     first = evidence[0] if evidence else None
     if not isinstance(first, QueryEvidence) or (first.values is None and first.listing is None):
         return None
-    return first, [cell(v) for v in first.values or []]
+    return first, [worded(v) for v in first.values or []]
 
 
 def on_subject(question: str, evidence: list[Evidence]) -> list[Evidence]:

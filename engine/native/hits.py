@@ -38,6 +38,19 @@ def cell(value: object) -> str:
     return str(value)
 
 
+_MONTH = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+
+
+def worded(value: object) -> str:
+    """A result value as an answer says it: `cell`, and a month a query grouped by ('2024-04', from
+    strftime) as people write it ('April 2024')."""
+    text = cell(value)
+    month = _MONTH.match(text) if isinstance(value, str) else None
+    return f"{_MONTHS[int(month[2]) - 1]} {month[1]}" if month else text
+
+
 def _name(column: str) -> str:
     """A column as words: `total_spent` -> `total spent`, Cypher's `c.name` -> `name`."""
     return re.sub(r"^[A-Za-z_]\w*\.(?=\w)", "", column).replace("_", " ")
@@ -64,7 +77,7 @@ def verbalise(outcome: QueryOutcome, question: str) -> str:
         return f"{restated(question)}computed from {name}: {_facts(result)}"
     lines = [f"{restated(question)}results found in {name}:"]
     for row in result.rows[:MAX_ROWS_SHOWN]:
-        pairs = [f"{_name(c)}: {cell(v)}" for c, v in zip(cols, row, strict=True) if c != "_row"]
+        pairs = [f"{_name(c)}: {worded(v)}" for c, v in zip(cols, row, strict=True) if c != "_row"]
         prefix = f"row {row[cols.index('_row')]}: " if "_row" in cols else ""
         lines.append(prefix + "; ".join(pairs))
     more = len(result.rows) - MAX_ROWS_SHOWN
@@ -75,7 +88,7 @@ def verbalise(outcome: QueryOutcome, question: str) -> str:
 
 def _facts(result: QueryResult) -> str:
     """A one-row result in words: `total spent is 298.62.`"""
-    return "; ".join(f"{_name(c)} is {cell(v)}" for c, v in zip(result.columns, result.rows[0], strict=True)) + "."
+    return "; ".join(f"{_name(c)} is {worded(v)}" for c, v in zip(result.columns, result.rows[0], strict=True)) + "."
 
 
 def _empty(result: QueryResult) -> bool:
@@ -130,7 +143,7 @@ def locator(outcome: QueryOutcome) -> QueryLocator:
         loc["result"] = _facts(result)
     if 1 < len(result.rows) <= MAX_LISTED and not result.truncated:
         shown = [i for i, c in enumerate(result.columns) if c != "_row"]
-        listing = [", ".join(cell(row[i]) for i in shown if row[i] is not None) for row in result.rows]
+        listing = [", ".join(worded(row[i]) for i in shown if row[i] is not None) for row in result.rows]
         if all(listing):
             loc["listing"] = listing
     return loc
