@@ -15,7 +15,7 @@ from engine.generation.evidence import Evidence, PhotoEvidence, RegionEvidence
 from engine.runtimes.vision.coco import COCO80
 
 _HOW_MANY = re.compile(r"\bhow many\s+((?:[a-z-]+\s+){0,3}?[a-z-]+?)(?=\s+(?:are|is|were|was|do|does|did|can|could|"
-                       r"stand\w*|sit\w*|appear\w*|in|on|at|of|there|next|beside|near|around|by|with)\b|\s*[?.!]|$)",
+                       r"stand\w*|sit\w*|appear\w*|in|on|at|of|there|next|beside|near|around|by|with|and|or)\b|\s*[?.!,]|$)",
                        re.IGNORECASE)
 _PEOPLE = frozenset("""people persons person men man women woman kids kid children child boys boy girls girl guys
 players adults adult pedestrians humans figures teenagers""".split())
@@ -38,9 +38,17 @@ def target(question: str) -> str | None:
     """The detector class a "how many …" question counts (people -> person, "traffic lights" ->
     traffic light), or None when the question counts something else (photos, years, euros)."""
     m = _HOW_MANY.search(question)
-    if not m:
-        return None
-    words = m.group(1).lower().split()
+    return _counted(m.group(1)) if m else None
+
+
+def targets(question: str) -> list[str]:
+    """Every detector class the question counts, in its order ("how many people, and how many dogs?")."""
+    labels = (_counted(m.group(1)) for m in _HOW_MANY.finditer(question))
+    return list(dict.fromkeys(label for label in labels if label))
+
+
+def _counted(phrase: str) -> str | None:
+    words = phrase.lower().split()
     for n in (2, 1):
         if len(words) >= n and (label := detector_label(" ".join(words[-n:]))):
             return label
@@ -103,8 +111,7 @@ def answer(question: str, evidence: list[Evidence]) -> Draft | None:
     found = count(question, evidence)
     if found is None:
         return None
-    boxes = [e.n for e in evidence if isinstance(e, RegionEvidence) and e.image == found.photo.image
-             and e.locator.get("label") == found.label]
+    boxes = _boxes(found.label, found.photo, evidence)
     refs = "".join(f"[{n}]" for n in (boxes or [found.photo.n]))
     name, n = Path(found.photo.source).name, len(found.scores)
     if n == 0 and not (found.shows_described or name.lower() in question.lower()):  # not the photo meant
@@ -118,8 +125,22 @@ def answer(question: str, evidence: list[Evidence]) -> Draft | None:
         doubt = f", {_words(unsure)} of them less surely" if unsure else ""
         text = (f"The object detector found {n} {plural(found.label, n)} in {name} {refs}{doubt}; it can miss "
                 f"{plural(found.label, 2)} that are small, hidden or cut off at the edge.")
-    cited = list(dict.fromkeys(int(x) for x in re.findall(r"\[(\d+)\]", refs)))
+    text += "".join(_also(label, found.photo, evidence) for label in targets(question) if label != found.label)
+    cited = list(dict.fromkeys(int(x) for x in re.findall(r"\[(\d+)\]", text)))
     return Draft(text, cited, True, [])
+
+
+def _also(label: str, photo: PhotoEvidence, evidence: list[Evidence]) -> str:
+    """A sentence on another class the question counts, in the same photo ("and how many dogs?")."""
+    n, boxes = len(_scores(photo, label)), _boxes(label, photo, evidence)
+    refs = "".join(f"[{b}]" for b in (boxes or [photo.n]))
+    return f" It found {n or 'no'} {plural(label, n or 2)} there {refs}."
+
+
+def _boxes(label: str, photo: PhotoEvidence, evidence: list[Evidence]) -> list[int]:
+    """The evidence numbers of the regions of `label` cited in the photo."""
+    return [e.n for e in evidence if isinstance(e, RegionEvidence) and e.image == photo.image
+            and e.locator.get("label") == label]
 
 
 def plural(label: str, n: int) -> str:

@@ -2,7 +2,7 @@
 photo, citing their boxes, saying how sure and what a detector misses."""
 
 from engine.generation.evidence import Evidence, evidence_of
-from engine.grounding.counting import answer, target
+from engine.grounding.counting import answer, target, targets
 
 
 def _decision(label: str, score: float, kind: str = "object") -> dict:
@@ -78,3 +78,14 @@ def test_among_photos_showing_the_counted_thing_the_one_holding_the_best_scored_
                         {"grounding": [_decision("zebra", 0.8), _decision("zebra", 0.7)]}, "y", 0.667)]
     draft = answer("How many zebras are grazing in my photo of zebras?", horse + herd)
     assert draft.text.startswith("The object detector found 2 zebras in herd.jpg [3]")
+
+
+def test_every_class_the_question_counts_is_counted_in_the_same_photo():
+    """"How many people …, and how many dogs?" answered the people alone."""
+    question = "How many people are in my photo of the guys playing frisbee in the woods, and how many dogs?"
+    assert targets(question) == ["person", "dog"]
+    draft = answer(question, _evidence())
+    assert draft.text.startswith("The object detector found 3 people in bus.jpg [1][3]")
+    assert draft.text.endswith("It found no dogs there [4].") and draft.cited == [1, 3, 4]
+    both = answer("How many people and how many buses are in bus.jpg?", _evidence())
+    assert both.text.endswith("It found 1 bus there [2].") and both.cited == [1, 3, 2]
