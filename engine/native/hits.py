@@ -51,8 +51,16 @@ def worded(value: object) -> str:
     return f"{_MONTHS[int(month[2]) - 1]} {month[1]}" if month else text
 
 
-def _name(column: str) -> str:
-    """A column as words: `total_spent` -> `total spent`, Cypher's `c.name` -> `name`."""
+def _name(column: str, columns: list[str] | None = None) -> str:
+    """A column as words: `total_spent` -> `total spent`, Cypher's `c.name` -> `name`; where two columns
+    would read alike (`wife.born`, `husband.born`), with what they are of: `wife born`."""
+    short = _short(column)
+    if columns and sum(_short(c) == short for c in columns) > 1:
+        return column.replace(".", " ").replace("_", " ")
+    return short
+
+
+def _short(column: str) -> str:
     return re.sub(r"^[A-Za-z_]\w*\.(?=\w)", "", column).replace("_", " ")
 
 
@@ -77,7 +85,7 @@ def verbalise(outcome: QueryOutcome, question: str) -> str:
         return f"{restated(question)}computed from {name}: {_facts(result)}"
     lines = [f"{restated(question)}results found in {name}:"]
     for row in result.rows[:MAX_ROWS_SHOWN]:
-        pairs = [f"{_name(c)}: {worded(v)}" for c, v in zip(cols, row, strict=True) if c != "_row"]
+        pairs = [f"{_name(c, cols)}: {worded(v)}" for c, v in zip(cols, row, strict=True) if c != "_row"]
         prefix = f"row {row[cols.index('_row')]}: " if "_row" in cols else ""
         lines.append(prefix + "; ".join(pairs))
     more = len(result.rows) - MAX_ROWS_SHOWN
@@ -88,7 +96,8 @@ def verbalise(outcome: QueryOutcome, question: str) -> str:
 
 def _facts(result: QueryResult) -> str:
     """A one-row result in words: `total spent is 298.62.`"""
-    return "; ".join(f"{_name(c)} is {worded(v)}" for c, v in zip(result.columns, result.rows[0], strict=True)) + "."
+    cols = result.columns
+    return "; ".join(f"{_name(c, cols)} is {worded(v)}" for c, v in zip(cols, result.rows[0], strict=True)) + "."
 
 
 def _empty(result: QueryResult) -> bool:

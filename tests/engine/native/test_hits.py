@@ -31,3 +31,10 @@ def test_a_short_list_names_its_months_in_words():
     outcome = _outcome(["month", "n"], [("2015-07", 14), ("2015-12", 9)])
     assert locator(outcome)["listing"] == ["July 2015, 14", "December 2015, 9"]
     assert "month: July 2015; n: 14" in verbalise(outcome, "Which months?")
+
+
+def test_columns_that_would_read_alike_say_what_they_are_of():
+    """"born is 1941; born is 1938" said nothing of whose years they were."""
+    outcome = _outcome(["mormor.born", "husband.born", "husband.name"], [(1941, 1938, "Henk")])
+    assert locator(outcome)["result"] == "mormor born is 1941; husband born is 1938; name is Henk."
+
