@@ -193,6 +193,21 @@ def fix(sql: str, source: Source) -> str:
         sql = re.sub(col + r"(\s+(?:NOT\s+)?(?:I?LIKE)\b)", r"CAST(\1 AS VARCHAR)\2", sql, flags=re.IGNORECASE)
         sql = re.sub(r"\b(lower|upper|substr|substring|left)\(\s*" + col, r"\1(CAST(\2 AS VARCHAR)", sql,
                      flags=re.IGNORECASE)
+    texts = {c["name"] for t in source.tables for c in t.get("columns", []) if c.get("type") == "VARCHAR"}
+    return _dates_as_text(sql, texts)
+
+
+_DATE_LITERAL = r"DATE\s*('\d{4}-\d{2}(?:-\d{2})?')"
+
+
+def _dates_as_text(sql: str, texts: set[str]) -> str:
+    """A text column of dates ('2024-02') compared with a date (`since >= DATE '2024-01-01'`: "Cannot compare
+    values of type VARCHAR and type DATE"): compared with the date's text, which orders the same."""
+    for name in texts:
+        col = rf"(?<![\w.\"])({re.escape(name)}|\"{re.escape(name)}\")(?![\w\"])"
+        sql = re.sub(col + r"(\s*(?:>=|<=|<>|!=|=|<|>)\s*)" + _DATE_LITERAL, r"\1\2\3", sql, flags=re.IGNORECASE)
+        sql = re.sub(col + r"(\s+(?:NOT\s+)?BETWEEN\s+)" + _DATE_LITERAL + r"(\s+AND\s+)" + _DATE_LITERAL,
+                     r"\1\2\3\4\5", sql, flags=re.IGNORECASE)
     return sql
 
 

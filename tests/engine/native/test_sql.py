@@ -69,6 +69,23 @@ def test_dates_used_as_text_are_cast_only_where_the_schema_says_date(table):  # 
     assert store.execute(sql).rows == [(23.5,)]
 
 
+def test_a_text_column_of_dates_compared_with_a_date_is_compared_as_text(tmp_path: Path):
+    """DuckDB refuses `since >= DATE '2024-01-01'` where `since` holds text ('2024-02'): the date's
+    text orders the same, so the comparison is written with it."""
+    store = TableStore(tmp_path / "t.duckdb")
+    info = store.load_csv("subscriptions", tmp_path / "s.csv", "Service,Since\nNetflix,2023-11\nSpotify,2024-02\n"
+                          "Gym,2024-07\n")
+    source = sources.Source("subscriptions", "table", "duckdb", str(tmp_path / "s.csv"), info.descriptor())
+    assert [c["type"] for c in info.descriptor()["columns"] if c["name"] == "since"] == ["VARCHAR"]
+    sql = fix("SELECT service FROM subscriptions WHERE since >= DATE '2024-01-01' AND since < DATE '2024-06-01'",
+              source)
+    assert sql == "SELECT service FROM subscriptions WHERE since >= '2024-01-01' AND since < '2024-06-01'"
+    assert store.execute(sql).rows == [("Spotify",)]
+    between = fix("SELECT count(*) FROM subscriptions WHERE since BETWEEN DATE '2024-01-01' AND DATE '2024-12-31'",
+                  source)
+    assert store.execute(between).rows == [(2,)]
+
+
 def test_results_become_evidence_with_rows_and_values(table):  # noqa: ANN001
     store, source = table
     rows = store.execute("SELECT _row, shop FROM expenses WHERE amount_eur > 20")
