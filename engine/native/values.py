@@ -195,6 +195,16 @@ def names(question: str) -> list[str]:
     return list(out)[:MAX_PHRASES]
 
 
+_INNER_WORD = re.compile(r"(?<=[\w,;:] )[A-Z][\w'’-]{2,}(?=[\s,;:?.!]|$)")
+
+
+def inner_names(question: str) -> list[str]:
+    """`names`, and each single capitalised word inside the sentence ("Who is the mayor of Ashdod?":
+    "ashdod"): a name of one word, which a source may hold as a value."""
+    words = [w.lower() for w in _INNER_WORD.findall(question)]
+    return list(dict.fromkeys(names(question) + [w for w in words if w not in STOPWORDS]))
+
+
 def held_by(keys: list[str], index: ValueIndex) -> dict[str, set[str]]:
     """Per key (a lower-cased phrase) held as a value, the sources that hold it."""
     holders: dict[str, set[str]] = {}

@@ -70,10 +70,24 @@ class CheckedRouter:
         """Structured routes whose kind holds none of the names the question writes that one or two
         sources hold, replaced by the routes of those sources ("Who wrote the cartoons Michael Chang
         directed?" read as the movies graph; Michael Chang is in the TV show database and graph)."""
-        held = self._holding(request)
+        held = self._holding(request) or self._holding_what_is_asked(request)
         if held is None or {route.label for route in held} & structured:
             return routes
         return [route for route in routes if route.label not in structured] + held
+
+    def _holding_what_is_asked(self, request: RouteRequest) -> list[Route] | None:
+        """The routes of the sources that hold a name the question writes (one word will do) and have
+        a field it names: "Who is the mayor of Ashdod?" read as RDF, where a world graph holds the city
+        and a table of Israeli cities holds it with its mayor."""
+        holders = values.held_by(values.inner_names(request.question), self.native.value_index())
+        fielded = self.native.source_index().field_evidence(request.question)
+        asked = {source for sources in holders.values() for source in sources if fielded.get(source, 0.0) > 0}
+        if not asked:
+            return None
+        kinds = {src["name"]: src["kind"] for src in self.catalog.sources()}
+        labels = [label for label, source_kinds in NATIVE.items() if label in request.available
+                  and any(kinds.get(source) in source_kinds for source in asked)]
+        return [Route(label, 1.0, Decision.HELD) for label in labels] or None
 
     def _holding(self, request: RouteRequest) -> list[Route] | None:
         """A question routed to general knowledge, or left to the LLM router's guess, that writes a

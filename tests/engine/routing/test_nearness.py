@@ -130,6 +130,15 @@ class _TableRouter:
         return [Route("table", 0.95, "trained")]
 
 
+class _RdfRouter:
+    """A trained router sure every question is about an RDF graph (control flow only)."""
+
+    name = "trained"
+
+    def route(self, request: RouteRequest) -> list[Route]:  # noqa: ARG002
+        return [Route("rdf", 0.95, "trained")]
+
+
 class _GuessingRouter:
     """The LLM router's guess for a question the trained router was unsure of (control flow only)."""
 
@@ -204,3 +213,27 @@ def test_a_general_question_that_names_a_title_only_one_source_holds_goes_to_tha
     assert [(r.label, r.router) for r in trove.routing.route("Who directed A Few Good Men?")] == [
         ("graph", Decision.HELD)]
     assert [r.label for r in trove.routing.route("Which films did the United States make?")] == ["table"]
+
+
+def test_a_structured_question_goes_to_the_kind_whose_source_holds_the_name_and_the_field_asked(trove, tmp_path):  # noqa: ANN001
+    """"Who is the mayor of Ashdod?" read as RDF: a graph of cities holds Ashdod, a table of Israeli
+    cities holds it with its mayor. A field both have (population) leaves the route as it was."""
+    import shutil
+
+    from engine.routing.base import Decision
+    from tests.conftest import shared_path
+
+    folder = tmp_path / "files"
+    folder.mkdir()
+    shutil.copy(shared_path("eval", "tables", "wtq", "csv", "csv__204-csv__512.csv"), folder / "israel.csv")
+    (folder / "cities.ttl").write_text(
+        '@prefix ex: <http://example.org/> .\n'
+        'ex:ashdod a ex:City ; ex:name "Ashdod" ; ex:population 204153 .\n'
+        'ex:haifa a ex:City ; ex:name "Haifa" ; ex:population 265600 .\n'
+        'ex:lyon a ex:City ; ex:name "Lyon" ; ex:population 513275 .\n', encoding="utf-8")
+    trove.index([folder])
+    trove.routing.router = _RdfRouter()
+    routes = trove.routing.route("Who is the mayor of Ashdod?")
+    assert [(r.label, r.router) for r in routes] == [("table", Decision.HELD)]
+    assert [r.label for r in trove.routing.route("What is the population of Ashdod?")] == ["rdf"]
+    assert [r.label for r in trove.routing.route("Who is the mayor of Lyon?")] == ["rdf"]  # no source holds both
