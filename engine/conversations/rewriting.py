@@ -129,11 +129,18 @@ HISTORY_TOKENS = 700  # the earlier turns' share of the rewrite's prompt at most
 REPLY_TOKENS = 96
 
 
+_THE_FILE = re.compile(r"\bthe\s+(?:same\s+)?(?:table|list|spreadsheet|sheet|database|graph|file|document|report|"
+                       r"pdf|book|notes|video|clip|photo|picture)s?\b(?!\s+(?:of|about|on|from|with|that|where|"
+                       r"which|called|named)\b)", re.I)
+
+
 def refers_back(question: str) -> bool:
     """Whether a question may lean on the turns before it: a referring word, an opening "and" or
-    "what about", or only a few words."""
+    "what about", a file named as known ("which ground in the table …?", not "the table of …"),
+    or only a few words."""
     words = question.split()
-    return len(words) <= SHORT_WORDS or bool(_REFERRING.search(question) or _OPENING.match(question))
+    return len(words) <= SHORT_WORDS or bool(_REFERRING.search(question) or _OPENING.match(question)
+                                             or _THE_FILE.search(question))
 
 
 def carries_on(question: str, last: Turn) -> bool:

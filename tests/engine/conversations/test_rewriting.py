@@ -33,10 +33,12 @@ def _turn(question: str, answer: str, source: str = "/files/expenses-2024.csv") 
 
 def test_questions_that_refer_back_are_told_from_those_that_stand_alone():
     for follow_up in ("and in April?", "Who directed it?", "which of those are by her?", "What about 2023?",
-                      "show me the photo of that", "In May?", "just the oldest, and the year"):
+                      "show me the photo of that", "In May?", "just the oldest, and the year",
+                      "Which ground in the table has the smallest capacity?"):
         assert refers_back(follow_up), follow_up
     for alone in ("How much did I spend on groceries in March 2024?", "Who directed The Matrix movie?",
-                  "What is the excess on a theft claim for my bike?"):
+                  "What is the excess on a theft claim for my bike?",
+                  "In the table of Super League stadiums, which ground has the smallest capacity?"):
         assert not refers_back(alone), alone
 
 
