@@ -194,7 +194,18 @@ def fix(sql: str, source: Source) -> str:
         sql = re.sub(r"\b(lower|upper|substr|substring|left)\(\s*" + col, r"\1(CAST(\2 AS VARCHAR)", sql,
                      flags=re.IGNORECASE)
     texts = {c["name"] for t in source.tables for c in t.get("columns", []) if c.get("type") == "VARCHAR"}
-    return _dates_as_text(sql, texts)
+    sql = _dates_as_text(sql, texts)
+    return _like_any_case(sql) if source.engine in ("duckdb", "postgres") else sql
+
+
+_LIKE = re.compile(r"(?<![\w.])(NOT\s+)?LIKE(?!\w)", re.IGNORECASE)
+
+
+def _like_any_case(sql: str) -> str:
+    """LIKE as ILIKE, outside quoted text: people and small models write "%west yorkshire%" for a
+    cell that reads "West Yorkshire"; SQLite's LIKE ignores case, DuckDB's and PostgreSQL's do not."""
+    parts = re.split(r"('(?:[^']|'')*'|\"(?:[^\"]|\"\")*\")", sql)
+    return "".join(part if i % 2 else _LIKE.sub(lambda m: f"{m[1] or ''}ILIKE", part) for i, part in enumerate(parts))
 
 
 _DATE_LITERAL = r"DATE\s*('\d{4}-\d{2}(?:-\d{2})?')"

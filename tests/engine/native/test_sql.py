@@ -65,7 +65,7 @@ def test_dates_used_as_text_are_cast_only_where_the_schema_says_date(table):  # 
     store, source = table
     sql = fix("SELECT sum(amount_eur) FROM expenses WHERE date LIKE '2024-03%' "
                                  "AND shop LIKE 'A%'", source)
-    assert "CAST(date AS VARCHAR) LIKE" in sql and "CAST(shop" not in sql
+    assert "CAST(date AS VARCHAR) ILIKE" in sql and "CAST(shop" not in sql
     assert store.execute(sql).rows == [(23.5,)]
 
 
@@ -84,6 +84,15 @@ def test_a_text_column_of_dates_compared_with_a_date_is_compared_as_text(tmp_pat
     between = fix("SELECT count(*) FROM subscriptions WHERE since BETWEEN DATE '2024-01-01' AND DATE '2024-12-31'",
                   source)
     assert store.execute(between).rows == [(2,)]
+
+
+def test_like_ignores_case_as_people_expect(table):  # noqa: ANN001
+    """"city_area LIKE '%west yorkshire%'" found no stadium in "West Yorkshire": DuckDB's LIKE minds case."""
+    store, source = table
+    sql = fix("SELECT sum(amount_eur) FROM expenses WHERE shop LIKE '%albert%' AND shop NOT like 'x LIKE y'", source)
+    assert sql == "SELECT sum(amount_eur) FROM expenses WHERE shop ILIKE '%albert%' AND shop NOT ILIKE 'x LIKE y'"
+    assert store.execute(sql).rows == [(64.7,)]
+    assert fix("SELECT 1 WHERE 'a' ILIKE 'A'", source) == "SELECT 1 WHERE 'a' ILIKE 'A'"
 
 
 def test_results_become_evidence_with_rows_and_values(table):  # noqa: ANN001
