@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     from engine.native import selection, values
     from engine.runtimes.llm import LLM
     from engine.runtimes.text_embedder import TextEmbedder
-    from engine.settings import Settings, default_home, default_models_dir
+    from engine.settings import default_home, default_models_dir, load_settings
     from local_stores.sqlite_db import Database
     from local_stores.value_index import ValueIndex
 
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     held = ValueIndex(Database(work / "values.sqlite"))
     values.refresh(held, sources, stores)
     setup_s = time.perf_counter() - t0
-    settings = Settings()
+    settings = load_settings(work)  # TROVE_* variables tune the weights (TROVE_SOURCE_VALUE_WEIGHT=0.1)
     k = settings.source_candidates
     rows = []
     for dataset, question, answer in tqdm(questions(args.per_dataset), file=sys.stderr, desc="selection"):
