@@ -82,12 +82,7 @@ class CheckedRouter:
         holders = values.held_by(values.inner_names(request.question), self.native.value_index())
         fielded = self.native.source_index().field_evidence(request.question)
         asked = {source for sources in holders.values() for source in sources if fielded.get(source, 0.0) > 0}
-        if not asked:
-            return None
-        kinds = {src["name"]: src["kind"] for src in self.catalog.sources()}
-        labels = [label for label, source_kinds in NATIVE.items() if label in request.available
-                  and any(kinds.get(source) in source_kinds for source in asked)]
-        return [Route(label, 1.0, Decision.HELD) for label in labels] or None
+        return self._routes_of(asked, request)
 
     def _holding(self, request: RouteRequest) -> list[Route] | None:
         """A question routed to general knowledge, or left to the LLM router's guess, that writes a
@@ -96,11 +91,13 @@ class CheckedRouter:
         question is about one of them."""
         holders = values.held_by(values.names(request.question), self.native.value_index())
         distinctive = {source for sources in holders.values() if len(sources) <= MAX_HOLDERS for source in sources}
-        if not distinctive:
-            return None
+        return self._routes_of(distinctive, request)
+
+    def _routes_of(self, sources: set[str], request: RouteRequest) -> list[Route] | None:
+        """The structured routes (among those available) of the named sources; None when there are none."""
         kinds = {src["name"]: src["kind"] for src in self.catalog.sources()}
         labels = [label for label, source_kinds in NATIVE.items() if label in request.available
-                  and any(kinds.get(source) in source_kinds for source in distinctive)]
+                  and any(kinds.get(source) in source_kinds for source in sources)]
         return [Route(label, 1.0, Decision.HELD) for label in labels] or None
 
     def _retriever(self) -> HybridRetriever:
