@@ -3,6 +3,7 @@ and the citation locator (the query, its language, the source, the rows)."""
 
 from __future__ import annotations
 
+import calendar
 import re
 
 from engine.locators import QueryLocator
@@ -39,8 +40,6 @@ def cell(value: object) -> str:
 
 
 _MONTH = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December")
 
 
 def worded(value: object) -> str:
@@ -48,7 +47,7 @@ def worded(value: object) -> str:
     strftime) as people write it ('April 2024')."""
     text = cell(value)
     month = _MONTH.match(text) if isinstance(value, str) else None
-    return f"{_MONTHS[int(month[2]) - 1]} {month[1]}" if month else text
+    return f"{calendar.month_name[int(month[2])]} {month[1]}" if month else text
 
 
 def _name(column: str, columns: list[str] | None = None) -> str:

@@ -187,15 +187,23 @@ def fix(sql: str, source: Source) -> str:
     temporal are touched. A compound query whose parts have their own ORDER BY or LIMIT is written
     so SQL accepts it (`ordered_branches`)."""
     sql = ordered_branches(sql)
-    names = {c["name"] for t in source.tables for c in t.get("columns", []) if c.get("type") in _TEMPORAL}
-    for name in names:
-        col = rf"(?<![\w.\"])({re.escape(name)}|\"{re.escape(name)}\")(?![\w\"])"
+    for name in _columns_typed(source, _TEMPORAL):
+        col = _named_column(name)
         sql = re.sub(col + r"(\s+(?:NOT\s+)?(?:I?LIKE)\b)", r"CAST(\1 AS VARCHAR)\2", sql, flags=re.IGNORECASE)
         sql = re.sub(r"\b(lower|upper|substr|substring|left)\(\s*" + col, r"\1(CAST(\2 AS VARCHAR)", sql,
                      flags=re.IGNORECASE)
-    texts = {c["name"] for t in source.tables for c in t.get("columns", []) if c.get("type") == "VARCHAR"}
-    sql = _dates_as_text(sql, texts)
+    sql = _dates_as_text(sql, _columns_typed(source, ("VARCHAR",)))
     return _like_any_case(sql) if source.engine in ("duckdb", "postgres") else sql
+
+
+def _columns_typed(source: Source, types: tuple[str, ...]) -> set[str]:
+    """The names of the source's columns of one of `types`, as its schema gives them."""
+    return {c["name"] for t in source.tables for c in t.get("columns", []) if c.get("type") in types}
+
+
+def _named_column(name: str) -> str:
+    """A pattern for the column `name` written bare or quoted, not as part of a longer name; group 1 is it."""
+    return rf"(?<![\w.\"])({re.escape(name)}|\"{re.escape(name)}\")(?![\w\"])"
 
 
 _LIKE = re.compile(r"(?<![\w.])(NOT\s+)?LIKE(?!\w)", re.IGNORECASE)
@@ -215,7 +223,7 @@ def _dates_as_text(sql: str, texts: set[str]) -> str:
     """A text column of dates ('2024-02') compared with a date (`since >= DATE '2024-01-01'`: "Cannot compare
     values of type VARCHAR and type DATE"): compared with the date's text, which orders the same."""
     for name in texts:
-        col = rf"(?<![\w.\"])({re.escape(name)}|\"{re.escape(name)}\")(?![\w\"])"
+        col = _named_column(name)
         sql = re.sub(col + r"(\s*(?:>=|<=|<>|!=|=|<|>)\s*)" + _DATE_LITERAL, r"\1\2\3", sql, flags=re.IGNORECASE)
         sql = re.sub(col + r"(\s+(?:NOT\s+)?BETWEEN\s+)" + _DATE_LITERAL + r"(\s+AND\s+)" + _DATE_LITERAL,
                      r"\1\2\3\4\5", sql, flags=re.IGNORECASE)
