@@ -190,6 +190,8 @@ def standalone(llm: ChatModel, question: str, turns: list[Turn], budget: Budget 
         placed = into(chosen, question, word, last)
         if usable_set(name, lost, placed, history):
             return named_in_place(placed, word, name)
+        if lost and chosen != question and (conditioned := with_conditions(chosen, last, lost)):
+            return conditioned  # "…which of the peaks has the lowest elevation in Guatemala?"
     return chosen
 
 
@@ -202,6 +204,18 @@ def lost_names(rewrite: str, question: str, last: str) -> set[str]:
     body = last[len(file_clause(last)):]
     kept = f"{rewrite} {question}".lower()
     return {name for name in _NAMED_WORD.findall(body) if name.lower() not in kept}
+
+
+def with_conditions(rewrite: str, last: str, lost: set[str]) -> str | None:
+    """The rewrite with the phrases of the last question that hold the names it lost ("in Guatemala",
+    "from 2023") put back at its end; None when a lost name is in no such phrase (a subject, "Tom
+    Hanks acted in …", cannot be put back by place)."""
+    body = last[len(file_clause(last)):]
+    phrases = [m.group(0) for m in _CONDITION.finditer(body)]
+    holding = [p for p in phrases if any(re.search(rf"\b{re.escape(n)}\b", p) for n in lost)]
+    if not holding or not all(any(re.search(rf"\b{re.escape(n)}\b", p) for p in holding) for n in lost):
+        return None
+    return f"{rewrite.rstrip().rstrip('?.!').rstrip()} {' '.join(holding)}?"
 
 
 def _rewritten(llm: ChatModel, question: str, turns: list[Turn], history: str, referring: bool) -> str:
@@ -303,6 +317,8 @@ def with_phrase(question: str, last: str) -> str | None:
 
 
 _NAME_RUN = re.compile(r"[A-Z0-9][\w'’.-]*(?:\s+(?:(?:of|the|and|de|la|le|van|von)\s+)*[A-Z0-9][\w'’.-]*)*")
+_CONDITION = re.compile(rf"\b(?:in|at|on|from|to|for|by|with|during|before|after|since|under|near|of)\s+(?:the\s+)?"
+                        rf"(?:{_NAME_RUN.pattern})")  # "in Guatemala", "from 2023", "of the Atlantic"
 
 
 def replaces(rewrite: str, swap: Swap) -> bool:

@@ -19,6 +19,7 @@ from engine.conversations.rewriting import (
     in_place_of,
     refers_back,
     standalone,
+    with_conditions,
 )
 from engine.conversations.turns import Turn
 from engine.generation.budget import Budget
@@ -221,8 +222,15 @@ def test_which_of_them_keeps_the_condition_its_rewrite_lost():
     kept = "Which of the hospitals in Charlotte has the most operating rooms?"
     llm = ScriptedLLM([kept])
     assert standalone(llm, "which of them has the most operating rooms?", turns) == kept and len(llm.sent) == 1
-    llm = ScriptedLLM([lost, "the hospitals"])  # a referent that loses the condition too is not used
-    assert standalone(llm, "which of them has the most operating rooms?", turns) == lost
+    llm = ScriptedLLM([lost, "the hospitals"])  # a referent that loses the condition too: the phrase is put back
+    assert standalone(llm, "which of them has the most operating rooms?", turns) == lost[:-1] + " in Charlotte?"
+    peaks = ("In my table of the most prominent mountain peaks of Central America, how many of the peaks are in "
+             "Guatemala?")
+    asked = "In my table of the most prominent mountain peaks of Central America, which of the peaks is lowest?"
+    assert with_conditions(asked, peaks, {"Guatemala"}) == asked[:-1] + " in Guatemala?"
+    assert with_conditions("Which of them were unpaid?", "How many of my invoices from 2023 went to Acme Ltd?",
+                           {"2023", "Acme"}) == "Which of them were unpaid from 2023 to Acme Ltd?"
+    assert with_conditions("Which of his films won?", "Which films did Tom Hanks act in?", {"Tom"}) is None
     assert the_set_reference("who wrote them?", _REFERRING) == "them"
     assert the_set_reference("which of those came out after 2005?", _REFERRING) == "those"
     assert the_set_reference("which of those books are hers?", _REFERRING) is None  # two references
