@@ -10,6 +10,8 @@ import difflib
 import re
 from typing import TYPE_CHECKING
 
+from engine.native.literals import CYPHER_TEXT, SQL_TEXT, outside
+
 if TYPE_CHECKING:
     from engine.native.sources import Source
 
@@ -64,23 +66,13 @@ def closest(name: str, names: list[str]) -> str | None:
 
 
 _PLAIN = re.compile(r"[A-Za-z_]\w*")  # a name written into a query bare, as the model wrote the one it replaces
-_SQL_TEXT = re.compile(r"'(?:[^']|'')*'")
-_CYPHER_TEXT = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 
 
 def renamed(query: str, old: str, new: str, language: str) -> str:
     """`query` with the identifier `old` (bare or quoted as an identifier) written `new`, never inside
     a text value."""
-    texts = _SQL_TEXT if language == "sql" else _CYPHER_TEXT
-    pieces, last = [], 0
-    for m in texts.finditer(query):
-        pieces += [_rename(query[last:m.start()], old, new), m.group(0)]
-        last = m.end()
-    return "".join([*pieces, _rename(query[last:], old, new)])
-
-
-def _rename(code: str, old: str, new: str) -> str:
-    return re.sub(rf"(?<![\w$]){re.escape(old)}(?![\w$])", lambda _: new, code)
+    texts = SQL_TEXT if language == "sql" else CYPHER_TEXT
+    return outside(query, texts, lambda code: re.sub(rf"(?<![\w$]){re.escape(old)}(?![\w$])", lambda _: new, code))
 
 
 def mended(query: str, error: str, source: Source) -> str | None:

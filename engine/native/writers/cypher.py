@@ -12,6 +12,7 @@ from engine.generation.untrusted import inline, quoted
 from engine.native import periods
 from engine.native.conditions import both_at_once
 from engine.native.examples import Example
+from engine.native.literals import CYPHER_TEXT, outside
 from engine.native.writers.cypher_fixes import NODE as _NODE
 from engine.native.writers.cypher_fixes import QUOTED as _QUOTED
 from engine.native.writers.cypher_fixes import VARIABLE as _VARIABLE
@@ -195,16 +196,16 @@ def fix(query: str, source: Source) -> str:
     query = patterns_into_match(query) or query
     query = mend_labels(query, source)
     query = one_node_per_value(query) or query
-    return _outside_quotes(through_relationship(query, source) or query, renames, re.IGNORECASE)
+    return _substituted(through_relationship(query, source) or query, renames, re.IGNORECASE)
 
 
-def _outside_quotes(query: str, substitutions: list[tuple[str, str]], flags: int = 0) -> str:
+def _substituted(query: str, substitutions: list[tuple[str, str]], flags: int = 0) -> str:
     """The query with each (pattern, replacement) applied to its text outside string literals."""
-    parts = _QUOTED.split(query)
-    for i in range(0, len(parts), 2):  # the even parts are outside quotes
+    def change(text: str) -> str:
         for pattern, replacement in substitutions:
-            parts[i] = re.sub(pattern, replacement, parts[i], flags=flags)
-    return "".join(parts)
+            text = re.sub(pattern, replacement, text, flags=flags)
+        return text
+    return outside(query, CYPHER_TEXT, change)
 
 
 _PLAIN = re.compile(r"[A-Za-z_]\w*")
@@ -272,7 +273,7 @@ def mend_labels(query: str, source: Source) -> str:
                          for wrong, right in mended.items()]
     except Unquotable:
         return query
-    return _outside_quotes(query, substitutions)
+    return _substituted(query, substitutions)
 
 
 _EDGE = re.compile(r"\(\s*([A-Za-z_]\w*)[^()]*\)\s*<?-\[\s*([A-Za-z_]\w*)\s*:[^\]]*\]->?\s*\(\s*([A-Za-z_]\w*)")

@@ -7,9 +7,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from engine.native.literals import CYPHER_TEXT
 from engine.native.writers.sparql_fixes import closing
 
-QUOTED = re.compile(r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")  # a string literal (one group: split keeps it)
+QUOTED = CYPHER_TEXT  # a string literal
 NODE = re.compile(r"\(\s*([A-Za-z_]\w*)\s*:\s*`?(\w+)`?")  # a node's variable and its label
 VARIABLE = re.compile(r"[(\[]\s*([A-Za-z_]\w*)")  # a node's or relationship's variable
 

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from engine.native.literals import SPARQL_TEXT, outside
 from engine.native.ranking import flat
 from local_stores.quoting import Unquotable
 from local_stores.quoting import sparql as sq
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 _AGGREGATE = re.compile(r"\b(COUNT|SUM|AVG|MIN|MAX|SAMPLE|GROUP_CONCAT)\s*\(", re.IGNORECASE)
 _VARIABLE = re.compile(r"[?$](\w+)")
-_STRING = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|<[^<>\s]*>")
+_STRING = SPARQL_TEXT
 
 
 def variable_name(text: str, fallback: str) -> str:
@@ -128,14 +129,8 @@ def bracket_having(query: str) -> str:
 def logical_operators(query: str) -> str:
     """SQL's `AND` / `OR` between the conditions of a FILTER or HAVING as SPARQL's `&&` / `||`
     (outside strings and IRIs); SPARQL has no such keywords, only NOT EXISTS / NOT IN."""
-    return _outside_strings(query, lambda text: re.sub(r"(?<=[\s)])OR(?=[\s(])", "||", re.sub(
+    return outside(query, SPARQL_TEXT, lambda text: re.sub(r"(?<=[\s)])OR(?=[\s(])", "||", re.sub(
         r"(?<=[\s)])AND(?=[\s(])", "&&", text, flags=re.IGNORECASE), flags=re.IGNORECASE))
-
-
-def _outside_strings(query: str, change: Callable[[str], str]) -> str:
-    """The query with `change` applied to each stretch of it outside its strings and IRIs."""
-    parts = re.split(f"({_STRING.pattern})", query)
-    return "".join(part if i % 2 else change(part) for i, part in enumerate(parts))
 
 
 _ORDER_TERM = r"[?$]\w+|\w+\s*\((?:[^()]|\([^()]*\))*\)"
@@ -216,7 +211,7 @@ def _plain(variable: str) -> str:
 
 def _renamed_variable(query: str, old: str, new: str) -> str:
     """The query with `?old` written `?new` everywhere outside its strings and IRIs."""
-    return _outside_strings(query, lambda text: re.sub(rf"([?$]){re.escape(old)}\b", rf"\g<1>{new}", text))
+    return outside(query, SPARQL_TEXT, lambda text: re.sub(rf"([?$]){re.escape(old)}\b", rf"\g<1>{new}", text))
 
 
 def bind_variable(query: str, variable: str, schema: str) -> str | None:

@@ -11,6 +11,7 @@ from engine.generation.budget import Budget
 from engine.generation.untrusted import inline, quoted
 from engine.native import periods
 from engine.native.examples import Example
+from engine.native.literals import SQL_QUOTED, outside
 from engine.native.ranking import flat
 from engine.native.writers.fitting import capped, fit, preferred, schema_room
 from engine.native.writers.summary import property_words, stem
@@ -212,8 +213,7 @@ _LIKE = re.compile(r"(?<![\w.])(NOT\s+)?LIKE(?!\w)", re.IGNORECASE)
 def _like_any_case(sql: str) -> str:
     """LIKE as ILIKE, outside quoted text: people and small models write "%west yorkshire%" for a
     cell that reads "West Yorkshire"; SQLite's LIKE ignores case, DuckDB's and PostgreSQL's do not."""
-    parts = re.split(r"('(?:[^']|'')*'|\"(?:[^\"]|\"\")*\")", sql)
-    return "".join(part if i % 2 else _LIKE.sub(lambda m: f"{m[1] or ''}ILIKE", part) for i, part in enumerate(parts))
+    return outside(sql, SQL_QUOTED, lambda text: _LIKE.sub(lambda m: f"{m[1] or ''}ILIKE", text))
 
 
 _DATE_LITERAL = r"DATE\s*('\d{4}-\d{2}(?:-\d{2})?')"
