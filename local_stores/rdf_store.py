@@ -296,6 +296,16 @@ _TOKEN = re.compile(r"""
 _UPDATE_WORDS = {"insert", "delete", "load", "clear", "create", "drop", "copy", "move", "add", "with"}
 
 
+def with_prefixes(text: str, prefixes: dict[str, str]) -> str:
+    """`text` with PREFIX lines for the prefixes it uses but does not declare, when `prefixes` or the
+    common ones know them (a model is told the data's are declared for it). QueryRefused as
+    `check_query`."""
+    used, declared = _refuse_lexically(text)
+    known = {**COMMON_PREFIXES, **prefixes}
+    added = [f"PREFIX {p}: <{known[p]}>" for p in sorted(used - declared) if p in known]
+    return "\n".join([*added, text]) if added else text
+
+
 def _refuse_lexically(text: str) -> tuple[set[str], set[str]]:
     """Refuse updates, SERVICE and a second statement from the tokens (strings and IRIs skipped);
     return the prefixes the query uses and those it declares."""
@@ -362,11 +372,7 @@ def check_query(query: str, prefixes: dict[str, str], graphs: list[str]) -> tupl
         raise QueryRefused("empty query")
     if len(text) > MAX_QUERY_CHARS:
         raise QueryRefused(f"query longer than {MAX_QUERY_CHARS} characters")
-    used, declared = _refuse_lexically(text)
-    known = {**COMMON_PREFIXES, **prefixes}
-    added = [f"PREFIX {p}: <{known[p]}>" for p in sorted(used - declared) if p in known]
-    if added:
-        text = "\n".join(added) + "\n" + text
+    text = with_prefixes(text, prefixes)
     logging.getLogger("rdflib.term").addFilter(_IRI_FILTER)
     try:
         tree = parser.parseQuery(text)

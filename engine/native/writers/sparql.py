@@ -19,7 +19,8 @@ from engine.native.writers.fitting import fit, mentioned, schema_room, words
 from engine.native.writers.sparql_fixes import subject_variable, variable_name
 from engine.native.writers.summary import property_words, stem
 from local_stores.quoting import sparql as sp
-from local_stores.rdf_store import COMMON_PREFIXES, compact, local_name
+from local_stores.rdf_store import COMMON_PREFIXES, compact, local_name, with_prefixes
+from local_stores.results import QueryRefused
 
 if TYPE_CHECKING:
     from engine.native.periods import Span
@@ -262,12 +263,21 @@ def fix(query: str, source: Source) -> str:
     query = sparql_fixes.bracket_aggregates(sparql_fixes.select_commas(sparql_fixes.dates_as_text(query)))
     query = sparql_fixes.order_direction(sparql_fixes.bracket_having(sparql_fixes.logical_operators(query)))
     if source is not None:
+        query = _declared(query, source)  # the fixes below parse the query: its prefixes must be known
         schema = schema_text(source)
         query = sparql_fixes.bind_missing(sparql_fixes.class_from(query, source), schema)
         query = sparql_fixes.filters_bound(query, schema)
         query = sparql_fixes.follow_links(sparql_fixes.mend_classes(query, source), source)
         query = sparql_fixes.without_self_links(query, source)
     return query
+
+
+def _declared(query: str, source: Source) -> str:
+    """The query with PREFIX lines for the source's prefixes it uses (as the engine adds them)."""
+    try:
+        return with_prefixes(query, source.descriptor.get("prefixes", {}))
+    except QueryRefused:
+        return query  # the engine refuses it, with its reason
 
 
 def check(statement: str, source: Source) -> str | None:

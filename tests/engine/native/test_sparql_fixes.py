@@ -168,6 +168,8 @@ def test_values_followed_as_links_become_the_links_on_the_spider_concerts(concer
     assert "?singer_in_concert singer_in_concert:ref-concert_id ?concert ." in fixed and "?concert_id" not in fixed
     assert sorted(rows(concerts, CONCERT)) == [("John Nizinik",), ("Justin Brown",), ("Tribal King",)]
     assert sparql.fix(fixed, source) == fixed
+    bare = CONCERT[CONCERT.index("SELECT"):]  # as the model writes it: the data's prefixes are declared for it
+    assert sparql.fix(bare, source) == fixed
 
 
 def test_parts_that_share_no_variable_are_named(concerts):  # noqa: ANN001
