@@ -1,5 +1,6 @@
 """What a query's conditions say on their own text, before any engine runs it: a field compared
-with two different values in one AND-chain, which no row (or node) can meet."""
+with two different values in one AND-chain, which no row (or node) can meet; a name compared with
+that the question never names and the prompt showed (copied, not asked)."""
 
 from __future__ import annotations
 
@@ -100,3 +101,23 @@ def without_value(statement: str, value: str) -> str | None:
     loosened = re.sub(rf"\bWHERE\s+{condition}\s+AND\s+", "WHERE ", loosened, flags=re.IGNORECASE)
     loosened = re.sub(rf"\s*\bWHERE\s+{condition}{_AFTER_WHERE}", "", loosened, flags=re.IGNORECASE)
     return loosened if loosened != statement else None
+
+
+_TEXT_VALUE = re.compile(r"'((?:[^'\\]|\\.|'')*)'|\"((?:[^\"\\]|\\.)*)\"")
+_NAME_VALUE = re.compile(r"[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)+")  # two or more capitalised words
+_WORD = re.compile(r"\w+")
+
+
+def unasked_name(statement: str, asked: str, shown: str) -> str | None:
+    """A name the query compares with ('Aaron Sorkin') that shares no word with what was asked
+    (`asked`: the question, and the one a follow-up refines) and that the prompt showed the model
+    (`shown`: the schema's sample values, the examples): copied from the prompt, so the query answers
+    another question ("Which movies released before 1990 …?" kept to one person's). None when every
+    name it compares with was asked."""
+    words = {w.lower() for w in _WORD.findall(asked)}
+    for m in _TEXT_VALUE.finditer(statement):
+        value = (m.group(1) or m.group(2) or "").strip()
+        if (_NAME_VALUE.fullmatch(value) and not {w.lower() for w in _WORD.findall(value)} & words
+                and value.lower() in shown.lower()):
+            return value
+    return None

@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline
 from engine.native import mending, periods, values
-from engine.native.conditions import both_at_once, intersect_of_differing, pattern_and_where, without_value
+from engine.native.conditions import (
+    both_at_once,
+    intersect_of_differing,
+    pattern_and_where,
+    unasked_name,
+    without_value,
+)
 from engine.native.examples import Example
 from engine.native.kinds import open_store
 from engine.native.ranking import QUOTED, same_rows, with_ranked_value
@@ -59,6 +65,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
     engine has no lookup (graphs); `prior` is the query on this source a follow-up refines."""
     writer, store = writer_for(source.language), open_store(source, stores)
     convo = writer.messages(question, source, examples, Budget.of(llm))
+    shown = "\n".join(m["content"] for m in convo)  # what the model read besides the question's own hints
+    asked = question if prior is None else f"{question} {prior.question} {prior.query}"
     if prior is not None:
         convo[-1] = {**convo[-1], "content": _with_hint(convo[-1]["content"], prior_hint(prior))}
     if found := values.find(question, source, stores, held=held):
@@ -79,6 +87,9 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             statement = _explained(store, writer, query, source)
             if problem := writer.check(statement, source):
                 raise QueryFailed(problem)
+            if (copied := unasked_name(statement, asked, shown)) is not None:
+                raise QueryFailed(f"the query compares with {copied!r}, which the question does not name (it is "
+                                  "only an example value): leave that condition out, or use the question's own")
             result = store.execute(statement, timeout_s, max_rows)
             if _empty(result) and (recased := values.recase(statement, source, stores, held=held)) != statement:
                 statement = store.explain(recased)  # checked like any statement the model wrote

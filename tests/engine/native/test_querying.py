@@ -270,6 +270,26 @@ def test_a_which_question_answered_by_the_column_it_filters_on_is_sent_back(tmp_
     assert asked.ok
 
 
+def test_a_name_the_question_never_names_copied_from_the_prompt_is_sent_back(tmp_path):  # noqa: ANN001
+    """"Which movies released before 1990 …?" written `WHERE p.name = 'Aaron Sorkin' …`: a sample value
+    of the schema, so the query answered another question. The repair is told; a name asked stands."""
+    from engine.native.querying import write_and_run
+    from tests.scripted import ScriptedLLM
+
+    stores, source = wtq_table("csv__202-csv__37.csv", "abel", tmp_path)
+    copied = "SELECT laureate_s FROM abel WHERE laureate_s = 'Peter Lax' AND citizenship = 'American'"
+    plain = "SELECT laureate_s FROM abel WHERE citizenship = 'American'"
+    outcome = write_and_run(ScriptedLLM([copied, plain]), "Which laureates are American?", source, stores)
+    assert "'Peter Lax', which the question does not name" in outcome.attempts[0].error
+    assert outcome.ok and outcome.query == plain and ("John Milnor",) in outcome.result.rows
+    asked = write_and_run(ScriptedLLM(["SELECT year FROM abel WHERE laureate_s = 'Peter Lax'"]),
+                          "In which year did Lax win?", source, stores)
+    assert asked.ok and asked.result.rows == [(2005,)] and len(asked.attempts) == 1
+    invented = write_and_run(ScriptedLLM(["SELECT year FROM abel WHERE laureate_s = 'Ada Lovelace'"] * 3),
+                             "Which year had no laureate?", source, stores)
+    assert "does not name" not in (invented.attempts[0].error or "")  # not from the prompt: the engine decides
+
+
 def wtq_table(file: str, name: str, folder: Path) -> tuple[Stores, Source]:
     """A WikiTableQuestions CSV from ../shared/eval loaded as the table `name` of fresh stores."""
     stores = Stores(TableStore(folder / "t.duckdb"), GraphStore(folder / "graphs"), RdfStore(folder / "rdf"))
@@ -300,7 +320,7 @@ def test_a_query_cut_at_the_token_limit_is_sent_back_as_cut_not_as_a_syntax_erro
     assert cut_off(sparql.extract(cut)) and not cut_off(whole) and not cut_off('SELECT ?n WHERE { ?c ?p "{(" }')
     llm = ScriptedLLM([cut, whole])
     outcome = write_and_run(llm, "How many arrangements are there per grade?", source, stores)
-    assert "stops before its end" in outcome.attempts[0].error and "#" not in outcome.attempts[0].query
+    assert "stops before its end" in outcome.attempts[0].error and "# string" not in outcome.attempts[0].query
     assert outcome.ok and outcome.result is not None and len(outcome.result.rows) > 1
 
 
