@@ -121,3 +121,42 @@ def unasked_name(statement: str, asked: str, shown: str) -> str | None:
                 and value.lower() in shown.lower()):
             return value
     return None
+
+
+_SUMMED = re.compile(r"\bSUM\s*\(\s*(?:DISTINCT\s+)?[?$]?(?:\w+\.)?(\w+)\s*\)", re.IGNORECASE)
+_YEARLY = re.compile(r"(?:^|_)(?:year|released|born|birth|founded|built|established|opened)$", re.IGNORECASE)
+
+
+def sums_years(statement: str, question: str) -> str | None:
+    """The column a query adds up that holds years (`sum(m.released)` for "How much did Top Gun earn at
+    the box office?"): a sum of years means nothing, so the query answers something else; None when it
+    sums none, or the question itself is about years."""
+    if re.search(r"\byears?\b", question, re.IGNORECASE):
+        return None
+    return next((m.group(1) for m in _SUMMED.finditer(statement) if _YEARLY.search(m.group(1))), None)
+
+
+_MOST = re.compile(r"\b(?:most|fewest|least|highest|lowest|largest|smallest|greatest)\s+(?:number\s+of\s+)?"
+                   r"([a-z][a-z-]{3,})", re.IGNORECASE)
+_BY_COUNT = re.compile(r"\bORDER\s+BY\s+COUNT\s*\(", re.IGNORECASE)
+
+
+def counted_not_read(statement: str, question: str, columns: set[str]) -> str | None:
+    """The column a question ranks by ("the most permit checks": `permit`) when the query ranks by a
+    count of rows instead (`ORDER BY COUNT(*)`) and never reads that column; None otherwise. `columns`:
+    the source's number columns."""
+    asked = _MOST.search(question)
+    if asked is None or not _BY_COUNT.search(statement):
+        return None
+    stem = asked.group(1).lower()[:5]
+    named = [c for c in columns if _holds(c, stem)]
+    if len(named) != 1 or re.search(rf"\b{re.escape(named[0])}\b", statement, re.IGNORECASE):
+        return None
+    return named[0]
+
+
+def _holds(column: str, stem: str) -> bool:
+    """Whether a column is named for what `stem` begins; never an id (`friend_id` numbers friends, it
+    does not count them)."""
+    parts = column.lower().split("_")
+    return "id" not in parts and any(part.startswith(stem) for part in parts)

@@ -13,8 +13,10 @@ from engine.generation.untrusted import inline
 from engine.native import mending, periods, values
 from engine.native.conditions import (
     both_at_once,
+    counted_not_read,
     intersect_of_differing,
     pattern_and_where,
+    sums_years,
     unasked_name,
     without_value,
 )
@@ -87,6 +89,12 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             statement = _explained(store, writer, query, source)
             if problem := writer.check(statement, source):
                 raise QueryFailed(problem)
+            if (summed := sums_years(statement, question)) is not None:
+                raise QueryFailed(f"the query adds up {summed}, which holds years: a sum of years means nothing. Use "
+                                  "what the question asks for if the source holds it; if it does not, say so")
+            if source.language == "sql" and (ranked := counted_not_read(statement, question, _numbers(source))):
+                raise QueryFailed(f"the question ranks by {ranked}, a column of numbers: order by it (its SUM per "
+                                  "group when a group has several rows), not by a count of rows")
             if (copied := unasked_name(statement, asked, shown)) is not None:
                 raise QueryFailed(f"the query compares with {copied!r}, which the question does not name (it is "
                                   "only an example value): leave that condition out, or use the question's own")
@@ -464,6 +472,14 @@ def counts_the_named(question: str, statement: str, result: QueryResult, source:
         return None
     return (f"the query counts the rows that name {named[0]!r} (one row), not {thing}: no table or column of this "
             f"source holds {thing}. Count what the question asks for, if the source holds it")
+
+
+def _numbers(source: Source) -> set[str]:
+    """The names of a SQL source's number columns."""
+    return {c["name"] for t in source.tables for c in t.get("columns", []) if _NUMBER_TYPE.match(str(c.get("type")))}
+
+
+_NUMBER_TYPE = re.compile(r"(?:BIG|SMALL|TINY|HUGE|U)?INT|DOUBLE|FLOAT|REAL|DECIMAL|NUMERIC|NUMBER", re.IGNORECASE)
 
 
 def _empty(result: QueryResult) -> bool:

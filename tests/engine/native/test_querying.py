@@ -290,6 +290,34 @@ def test_a_name_the_question_never_names_copied_from_the_prompt_is_sent_back(tmp
     assert "does not name" not in (invented.attempts[0].error or "")  # not from the prompt: the engine decides
 
 
+def test_a_sum_of_years_and_a_ranking_by_rows_for_a_column_of_numbers_are_sent_back(tmp_path):  # noqa: ANN001
+    """"How much did Top Gun earn at the box office?" written `RETURN sum(m.released)` (1986, stated as
+    money); "Which state had the most permit checks?" written `ORDER BY COUNT(*)` over a table whose
+    `permit` column holds the checks."""
+    from engine.native import sources
+    from engine.native.conditions import counted_not_read, sums_years
+    from engine.native.querying import write_and_run
+    from tests.scripted import ScriptedLLM
+
+    assert sums_years("MATCH (m:Movie {title: 'Top Gun'}) RETURN sum(m.released)", "How much did it earn?") == (
+        "released")
+    assert sums_years("SELECT SUM(?movie_born) WHERE {}", "What is the sum of the years they were born?") is None
+    assert sums_years("SELECT SUM(gross) FROM films", "How much did they earn?") is None
+    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
+    info = stores.tables.load_csv("checks", tmp_path / "checks.csv",
+                                  "state,permit,handgun\nAlabama,10,500\nAlabama,12,400\nKentucky,9000,30\n")
+    source = sources.Source("checks", "table", "duckdb", str(tmp_path / "checks.csv"), info.descriptor())
+    counted = "SELECT state FROM checks GROUP BY state ORDER BY COUNT(*) DESC LIMIT 1"
+    summed = "SELECT state FROM checks GROUP BY state ORDER BY SUM(permit) DESC LIMIT 1"
+    question = "Which state had the most permit checks?"
+    outcome = write_and_run(ScriptedLLM([counted, summed]), question, source, stores)
+    assert "ranks by permit, a column of numbers" in outcome.attempts[0].error
+    assert outcome.ok and outcome.result.rows[0][0] == "Kentucky"
+    assert counted_not_read(counted, "Which state had the most rows?", {"permit", "handgun"}) is None
+    assert counted_not_read(summed, question, {"permit", "handgun"}) is None
+    assert counted_not_read(counted, "Which student has the most friends?", {"friend_id"}) is None
+
+
 def wtq_table(file: str, name: str, folder: Path) -> tuple[Stores, Source]:
     """A WikiTableQuestions CSV from ../shared/eval loaded as the table `name` of fresh stores."""
     stores = Stores(TableStore(folder / "t.duckdb"), GraphStore(folder / "graphs"), RdfStore(folder / "rdf"))
