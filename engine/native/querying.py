@@ -108,6 +108,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 statement, result = _instead(store, linked, timeout_s, max_rows) or (statement, result)
             if _empty(result) and (with_iris := values.as_iris(statement, source, stores)) is not None:
                 statement, result = _instead(store, with_iris, timeout_s, max_rows) or (statement, result)
+            if (distinct := without_repeats(question, statement, result, source.language)) is not None:
+                statement, result = _instead(store, distinct, timeout_s, max_rows) or (statement, result)
             if source.language == "sparql" and _unbound(result) is not None:
                 statement, result = _bind_unbound(source, statement, result, store, timeout_s, max_rows)
                 query = statement  # the schema's own patterns, added for the model
@@ -431,6 +433,26 @@ def every_one_asked(question: str, query: str) -> str:
     if _LIMIT_ONE.search(query) and plural and not _ONE_ASKED.search(question[plural.start():]):
         return _LIMIT_ONE.sub("", query)
     return query
+
+
+_SELECT = re.compile(r"\bSELECT\s+", re.IGNORECASE)
+_PROJECTION = {"sql": _SELECT, "sparql": _SELECT, "cypher": re.compile(r"\bRETURN\s+", re.IGNORECASE)}
+_AGGREGATING = re.compile(r"\b(?:COUNT|SUM|AVG|MIN|MAX|GROUP_CONCAT|STRING_AGG|COLLECT)\s*\(|\bGROUP\s+BY\b",
+                          re.IGNORECASE)
+
+
+def without_repeats(question: str, statement: str, result: QueryResult, language: str) -> str | None:
+    """The query with DISTINCT when a question asking which things got the same row several times (a
+    join that meets one movie once per actor: "A Few Good Men" twelve times, and the other films cut
+    off); None when its rows differ, it aggregates, or it has several SELECTs or RETURNs."""
+    projection = _PROJECTION.get(language)
+    if (projection is None or not _LISTING.match(question) or _AGGREGATING.search(statement)
+            or len({tuple(row) for row in result.rows}) == len(result.rows)):
+        return None
+    found = projection.findall(statement)
+    if len(found) != 1 or re.search(rf"{projection.pattern}DISTINCT\b", statement, re.IGNORECASE):
+        return None
+    return projection.sub(lambda m: f"{m.group(0)}DISTINCT ", statement, count=1)
 
 
 def _counts_instead_of_listing(question: str, statement: str, result: QueryResult) -> bool:

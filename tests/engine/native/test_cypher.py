@@ -369,3 +369,17 @@ def test_the_repair_hint_names_the_properties_a_relationship_holds(movies):  # n
     _, source = movies
     hint = cypher.names_hint(source)
     assert "(:Person)-[:ACTED_IN {roles}]->(:Movie)" in hint and "(:Person)-[:DIRECTED]->(:Movie)" in hint
+
+
+def test_a_listing_that_meets_each_movie_once_per_actor_is_run_with_distinct(movies):  # noqa: ANN001
+    """"Which movies were released in 1992?" written over ACTED_IN: "A Few Good Men" once per actor,
+    twelve times, and the other three films pushed past what the answer reads."""
+    stores, source = movies
+    per_actor = "MATCH (p:Person)-[:ACTED_IN]->(m:Movie) WHERE m.released = 1992 RETURN m.title"
+    outcome = write_and_run(ScriptedLLM([per_actor]), "Which movies in my collection were released in 1992?",
+                            source, stores)
+    assert outcome.ok and outcome.query.startswith("MATCH") and "RETURN DISTINCT m.title" in outcome.query
+    assert sorted(row[0] for row in outcome.result.rows) == ["A Few Good Men", "A League of Their Own", "Hoffa",
+                                                             "Unforgiven"]
+    counted = write_and_run(ScriptedLLM([per_actor]), "How many actors played in 1992 movies?", source, stores)
+    assert counted.ok and "DISTINCT" not in counted.query and len(counted.result.rows) > 4  # not a listing
