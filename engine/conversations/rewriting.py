@@ -175,9 +175,11 @@ def standalone(llm: ChatModel, question: str, turns: list[Turn], budget: Budget 
     budget = budget or Budget.of(llm)
     history = history_text(turns, budget)
     chosen = _rewritten(llm, question, turns, history, referring)
+    last = turns[-1].asked_as
+    if chosen == question and (narrowed := the_ones(question, last)) is not None:
+        return narrowed  # "list the ones released before 1995" after "How many movies did Tom Hanks act in?"
     if not policy.referents:
         return chosen
-    last = turns[-1].asked_as
     if (word := the_one_reference(question, _REFERRING)) and (
             chosen == question or glues_on(chosen, last) or unresolved(chosen, question, word, last)):
         name = referent(llm, question, word, history)
@@ -299,6 +301,32 @@ def in_place_of(question: str, last: str) -> Swap | None:
     if named := _NAME_RUN.match(body, start):  # "in Charlotte has the most…": the name, not the verb after it
         end = named.end()
     return Swap(clause + body[:start] + new + body[end:], body[start:end], new)
+
+
+_ONES = re.compile(r"^\s*(?:and\s+)?(?:(?:just|only|list|show|name|give)\s+(?:me\s+)?)?(?:all\s+)?"
+                   r"(?:the\s+ones|them|those)\s+(?!of\b)(.+?)\s*[?.!]?\s*$", re.IGNORECASE)
+_HOW_MANY = re.compile(r"\bhow\s+many(?=\s+[a-z])", re.IGNORECASE)  # "How many movies …", not "…, and how many?"
+_WHICH = re.compile(r"\b(?:which|what|list|name|show)\b", re.IGNORECASE)
+
+
+def the_ones(question: str, last: str) -> str | None:
+    """"list the ones released before 1995" after "How many movies … did Tom Hanks act in?": the last
+    question asking which instead of how many, with the follow-up's condition ("Which movies … did Tom
+    Hanks act in, released before 1995?"); after a question that already asks which, the condition is
+    added, or put in place of the one it led with the same word ("and the ones from 1986?" after "…the
+    movies from 1996?"). None for any other follow-up, or a last question that asks neither."""
+    asked = _ONES.match(question)
+    if asked is None:
+        return None
+    condition = asked.group(1)
+    if (swap := in_place_of(f"and {condition}?", last)) is not None:
+        return swap.question
+    body = last[len(file_clause(last)):]
+    if _HOW_MANY.search(body):
+        last = _HOW_MANY.sub(lambda m: _same_case("which", m.group(0)), last, count=1)
+    elif not _WHICH.search(body):
+        return None
+    return f"{last.rstrip().rstrip('?.!').rstrip()}, {condition}?"
 
 
 def with_phrase(question: str, last: str) -> str | None:

@@ -19,6 +19,7 @@ from engine.conversations.rewriting import (
     in_place_of,
     refers_back,
     standalone,
+    the_ones,
     with_conditions,
 )
 from engine.conversations.turns import Turn
@@ -305,3 +306,22 @@ def test_a_rewrite_asks_in_the_users_own_person():
     assert in_first_person("What did you say about Porto?", "what did you say?", []) == "What did you say about Porto?"
     assert in_first_person("Which of your books are e-books?", "which are e-books?",
                            ["Which books do you have by Le Guin?"]) == "Which of your books are e-books?"
+
+
+def test_the_ones_with_a_condition_narrow_the_last_question():
+    """"list the ones released before 1995" after a count: the model rewrote it as another count ("How
+    many movies did Tom Hanks act in before 1995?", not used: it drops "list"); the last question is
+    asked for which ones, with the condition."""
+    last = "How many movies in my movie collection did Tom Hanks act in?"
+    turns = [_turn(last, "Tom Hanks acted in 12 movies [1].", "/files/movies.cypher")]
+    counted = "How many movies did Tom Hanks act in before 1995?"
+    assert standalone(ScriptedLLM([counted]), "list the ones released before 1995", turns) == (
+        "Which movies in my movie collection did Tom Hanks act in, released before 1995?")
+    good = "List the movies in my movie collection Tom Hanks acted in that were released before 1995"
+    assert standalone(ScriptedLLM([good]), "list the ones released before 1995", turns) == good  # the model's stands
+    assert the_ones("just the ones with more than 16 staff", "In my museums graph, which museums opened after "
+                    "2009?") == "In my museums graph, which museums opened after 2009, with more than 16 staff?"
+    assert the_ones("and the ones from 1986?", "Who directed the movies from 1996?") == (
+        "Who directed the movies from 1986?")
+    assert the_ones("only the ones released after 2005", "Who produced the most movies, and how many?") is None
+    assert the_ones("which of them is the largest?", last) is None
