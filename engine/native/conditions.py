@@ -148,8 +148,9 @@ def counted_not_read(statement: str, question: str, columns: set[str]) -> str | 
     asked = _MOST.search(question)
     if asked is None or not _BY_COUNT.search(statement):
         return None
-    stem = asked.group(1).lower()[:5]
-    named = [c for c in columns if _holds(c, stem)]
+    word = asked.group(1).lower()
+    named = [c for c in columns if _holds(c, word[:5])]
+    named = [c for c in named if c.lower() in (word, word.rstrip("s"))] or named  # `handgun` of the handgun columns
     if len(named) != 1 or re.search(rf"\b{re.escape(named[0])}\b", statement, re.IGNORECASE):
         return None
     return named[0]

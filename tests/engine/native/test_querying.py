@@ -316,6 +316,8 @@ def test_a_sum_of_years_and_a_ranking_by_rows_for_a_column_of_numbers_are_sent_b
     assert counted_not_read(counted, "Which state had the most rows?", {"permit", "handgun"}) is None
     assert counted_not_read(summed, question, {"permit", "handgun"}) is None
     assert counted_not_read(counted, "Which student has the most friends?", {"friend_id"}) is None
+    assert counted_not_read(counted, "Which state had the most handgun checks?", {"handgun", "pre_pawn_handgun"}) == (
+        "handgun")
 
 
 def wtq_table(file: str, name: str, folder: Path) -> tuple[Stores, Source]:
