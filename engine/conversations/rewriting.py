@@ -210,14 +210,24 @@ def lost_names(rewrite: str, question: str, last: str) -> set[str]:
 
 def with_conditions(rewrite: str, last: str, lost: set[str]) -> str | None:
     """The rewrite with the phrases of the last question that hold the names it lost ("in Guatemala",
-    "from 2023") put back at its end; None when a lost name is in no such phrase (a subject, "Tom
-    Hanks acted in …", cannot be put back by place)."""
+    "from 2023") put back: in place of a phrase led by the same word that the last question does not
+    hold ("for Texas", from a turn before it, becomes "for Kentucky"), else at its end. None when a
+    lost name is in no such phrase (a subject, "Tom Hanks acted in …", cannot be put back by place)."""
     body = last[len(file_clause(last)):]
     phrases = [m.group(0) for m in _CONDITION.finditer(body)]
     holding = [p for p in phrases if any(re.search(rf"\b{re.escape(n)}\b", p) for n in lost)]
     if not holding or not all(any(re.search(rf"\b{re.escape(n)}\b", p) for p in holding) for n in lost):
         return None
-    return f"{rewrite.rstrip().rstrip('?.!').rstrip()} {' '.join(holding)}?"
+    added = []
+    for phrase in holding:
+        word = phrase.split()[0].lower()
+        stale = [m for m in _CONDITION.finditer(rewrite) if m.group(0).split()[0].lower() == word
+                 and m.group(0) not in last]
+        if len(stale) == 1:
+            rewrite = rewrite[:stale[0].start()] + phrase + rewrite[stale[0].end():]
+        else:
+            added.append(phrase)
+    return f"{rewrite.rstrip().rstrip('?.!').rstrip()} {' '.join(added)}?" if added else rewrite
 
 
 def _rewritten(llm: ChatModel, question: str, turns: list[Turn], history: str, referring: bool) -> str:

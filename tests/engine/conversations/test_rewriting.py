@@ -232,6 +232,9 @@ def test_which_of_them_keeps_the_condition_its_rewrite_lost():
     assert with_conditions("Which of them were unpaid?", "How many of my invoices from 2023 went to Acme Ltd?",
                            {"2023", "Acme"}) == "Which of them were unpaid from 2023 to Acme Ltd?"
     assert with_conditions("Which of his films won?", "Which films did Tom Hanks act in?", {"Tom"}) is None
+    texas = "How many of the background checks for Texas in my NICS report for November 2015 were permit checks?"
+    kentucky = "What was the total number of background checks for Kentucky in my NICS report for November 2015?"
+    assert with_conditions(texas, kentucky, {"Kentucky"}) == texas.replace("Texas", "Kentucky")  # an earlier turn's
     assert the_set_reference("who wrote them?", _REFERRING) == "them"
     assert the_set_reference("which of those came out after 2005?", _REFERRING) == "those"
     assert the_set_reference("which of those books are hers?", _REFERRING) is None  # two references
