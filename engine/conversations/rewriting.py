@@ -186,6 +186,8 @@ def standalone(llm: ChatModel, question: str, turns: list[Turn], budget: Budget 
         placed = into(chosen, question, word, last)
         if usable(name, placed, history):
             return named_in_place(placed, word, name)
+        if chosen == question and word in ("it", "its") and (mine := my_one_thing(last)) is not None:
+            return named_in_place(question, word, mine)  # "if it gets stolen" after "…of my bike?"
     if (word := the_set_reference(question, _REFERRING)) and (
             (lost := lost_names(chosen, question, last)) or unresolved(chosen, question, word, last)):
         name = referent(llm, question, word, history)  # "which of them …" rewritten without "in Charlotte"
@@ -195,6 +197,25 @@ def standalone(llm: ChatModel, question: str, turns: list[Turn], budget: Budget 
         if lost and chosen != question and (conditioned := with_conditions(chosen, last, lost)):
             return conditioned  # "…which of the peaks has the lowest elevation in Guatemala?"
     return chosen
+
+
+_AFTER_A_PREPOSITION = "".join(rf"(?<=\b{word}\s)|" for word in ("of", "on", "in", "at", "to", "for", "from", "with",
+                                                                     "about", "under"))[:-1]
+_BOUNDARY = (r"(?=\s*[?.,;!]|\s*$|\s+(?:in|on|at|for|from|with|to|of|since|during|that|which|and|or|is|are|was|"
+             r"were|has|have|had)\b)")
+_MINE = re.compile(rf"(?:{_AFTER_A_PREPOSITION})my(?:\s+[a-z][\w-]*){{1,3}}?(?:\s+(?:in|at|on)\s+[A-Z][\w'’-]*)?"
+                   rf"{_BOUNDARY}", re.IGNORECASE)  # "the value of my bike", "the deposit on my flat in Porto"
+
+
+def my_one_thing(last: str) -> str | None:
+    """The one thing of the user's the last question names ("my bike" in "What is the insured value of
+    my bike?"), which a follow-up's "it" can only mean when neither the rewrite nor the referent could
+    say; None when it names none, several, or a plural ("my hotels": "it" is one of them)."""
+    body = last[len(file_clause(last)):]
+    found = [m.group(0) for m in _MINE.finditer(body)]
+    if len(found) != 1 or found[0].endswith("s"):
+        return None
+    return found[0][:1].lower() + found[0][1:]
 
 
 _NAMED_WORD = re.compile(r"(?<=\S )[A-Z][\w'’-]*|\b\d[\d.,:/-]*\b")

@@ -17,6 +17,7 @@ from engine.conversations.rewriting import (
     history_text,
     in_first_person,
     in_place_of,
+    my_one_thing,
     refers_back,
     standalone,
     the_ones,
@@ -328,3 +329,16 @@ def test_the_ones_with_a_condition_narrow_the_last_question():
         "Who directed the movies from 1986?")
     assert the_ones("only the ones released after 2005", "Who produced the most movies, and how many?") is None
     assert the_ones("which of them is the largest?", last) is None
+
+
+def test_it_is_the_one_thing_of_mine_the_last_question_named_when_nothing_else_can_say():
+    """"And what excess do I pay if it gets stolen?" after "What is the insured value of my bike?": the
+    model rewrote it about "my car insurance" (not used: new words) and said "it" was "insured"."""
+    turns = [_turn("What is the insured value of my bike?", "EUR 1,180.00 [1].", "/files/bike-insurance.pdf")]
+    llm = ScriptedLLM(["What is the excess on my car insurance?", "insured"])
+    assert standalone(llm, "And what excess do I pay if it gets stolen?", turns) == (
+        "What excess do I pay if my bike gets stolen?")
+    assert my_one_thing("How much is the deposit on my flat in Porto?") == "my flat in Porto"
+    assert my_one_thing("Which of my hotels is cheapest?") is None  # "it" is one of them
+    assert my_one_thing("What did I pay for my phone and for my laptop?") is None  # which one?
+    assert my_one_thing("Is my passport still valid?") is None
