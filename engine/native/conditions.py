@@ -93,13 +93,15 @@ _AFTER_WHERE = r"(?=\s*(?:$|;|\)|ORDER\b|GROUP\b|LIMIT\b|RETURN\b|WITH\b|UNION\b
 
 def without_value(statement: str, value: str) -> str | None:
     """The SQL or Cypher statement with every `field = 'value'` (or `LIKE '%value%'`) condition of an
-    AND-chain left out (the value compared in any case, the field bare or inside lower()/upper());
-    None when it has none."""
+    AND-chain left out (the value compared in any case, the field bare or inside lower()/upper()), and
+    a Cypher node's `{field: 'value'}`; None when it has none."""
     condition = (r"(?:\b(?:lower|upper|tolower|toupper)\s*\(\s*)?[A-Za-z_][\w.]*\s*\)?\s*(?:=|\bI?LIKE\b)\s*'%?"
                  + re.escape(value).replace("'", "''") + "%?'")
     loosened = re.sub(rf"\s+AND\s+{condition}", "", statement, flags=re.IGNORECASE)
     loosened = re.sub(rf"\bWHERE\s+{condition}\s+AND\s+", "WHERE ", loosened, flags=re.IGNORECASE)
     loosened = re.sub(rf"\s*\bWHERE\s+{condition}{_AFTER_WHERE}", "", loosened, flags=re.IGNORECASE)
+    loosened = re.sub(r"\s*\{\s*[A-Za-z_]\w*\s*:\s*'" + re.escape(value).replace("'", "''") + r"'\s*\}", "", loosened,
+                      flags=re.IGNORECASE)
     return loosened if loosened != statement else None
 
 

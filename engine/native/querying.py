@@ -96,8 +96,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 raise QueryFailed(f"the question ranks by {ranked}, a column of numbers: order by it (its SUM per "
                                   "group when a group has several rows), not by a count of rows")
             if (copied := unasked_name(statement, asked, shown)) is not None:
-                raise QueryFailed(f"the query compares with {copied!r}, which the question does not name (it is "
-                                  "only an example value): leave that condition out, or use the question's own")
+                query = _without_copied(query, copied, source)
+                statement = _explained(store, writer, query, source)
             result = store.execute(statement, timeout_s, max_rows)
             if _empty(result) and (recased := values.recase(statement, source, stores, held=held)) != statement:
                 statement = store.explain(recased)  # checked like any statement the model wrote
@@ -494,6 +494,16 @@ def counts_the_named(question: str, statement: str, result: QueryResult, source:
         return None
     return (f"the query counts the rows that name {named[0]!r} (one row), not {thing}: no table or column of this "
             f"source holds {thing}. Count what the question asks for, if the source holds it")
+
+
+def _without_copied(query: str, copied: str, source: Source) -> str:
+    """The query without its condition on a name copied from the prompt (`unasked_name`); QueryFailed,
+    for the repair, when it cannot be left out here (SPARQL, an OR, a comparison of another form)."""
+    loosened = without_value(query, copied) if source.language != "sparql" else None
+    if loosened is None or copied.lower() in loosened.lower():
+        raise QueryFailed(f"the query compares with {copied!r}, which the question does not name (it is only an "
+                          "example value): leave that condition out, or use the question's own")
+    return loosened
 
 
 def _numbers(source: Source) -> set[str]:

@@ -383,3 +383,13 @@ def test_a_listing_that_meets_each_movie_once_per_actor_is_run_with_distinct(mov
                                                              "Unforgiven"]
     counted = write_and_run(ScriptedLLM([per_actor]), "How many actors played in 1992 movies?", source, stores)
     assert counted.ok and "DISTINCT" not in counted.query and len(counted.result.rows) > 4  # not a listing
+
+
+def test_a_name_copied_from_the_schema_is_left_out_of_a_node_pattern(movies):  # noqa: ANN001
+    """The repair of "Which movies released before 1990 …?" moved the copied 'Aaron Sorkin' into the
+    node (`(p:Person {name: 'Aaron Sorkin'})`): it is left out there too, and the films are listed."""
+    stores, source = movies
+    copied = "MATCH (p:Person {name: 'Aaron Sorkin'})-[:ACTED_IN]->(m:Movie) WHERE m.released < 1990 RETURN m.title"
+    outcome = write_and_run(ScriptedLLM([copied]), "Which movies released before 1990 are in my collection?",
+                            source, stores)
+    assert outcome.ok and "Aaron Sorkin" not in outcome.query and "Top Gun" in {r[0] for r in outcome.result.rows}
