@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
+from engine.native.literals import QUOTED_VALUE
+
 _EQUALS = re.compile(r"(?:\b(?:lower|upper|tolower|toupper)\s*\(\s*)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*\)?\s*="
                      r"\s*'((?:[^'\\]|\\.|'')*)'", re.IGNORECASE)
 _CLAUSE = re.compile(r"\b(?:SELECT|INTERSECT|UNION|EXCEPT|OR|MATCH|WITH|RETURN|OPTIONAL|WHERE|HAVING|CASE|WHEN|"
@@ -105,7 +107,6 @@ def without_value(statement: str, value: str) -> str | None:
     return loosened if loosened != statement else None
 
 
-_TEXT_VALUE = re.compile(r"'((?:[^'\\]|\\.|'')*)'|\"((?:[^\"\\]|\\.)*)\"")
 _NAME_VALUE = re.compile(r"[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)+")  # two or more capitalised words
 _WORD = re.compile(r"\w+")
 
@@ -117,7 +118,7 @@ def unasked_name(statement: str, asked: str, shown: str) -> str | None:
     another question ("Which movies released before 1990 …?" kept to one person's). None when every
     name it compares with was asked."""
     words = {w.lower() for w in _WORD.findall(asked)}
-    for m in _TEXT_VALUE.finditer(statement):
+    for m in QUOTED_VALUE.finditer(statement):
         value = (m.group(1) or m.group(2) or "").strip()
         if (_NAME_VALUE.fullmatch(value) and not {w.lower() for w in _WORD.findall(value)} & words
                 and value.lower() in shown.lower()):

@@ -9,6 +9,7 @@ from collections.abc import Callable
 SQL_TEXT = re.compile(r"'(?:[^']|'')*'")  # a string; "…" is a quoted name in SQL, and a rename reaches it
 SQL_QUOTED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"")  # a string or a quoted name
 CYPHER_TEXT = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+QUOTED_VALUE = re.compile(r"'((?:[^'\\]|\\.|'')*)'|\"((?:[^\"\\]|\\.)*)\"")  # its text: group 1 or 2, any language
 SPARQL_TEXT = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|<[^<>\s]*>")  # a string or an IRI
 
 

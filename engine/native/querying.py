@@ -22,6 +22,7 @@ from engine.native.conditions import (
 )
 from engine.native.examples import Example
 from engine.native.kinds import open_store
+from engine.native.literals import QUOTED_VALUE
 from engine.native.ranking import QUOTED, same_rows, with_ranked_value
 from engine.native.sources import Source, Stores
 from engine.native.writers import QueryWriter, writer_for
@@ -332,7 +333,7 @@ def _describing_only(question: str, statement: str) -> str | None:
     if not named:
         return None
     asked = question[named.end():].lower()
-    for a, b in _LITERAL.findall(statement):
+    for a, b in QUOTED_VALUE.findall(statement):
         value = (a or b).strip().lower()
         if len(value) > 2 and re.search(rf"\b{re.escape(value)}\b", named.group(1).lower()) and value not in asked:
             return a or b
@@ -485,7 +486,7 @@ def counts_the_named(question: str, statement: str, result: QueryResult, source:
             [tuple(row) for row in result.rows] != [(1,)]:
         return None
     thing = asked.group(1).lower()
-    named = [text for a, b in _LITERAL.findall(statement) if (text := a or b) and text.lower() in question.lower()]
+    named = [text for a, b in QUOTED_VALUE.findall(statement) if (text := a or b) and text.lower() in question.lower()]
     if thing in _NOT_THINGS or not named:
         return None
     held = " ".join(f"{t['table']} {t.get('sheet') or ''} {' '.join(c['name'] for c in t.get('columns', []))}"
@@ -520,14 +521,13 @@ def _empty(result: QueryResult) -> bool:
 
 
 _YES_NO = re.compile(r"\s*(is|are|was|were|do|does|did|have|has|had|can|could)\b", re.IGNORECASE)
-_LITERAL = re.compile(r"'((?:[^'\\]|\\.|'')*)'|\"((?:[^\"\\]|\\.)*)\"")
 
 
 def echo(result: QueryResult, query: str) -> str | None:
     """The literal a result merely repeats: every value it returns is a text the query itself
     filters on (a query for books by X that returns X). None when the result says something new.
     Yes/no questions are not checked: there, finding the value itself is the answer."""
-    literals = {(a or b).lower() for a, b in _LITERAL.findall(query) if (a or b)}
+    literals = {(a or b).lower() for a, b in QUOTED_VALUE.findall(query) if (a or b)}
     values = {str(v).lower() for row in result.rows for v in row if v is not None}
     if literals and values and values <= literals:
         return next(iter(values))
