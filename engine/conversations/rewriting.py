@@ -166,7 +166,10 @@ def standalone(llm: ChatModel, question: str, turns: list[Turn], budget: Budget 
     """The follow-up as a question that stands on its own; `question` itself when there are no
     turns, when it neither refers back nor carries on the last turn's subject, or when the model's
     rewrite cannot be trusted. A follow-up whose one reference is a single thing, left as typed or
-    rewritten as the last question with it glued on, is asked with that thing's name in place."""
+    rewritten as the last question with it glued on, is asked with that thing's name in place. Where
+    the model cannot say, what the follow-up plainly means is asked: "list the ones …" narrows the last
+    question (`the_ones`), a condition the rewrite lost is put back (`with_conditions`), "it" is the
+    user's one thing the last question named (`my_one_thing`)."""
     if not turns:
         return question
     referring = refers_back(question)
