@@ -282,10 +282,11 @@ def _declared(query: str, source: Source) -> str:
 
 def check(statement: str, source: Source) -> str | None:
     """What is wrong with a query the engine accepts but that cannot match or means nothing asked:
-    predicates or classes the source does not have, parts that share no variable, a count named
-    after a property the data holds (None when there is nothing to say)."""
+    predicates or classes the source does not have, parts that share no variable, a FILTER on a
+    variable nothing binds, a count named after a property the data holds (None when there is nothing
+    to say)."""
     return (sparql_fixes.unknown_names(statement, source) or sparql_fixes.apart(statement)
-            or sparql_fixes.counted_property(statement, source))
+            or sparql_fixes.unbound_filters(statement) or sparql_fixes.counted_property(statement, source))
 
 
 def extract(reply: str) -> str:

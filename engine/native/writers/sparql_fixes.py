@@ -186,23 +186,42 @@ def filters_bound(query: str, schema: str) -> str:
     variable they differ from only in case or underscores (`?book_format` for the `?bookFormat` a
     pattern binds), else bound by the schema's own pattern for them (`?book_datePublished`). A FILTER
     on a variable nothing binds is never true, so the query would find nothing."""
-    block = _where_block(query)
-    if block is None:
-        return query
-    body = query[block[0] + 1:block[1]]
-    filters = [body[m.start():end + 1] for m in _FILTER.finditer(body) if (end := closing(body, m.end() - 1)) > 0]
-    patterns = body
-    for text in filters:
-        patterns = patterns.replace(text, " ")
-    bound = dict.fromkeys(_VARIABLE.findall(_STRING.sub(" ", patterns)))
-    compared = dict.fromkeys(v for text in filters for v in _VARIABLE.findall(_STRING.sub(" ", text)))
-    for variable in (v for v in compared if v not in bound):
+    bound, unbound = _filtered(query)
+    for variable in unbound:
         same = [b for b in bound if _plain(b) == _plain(variable)]
         if len(same) == 1:
             query = _renamed_variable(query, variable, same[0])
         elif (joined := bind_variable(query, variable, schema)) is not None:
             query = joined
     return query
+
+
+def _filtered(query: str) -> tuple[list[str], list[str]]:
+    """The variables the WHERE block's patterns bind, and those only its FILTERs name (a FILTER with
+    EXISTS binds its own), in the order written."""
+    block = _where_block(query)
+    if block is None:
+        return [], []
+    body = query[block[0] + 1:block[1]]
+    filters = [body[m.start():end + 1] for m in _FILTER.finditer(body) if (end := closing(body, m.end() - 1)) > 0]
+    patterns = body
+    for text in filters:
+        patterns = patterns.replace(text, " ")
+    bound = list(dict.fromkeys(_VARIABLE.findall(_STRING.sub(" ", patterns))))
+    compared = dict.fromkeys(v for text in filters if not re.search(r"\bEXISTS\b", text, re.IGNORECASE)
+                             for v in _VARIABLE.findall(_STRING.sub(" ", text)))
+    return bound, [v for v in compared if v not in bound]
+
+
+def unbound_filters(statement: str) -> str | None:
+    """A message naming the variables a FILTER compares that no pattern binds: such a FILTER is never
+    true, so the query finds nothing (and an average over nothing reads as 0). None when there are none."""
+    _, unbound = _filtered(statement)
+    if not unbound:
+        return None
+    names = ", ".join(f"?{v}" for v in unbound)
+    return (f"a FILTER compares {names}, which no pattern binds, so it is never true and nothing is found: bind it "
+            "with a pattern of the data, or leave that condition out if the question does not ask for it")
 
 
 def _plain(variable: str) -> str:

@@ -296,3 +296,16 @@ def test_sqls_and_or_between_filter_conditions_are_sparqls_operators(pets):  # n
                    '  FILTER(?b >= 2000 AND ?b <= 2100 OR lcase(?n) = "salt and pepper") }')
     assert 'FILTER(?b >= 2000 && ?b <= 2100 || lcase(?n) = "salt and pepper")' in sparql_fixes.logical_operators(query)
     assert len(rows(pets, query)) == 3
+
+
+def test_a_filter_on_a_variable_no_pattern_binds_is_named():
+    """"How much does the youngest dog weigh?" written with `FILTER(?student_stuid = 1001)`, a variable
+    nothing binds: no row matched and the average over nothing was stated as 0."""
+    dog = ("SELECT (AVG(?w) AS ?average) WHERE { ?pets pets:weight ?w ; pets:pettype ?t .\n"
+           "  FILTER(?t = \"dog\")\n  FILTER(?student_stuid = 1001)\n}")
+    problem = sparql_fixes.unbound_filters(dog)
+    assert problem is not None and "compares ?student_stuid, which no pattern binds" in problem
+    assert sparql_fixes.unbound_filters(dog.replace("  FILTER(?student_stuid = 1001)\n", "")) is None
+    absent = "SELECT ?p WHERE { ?p a pet:Cat . FILTER NOT EXISTS { ?p pet:owner ?o } }"
+    bound = "SELECT ?p WHERE { ?p pet:born ?b . BIND(2024 - ?b AS ?age) FILTER(?age > 3) }"
+    assert sparql_fixes.unbound_filters(absent) is None and sparql_fixes.unbound_filters(bound) is None
