@@ -14,7 +14,6 @@ from engine.native.conditions import both_at_once
 from engine.native.examples import Example
 from engine.native.literals import CYPHER_TEXT, outside
 from engine.native.writers.cypher_fixes import NODE as _NODE
-from engine.native.writers.cypher_fixes import QUOTED as _QUOTED
 from engine.native.writers.cypher_fixes import VARIABLE as _VARIABLE
 from engine.native.writers.cypher_fixes import free, patterns_into_match, subqueries_as_exists, wrong_ends
 from engine.native.writers.fitting import capped, fit, preferred, schema_room
@@ -256,7 +255,7 @@ def mend_labels(query: str, source: Source) -> str:
     Person: the label the relationship has at that end (a small model copies its examples' labels)."""
     d = source.descriptor
     nodes, rels = d.get("nodes", {}), d.get("relationships", {})
-    bare = _QUOTED.sub("''", query)
+    bare = CYPHER_TEXT.sub("''", query)
     mended: dict[str, str] = {}
     for left, back, rel, forward, right in _LINK.findall(bare):
         pairs = [tuple(pair) for pair in rels.get(rel, {}).get("pairs", [])]
@@ -287,7 +286,7 @@ def through_relationship(query: str, source: Source) -> str | None:
     d = source.descriptor
     nodes, rels = d.get("nodes", {}), d.get("relationships", {})
     props = _property_names(d)
-    bare = _QUOTED.sub("''", query)
+    bare = CYPHER_TEXT.sub("''", query)
     labels = {var: label for var, label in _NODE.findall(bare)}
     match = _MATCH.search(query)
     for var, prop in _VAR_PROPERTY.findall(bare):
@@ -360,7 +359,7 @@ def check(statement: str, source: Source) -> str | None:
     d = source.descriptor
     nodes, rels = d.get("nodes", {}), d.get("relationships", {})
     props = _property_names(d)
-    bare = _QUOTED.sub("''", statement)
+    bare = CYPHER_TEXT.sub("''", statement)
     if relationship := _relationship_named(bare, props, rels):
         return relationship
     if _SQL.search(bare):

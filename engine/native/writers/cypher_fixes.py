@@ -10,7 +10,6 @@ from collections.abc import Callable
 from engine.native.literals import CYPHER_TEXT
 from engine.native.writers.sparql_fixes import closing
 
-QUOTED = CYPHER_TEXT  # a string literal
 NODE = re.compile(r"\(\s*([A-Za-z_]\w*)\s*:\s*`?(\w+)`?")  # a node's variable and its label
 VARIABLE = re.compile(r"[(\[]\s*([A-Za-z_]\w*)")  # a node's or relationship's variable
 
@@ -18,7 +17,7 @@ VARIABLE = re.compile(r"[(\[]\s*([A-Za-z_]\w*)")  # a node's or relationship's v
 def masked(query: str) -> str:
     """The query with the text inside its quotes blanked, same length: positions found in it are
     positions in the query, and nothing a user's value holds reads as syntax."""
-    return QUOTED.sub(lambda m: m.group(0)[0] + "_" * (len(m.group(0)) - 2) + m.group(0)[-1], query)
+    return CYPHER_TEXT.sub(lambda m: m.group(0)[0] + "_" * (len(m.group(0)) - 2) + m.group(0)[-1], query)
 
 
 def _renamed(text: str, bare: str, names: dict[str, str]) -> str:

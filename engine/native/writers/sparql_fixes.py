@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 _AGGREGATE = re.compile(r"\b(COUNT|SUM|AVG|MIN|MAX|SAMPLE|GROUP_CONCAT)\s*\(", re.IGNORECASE)
 _VARIABLE = re.compile(r"[?$](\w+)")
-_STRING = SPARQL_TEXT
 
 
 def variable_name(text: str, fallback: str) -> str:
@@ -169,10 +168,10 @@ def bind_missing(query: str, schema: str) -> str:
     if block is None:
         return query
     body = query[block[0]:block[1] + 1]
-    outside = query[:block[0]] + " " + query[block[1] + 1:]
-    outside = re.sub(r"\bAS\s+[?$]\w+", " ", _STRING.sub(" ", outside), flags=re.IGNORECASE)
+    around = query[:block[0]] + " " + query[block[1] + 1:]
+    around = re.sub(r"\bAS\s+[?$]\w+", " ", SPARQL_TEXT.sub(" ", around), flags=re.IGNORECASE)
     bound = set(_VARIABLE.findall(body))
-    for variable in dict.fromkeys(_VARIABLE.findall(outside)):
+    for variable in dict.fromkeys(_VARIABLE.findall(around)):
         if variable not in bound and (joined := bind_variable(query, variable, schema)) is not None:
             query, bound = joined, bound | {variable}
     return query
@@ -207,9 +206,9 @@ def _filtered(query: str) -> tuple[list[str], list[str]]:
     patterns = body
     for text in filters:
         patterns = patterns.replace(text, " ")
-    bound = list(dict.fromkeys(_VARIABLE.findall(_STRING.sub(" ", patterns))))
+    bound = list(dict.fromkeys(_VARIABLE.findall(SPARQL_TEXT.sub(" ", patterns))))
     compared = dict.fromkeys(v for text in filters if not re.search(r"\bEXISTS\b", text, re.IGNORECASE)
-                             for v in _VARIABLE.findall(_STRING.sub(" ", text)))
+                             for v in _VARIABLE.findall(SPARQL_TEXT.sub(" ", text)))
     return bound, [v for v in compared if v not in bound]
 
 
