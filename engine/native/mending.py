@@ -52,7 +52,7 @@ def names_of(source: Source, kind: str) -> list[str]:
         return list(dict.fromkeys(p["name"] for part in parts.values() for p in part.get("properties", [])))
     if kind == "part":
         return [t["table"] for t in source.tables]
-    return list(dict.fromkeys(c["name"] for t in source.tables for c in t.get("columns", [])))
+    return list(dict.fromkeys(c["name"] for c in source.columns))
 
 
 def closest(name: str, names: list[str]) -> str | None:

@@ -509,7 +509,7 @@ def _without_copied(query: str, copied: str, source: Source) -> str:
 
 def _numbers(source: Source) -> set[str]:
     """The names of a SQL source's number columns."""
-    return {c["name"] for t in source.tables for c in t.get("columns", []) if _NUMBER_TYPE.match(str(c.get("type")))}
+    return {c["name"] for c in source.columns if _NUMBER_TYPE.match(str(c.get("type")))}
 
 
 _NUMBER_TYPE = re.compile(r"(?:BIG|SMALL|TINY|HUGE|U)?INT|DOUBLE|FLOAT|REAL|DECIMAL|NUMERIC|NUMBER", re.IGNORECASE)

@@ -40,6 +40,11 @@ class Source:
         return self.descriptor.get("tables") or [self.descriptor]
 
     @property
+    def columns(self) -> list[dict]:
+        """Every column of its tables (a SQL source's), in order."""
+        return [c for t in self.tables for c in t.get("columns", [])]
+
+    @property
     def dialect(self) -> str:
         return DIALECTS.get(self.engine, self.engine)
 

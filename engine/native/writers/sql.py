@@ -165,7 +165,7 @@ def messages(question: str, source: Source, examples: list[Example] | None = Non
     question = budget.question(question)
     shots = [f"Example {i}:\n{e.schema}\nQuestion: {e.question}\nSQL: {e.query}"
              for i, e in enumerate(examples if examples is not None else default_examples(source), start=1)]
-    rows = any(c["name"] == "_row" for t in source.tables for c in t.get("columns", []))
+    rows = any(c["name"] == "_row" for c in source.columns)
     system = SYSTEM.format(dialect=source.dialect, row_rules=ROW_RULES if rows else "") + "\n\n" + "\n\n".join(shots)
     head, tail = "The user's tables:\n", f"\n\nQuestion: {question}\nSQL:"
     room = schema_room(budget, question, names_hint(source), system, head + tail)
@@ -199,7 +199,7 @@ def fix(sql: str, source: Source) -> str:
 
 def _columns_typed(source: Source, types: tuple[str, ...]) -> set[str]:
     """The names of the source's columns of one of `types`, as its schema gives them."""
-    return {c["name"] for t in source.tables for c in t.get("columns", []) if c.get("type") in types}
+    return {c["name"] for c in source.columns if c.get("type") in types}
 
 
 def _named_column(name: str) -> str:
