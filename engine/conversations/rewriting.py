@@ -202,8 +202,8 @@ def standalone(llm: ChatModel, question: str, turns: list[Turn], budget: Budget 
     return chosen
 
 
-_AFTER_A_PREPOSITION = "".join(rf"(?<=\b{word}\s)|" for word in ("of", "on", "in", "at", "to", "for", "from", "with",
-                                                                     "about", "under"))[:-1]
+_AFTER_A_PREPOSITION = "|".join(rf"(?<=\b{word}\s)" for word in ("of", "on", "in", "at", "to", "for", "from", "with",
+                                                                    "about", "under"))
 _BOUNDARY = (r"(?=\s*[?.,;!]|\s*$|\s+(?:in|on|at|for|from|with|to|of|since|during|that|which|and|or|is|are|was|"
              r"were|has|have|had)\b)")
 _MINE = re.compile(rf"(?:{_AFTER_A_PREPOSITION})my(?:\s+[a-z][\w-]*){{1,3}}?(?:\s+(?:in|at|on)\s+[A-Z][\w'’-]*)?"
