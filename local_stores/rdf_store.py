@@ -30,7 +30,7 @@ import pyoxigraph as ox
 
 from local_stores import query_worker
 from local_stores.native_store import NamedSource
-from local_stores.quoting import Quoted
+from local_stores.quoting import Quoted, Unquotable
 from local_stores.quoting import sparql as sp
 from local_stores.results import MEMORY_MB, QueryFailed, QueryRefused, QueryResult
 
@@ -302,8 +302,17 @@ def with_prefixes(text: str, prefixes: dict[str, str]) -> str:
     `check_query`."""
     used, declared = _refuse_lexically(text)
     known = {**COMMON_PREFIXES, **prefixes}
-    added = [f"PREFIX {p}: <{known[p]}>" for p in sorted(used - declared) if p in known]
+    added = [line for p in sorted(used - declared) if p in known and (line := _prefix_line(p, known[p]))]
     return "\n".join([*added, text]) if added else text
+
+
+def _prefix_line(prefix: str, namespace: str) -> str:
+    """`PREFIX p: <namespace>` (`prefix` is a name the query's tokens gave); "" for a namespace that
+    cannot be written as an IRI (the parser then names the prefix as unknown)."""
+    try:
+        return f"PREFIX {prefix}: {sp.iri(namespace)}"
+    except Unquotable:
+        return ""
 
 
 def _refuse_lexically(text: str) -> tuple[set[str], set[str]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from local_stores import rdf_store
-from local_stores.rdf_store import EmptyRdf, RdfLoadError, RdfStore
+from local_stores.rdf_store import EmptyRdf, RdfLoadError, RdfStore, with_prefixes
 from local_stores.results import QueryFailed, QueryRefused
 from tests.conftest import shared_path
 
@@ -94,6 +94,8 @@ def test_known_prefixes_are_added_when_a_query_uses_them_undeclared(library):  #
     assert store.execute("library", text, 10, 10).rows == [("Bob Jones",), ("Frank Herbert",)]
     with pytest.raises(QueryFailed, match=r"unknown prefix foo: .*known: ex:"):
         store.explain("library", "SELECT * WHERE { ?s foo:bar ?o }")
+    closing = "http://example.org/x> } DROP GRAPH <http://y"  # a data's namespace that would close the IRI
+    assert with_prefixes("SELECT * WHERE { ?s bad:p ?o }", {"bad": closing}) == "SELECT * WHERE { ?s bad:p ?o }"
 
 
 def test_row_limit_and_construct_rows(library):  # noqa: ANN001
