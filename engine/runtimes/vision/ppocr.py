@@ -6,6 +6,7 @@ copies inside its own wheel, so `trove models verify` covers OCR like every othe
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict, Unpack
 
@@ -14,6 +15,7 @@ import numpy as np
 from engine.errors import ModelError
 from engine.models import ModelManager
 from engine.runtimes.vision.common import as_bgr, clamp_threads, ort_session
+from engine.runtimes.vision.ocr_spacing import Vocabulary, spaced, vocabulary
 from engine.runtimes.vision.regions import TEXT, Region
 
 if TYPE_CHECKING:
@@ -41,7 +43,7 @@ class Ocr:
 
     def __init__(self, det_path: Path, rec_path: Path, cls_path: Path, threads: int = 1,
                  min_score: float = 0.5, det_min_side: int = 480, max_side: int = 1600,
-                 words: frozenset[str] = frozenset(), probe_side: int | None = PROBE_SIDE) -> None:
+                 vocab: Vocabulary | None = None, probe_side: int | None = PROBE_SIDE) -> None:
         """Text detection runs on the photo scaled so its shorter side is at least `det_min_side` and
         its longer side at most `max_side`. RapidOCR's own 736 upscales small images ~3x: a 900x260
         banner took 2 s instead of 0.6 s on 2 cores, and read no better. Before it, the detector looks
@@ -58,7 +60,7 @@ class Ocr:
         self.detector = sessions["text_det"]
         self.probe_side = probe_side
         self.min_score = min_score
-        self.words = words  # known words, for putting back dropped spaces (see `spaced`)
+        self.vocab = vocab or Vocabulary()  # known words and pieces, for the spaces of a line (see `spaced`)
 
     @classmethod
     def from_manager(cls, manager: ModelManager, model: str = "ocr", threads: int = 1,
@@ -68,11 +70,11 @@ class Ocr:
         def pick(part: str) -> Path:
             return next(p for name, p in paths.items() if f"_{part}_" in name and name.endswith(".onnx"))
 
-        words: frozenset[str] = frozenset()
+        vocab = None
         if manager.is_installed("text-embedder"):
             tokenizer = manager.paths("text-embedder").get("tokenizer.json")
-            words = vocabulary(tokenizer) if tokenizer else frozenset()
-        return cls(pick("det"), pick("rec"), pick("cls"), threads=threads, words=words, **thresholds)
+            vocab = vocabulary(tokenizer) if tokenizer else None
+        return cls(pick("det"), pick("rec"), pick("cls"), threads=threads, vocab=vocab, **thresholds)
 
     def read(self, image: np.ndarray) -> list[Region]:
         """Each recognised line: box = bounds of its quadrilateral, `extra["quad"]` = its 4 corners."""
@@ -83,12 +85,13 @@ class Ocr:
         regions = []
         for quad, text, score, *words in result or []:
             if len(words) >= 2:  # (character boxes, characters, their scores)
-                text = spaced(text, words[0], words[1], self.words)
+                text = spaced(text, words[0], words[1], self.vocab)
+            text = unicodedata.normalize("NFKC", str(text))  # the model writes "（" for "(" in English text
             points = np.asarray(quad, dtype=np.float32).reshape(-1, 2)
             x1, y1 = points.min(axis=0)
             x2, y2 = points.max(axis=0)
             regions.append(Region(TEXT, "text", (float(x1), float(y1), float(x2), float(y2)), float(score),
-                                  text=str(text).strip(),
+                                  text=text.strip(),
                                   extra={"quad": [[round(float(x), 1), round(float(y), 1)] for x, y in points]}))
         return [r for r in regions if r.text]
 
@@ -128,71 +131,3 @@ def _own_sessions(engine: object, models: dict[str, Path], threads: int) -> dict
                              "reinstall with `make setup` (Trove pins rapidocr-onnxruntime==1.4.4)")
         holder.session = sessions[stage] = ort_session(path, threads)
     return sessions
-
-
-STRONG_GAP = 0.7  # a gap this wide (in characters) between two character boxes is a space
-WEAK_GAP = 0.35  # a gap this wide is a space when it splits the text into known words
-
-
-def spaced(text: str, char_boxes: list, chars: list[str], words: frozenset[str] = frozenset()) -> str:
-    """Put back the spaces PP-OCR's recogniser drops ("EILEENCOLLINS" -> "EILEEN COLLINS").
-
-    Its character boxes are the recogniser's columns, not glyph edges, so gaps are noisy: a wide
-    gap is a space; a middling one only where every piece it makes is a word of `words` (or a
-    number): "FIRSTWOMANTOPILOT" -> "FIRST WOMAN TO PILOT", while "MARTIM" stays whole."""
-    if len(chars) != len(char_boxes) or len(chars) < 2 or "".join(chars).replace(" ", "") != text.replace(" ", ""):
-        return text
-    lefts = [min(p[0] for p in box) for box in char_boxes]
-    rights = [max(p[0] for p in box) for box in char_boxes]
-    width = float(np.median([r - left for left, r in zip(lefts, rights, strict=True)])) or 1.0
-    gaps = [(lefts[i + 1] - rights[i]) / width for i in range(len(chars) - 1)]
-    pieces: list[str] = []
-    current: list[str] = []
-    weak: list[int] = []  # positions inside `current` where a word may end
-    for i, ch in enumerate(chars):
-        if ch == " ":
-            pieces.append(_split(current, weak, words))
-            current, weak = [], []
-            continue
-        current.append(ch)
-        if i < len(gaps) and chars[i + 1] != " ":
-            if gaps[i] >= STRONG_GAP:
-                pieces.append(_split(current, weak, words))
-                current, weak = [], []
-            elif gaps[i] >= WEAK_GAP:
-                weak.append(len(current))
-    pieces.append(_split(current, weak, words))
-    return " ".join(p for p in pieces if p)
-
-
-def _split(chars: list[str], cuts: list[int], words: frozenset[str]) -> str:
-    """`chars` as one token, or cut at some of `cuts` into pieces that are all known words."""
-    token = "".join(chars)
-    if not cuts or not words or _known(token, words):
-        return token
-    ends = [*cuts, len(chars)]
-    best: dict[int, list[str]] = {0: []}  # start -> fewest known pieces covering token[:start]
-    for start in [0, *cuts]:
-        if best.get(start) is None:
-            continue
-        for end in ends:
-            piece = token[start:end]
-            if end > start and _known(piece, words):
-                candidate = [*best[start], piece]
-                if best.get(end) is None or len(candidate) < len(best[end]):
-                    best[end] = candidate
-    found = best.get(len(chars))
-    return " ".join(found) if found else token
-
-
-def _known(piece: str, words: frozenset[str]) -> bool:
-    lower = piece.lower()
-    return lower.isdigit() or (lower in words and (len(lower) > 1 or lower in ("a", "i")))
-
-
-def vocabulary(tokenizer_json: Path) -> frozenset[str]:
-    """The whole words of a WordPiece tokenizer's vocabulary (about 20k English words)."""
-    import json
-
-    vocab = json.loads(tokenizer_json.read_text(encoding="utf-8"))["model"]["vocab"]
-    return frozenset(w for w in vocab if w.isalpha() and w.isascii() and not w.startswith("##"))
