@@ -144,6 +144,10 @@ def _plural(label: str) -> str:
     return label + "s"
 
 
+PAGE_LINES = 5  # a photo with this many lines of text read, ...
+PAGE_WORDS_PER_LINE = 4  # ... this many words to a line, is a page of text (not a street of signs)
+
+
 def seen_lines(found: Analysis) -> list[str]:
     """What the vision models found, in sentences: objects, faces, labels, text read."""
     lines = []
@@ -159,6 +163,8 @@ def seen_lines(found: Analysis) -> list[str]:
     if found.labels:
         lines.append("Looks like: " + ", ".join(label for label, _ in found.labels[:3]) + ".")
     texts = [r.text for r in found.regions if r.kind == TEXT and r.text]
+    if len(texts) >= PAGE_LINES and sum(len(text.split()) for text in texts) >= PAGE_WORDS_PER_LINE * len(texts):
+        lines.append(f"A page of text: {len(texts)} lines read.")  # a scanned page, a letter, a screen
     if texts:
         lines.append("Text in the photo: " + " | ".join(texts) + ".")
     return lines
