@@ -23,7 +23,7 @@ from engine.native.conditions import (
 from engine.native.examples import Example
 from engine.native.kinds import open_store
 from engine.native.literals import QUOTED_VALUE
-from engine.native.ranking import QUOTED, same_rows, with_ranked_value
+from engine.native.ranking import QUOTED, key_column, nulls_last, ordering_key, same_rows, turned, with_ranked_value
 from engine.native.sources import Source, Stores
 from engine.native.writers import QueryWriter, writer_for
 from engine.native.writers.sparql_fixes import bind_variable, with_names
@@ -99,6 +99,9 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if (copied := unasked_name(statement, asked, shown)) is not None:
                 query = _without_copied(query, copied, source)
                 statement = _explained(store, writer, query, source)
+            if (way := turned(question, statement, source.language)) is not None:
+                query = way  # "the oldest person" ranked by year of birth, latest first
+                statement = _explained(store, writer, query, source)
             result = store.execute(statement, timeout_s, max_rows)
             if _empty(result) and (recased := values.recase(statement, source, stores, held=held)) != statement:
                 statement = store.explain(recased)  # checked like any statement the model wrote
@@ -156,6 +159,7 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             continue
         attempts.append(QueryAttempt(query, True))
         statement, result = _ranked(store, statement, result, source.language, timeout_s, max_rows)
+        statement, result = _valued_first(store, statement, result, source.language, timeout_s, max_rows)
         return QueryOutcome(source, statement, result, attempts)
     if fallback is not None:  # an empty answer the repairs could not better
         return QueryOutcome(source, fallback[0], fallback[1], attempts)
@@ -181,6 +185,19 @@ def _ranked(store: NativeStore, statement: str, result: QueryResult, language: s
         return statement, result
     found = _instead(store, ranked, timeout_s, max_rows)
     return found if found is not None and same_rows(result, found[1]) else (statement, result)
+
+
+def _valued_first(store: NativeStore, statement: str, result: QueryResult, language: str, timeout_s: float,
+                  max_rows: int) -> tuple[str, QueryResult]:
+    """The statement ranking first the rows that have a value to rank by, when a row it returned has
+    none ("the oldest person … born in None"); else the statement as it ran."""
+    key = ordering_key(statement, language)
+    at = key_column(result, key) if key is not None else None
+    if at is None or all(row[at] is not None for row in result.rows):
+        return statement, result
+    if (valued := nulls_last(statement, language)) is None:
+        return statement, result
+    return _instead(store, valued, timeout_s, max_rows) or (statement, result)
 
 
 def _explained(store: NativeStore, writer: QueryWriter, query: str, source: Source) -> str:

@@ -129,3 +129,74 @@ def same_rows(before: QueryResult, after: QueryResult) -> bool:
     return (len(after.columns) == width + 1 and after.columns[:width] == before.columns
             and len(after.rows) == len(before.rows)
             and all(tuple(a[:width]) == tuple(b) for a, b in zip(after.rows, before.rows, strict=True)))
+
+
+def ordering_key(query: str, language: str) -> str | None:
+    """The one key a query ending in `ORDER BY <key> LIMIT n` ranks by (SPARQL's `DESC(?x)` as `?x`)."""
+    top = flat(query)
+    tail = _TAIL[language].search(top)
+    if tail is None or _SET_OPERATION.search(top):
+        return None
+    group = "wrapped" if language == "sparql" and tail.group("wrapped") else "key"
+    if "," in top[tail.start(group):tail.end(group)]:
+        return None
+    return query[tail.start(group):tail.end(group)].strip()
+
+
+def nulls_last(query: str, language: str) -> str | None:
+    """`query` ranking the rows that have no value to rank by after those that have one ("the oldest
+    person" is not one whose year of birth is missing: Kùzu ranks a missing value above every year,
+    SQLite below), or None when it does not end in `ORDER BY <one key> LIMIT n`."""
+    key = ordering_key(query, language)
+    if key is None:
+        return None
+    top = flat(query)
+    tail = _TAIL[language].search(top)
+    assert tail is not None  # ordering_key found it
+    at = tail.start() + re.match(r"ORDER\s+BY\s+", top[tail.start():], re.IGNORECASE).end()  # type: ignore[union-attr]
+    first = f"DESC(BOUND({key})) " if language == "sparql" else f"{key} IS NULL, "
+    return query[:at] + first + query[at:]
+
+
+def key_column(result: QueryResult, key: str) -> int | None:
+    """Where the ordering `key` is among the result's columns (`p.born`, `born`, `?born`), or None."""
+    wanted = {_normal(key).lstrip("?"), _normal(key).lstrip("?").rsplit(".", 1)[-1]}
+    for i, column in enumerate(result.columns):
+        if _normal(column).lstrip("?") in wanted:
+            return i
+    return None
+
+
+_EARLIEST = re.compile(r"\b(?:oldest|earliest)\b", re.IGNORECASE)
+_LATEST = re.compile(r"\b(?:youngest|newest|latest|most\s+recent(?:ly)?)\b", re.IGNORECASE)
+_WHEN_KEY = re.compile(r"(?:born|birth|year|date|founded|established|released|built|opened|created|started)",
+                       re.IGNORECASE)
+_DIRECTION = re.compile(r"\b(ASC|DESC|ASCENDING|DESCENDING)\b", re.IGNORECASE)
+
+
+def turned(question: str, query: str, language: str) -> str | None:
+    """`query` ranked the way the question asks when it ranks by a date or year the wrong way ("the
+    oldest person" written `ORDER BY p.born DESC`: the latest born first); None when it does not,
+    or when the question asks for neither the oldest nor the newest (or both)."""
+    earliest, latest = bool(_EARLIEST.search(question)), bool(_LATEST.search(question))
+    key = ordering_key(query, language)
+    if earliest == latest or key is None or not _WHEN_KEY.search(key.rsplit(".", 1)[-1]):
+        return None
+    top = flat(query)
+    tail = _TAIL[language].search(top)
+    assert tail is not None
+    if language == "sparql":
+        written = re.search(r"\b(ASC|DESC)\s*\(", top[tail.start():], re.IGNORECASE)
+        descending = written is not None and written.group(1).upper() == "DESC"
+        span = (tail.start() + written.start(1), tail.start() + written.end(1)) if written else None
+    else:
+        written = _DIRECTION.search(top, tail.end("key"), tail.start("n"))
+        descending = written is not None and written.group(1).upper().startswith("DESC")
+        span = written.span(1) if written else None
+    if descending == latest:
+        return None
+    if span is not None:
+        return query[:span[0]] + ("DESC" if latest else "ASC") + query[span[1]:]
+    start, end = tail.span("key")  # no direction written: ascending, the newest ranked last
+    key = query[start:end]
+    return query[:start] + (f"DESC({key})" if language == "sparql" else f"{key} DESC") + query[end:]

@@ -11,12 +11,12 @@ import pytest
 from engine.ingest.graphs.load import load
 from engine.native import sources
 from engine.native.querying import write_and_run
-from engine.native.ranking import flat, same_rows, with_ranked_value
+from engine.native.ranking import flat, nulls_last, same_rows, turned, with_ranked_value
 from local_stores.graph_store import GraphStore
 from local_stores.rdf_store import RdfStore
 from local_stores.results import QueryResult
 from local_stores.table_store import TableStore
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, shared_path
 from tests.scripted import ScriptedLLM
 
 
@@ -106,3 +106,47 @@ def test_an_rdf_answer_names_the_count_it_ranked_by_on_oxigraph(pets, stores: so
     outcome = write_and_run(llm, "Which kind of pet do I have the most of?", source, stores)
     assert outcome.ok and outcome.result is not None and outcome.result.columns == ["species", "count_p"]
     assert str(outcome.result.rows[0][0]).endswith("Cat") and int(outcome.result.rows[0][1]) == 3
+
+
+@pytest.mark.parametrize(("question", "query", "language", "fixed"), [
+    ("Who is the oldest person in my movie collection?", "MATCH (p:Person) RETURN p.name ORDER BY p.born DESC LIMIT 1",
+     "cypher", "MATCH (p:Person) RETURN p.name ORDER BY p.born ASC LIMIT 1"),
+    ("Which is my newest film?", "SELECT title FROM film ORDER BY release_year LIMIT 1", "sql",
+     "SELECT title FROM film ORDER BY release_year DESC LIMIT 1"),
+    ("Which orchestra was founded most recently?", "SELECT ?o WHERE { ?o :founded ?founded } ORDER BY ?founded LIMIT 1",
+     "sparql", "SELECT ?o WHERE { ?o :founded ?founded } ORDER BY DESC(?founded) LIMIT 1"),
+    ("Which is the earliest film?", "SELECT ?t WHERE { ?m :released ?released } ORDER BY DESC(?released) LIMIT 1",
+     "sparql", "SELECT ?t WHERE { ?m :released ?released } ORDER BY ASC(?released) LIMIT 1"),
+    ("Who is the oldest singer?", "SELECT name FROM singer ORDER BY age DESC LIMIT 1", "sql", None),  # age, no date
+    ("Who is the youngest person?", "MATCH (p:Person) RETURN p.name ORDER BY p.born DESC LIMIT 1", "cypher", None),
+    ("Who are the oldest and the youngest?", "SELECT name FROM p ORDER BY born LIMIT 1", "sql", None),
+])
+def test_a_ranking_by_a_date_the_wrong_way_for_the_oldest_or_newest_is_turned(question: str, query: str, language: str,
+                                                                              fixed: str | None):
+    assert turned(question, query, language) == fixed
+
+
+def test_rows_with_nothing_to_rank_by_are_ranked_last_in_each_language():
+    assert nulls_last("SELECT name FROM p ORDER BY born DESC LIMIT 1", "sql") == \
+        "SELECT name FROM p ORDER BY born IS NULL, born DESC LIMIT 1"
+    assert nulls_last("MATCH (p) RETURN p.name ORDER BY p.born LIMIT 3", "cypher") == \
+        "MATCH (p) RETURN p.name ORDER BY p.born IS NULL, p.born LIMIT 3"
+    assert nulls_last("SELECT ?n WHERE { ?p :born ?b } ORDER BY DESC(?b) LIMIT 1", "sparql") == \
+        "SELECT ?n WHERE { ?p :born ?b } ORDER BY DESC(BOUND(?b)) DESC(?b) LIMIT 1"
+    assert nulls_last("SELECT name FROM p ORDER BY born, name LIMIT 1", "sql") is None  # two keys
+
+
+@pytest.mark.parametrize(("question", "written", "person", "born", "ranking"), [
+    ("Who is the oldest person in my movie collection, and in what year were they born?",
+     "MATCH (p:Person) RETURN p.name, p.born ORDER BY p.born DESC LIMIT 1", "Max von Sydow", 1929, "p.born ASC"),
+    ("Who is the youngest person in my movie collection?",  # Kùzu ranks a missing year above every year
+     "MATCH (p:Person) RETURN p.name ORDER BY p.born DESC LIMIT 1", "Jonathan Lipnicki", 1996,
+     "p.born IS NULL, p.born DESC"),
+])
+def test_the_oldest_and_youngest_in_the_movies_graph_have_a_year_of_birth_on_kuzu(
+        stores: sources.Stores, question: str, written: str, person: str, born: int, ranking: str):
+    path = shared_path("eval", "cypher", "movies", "movies.cypher")
+    source = sources.Source("movies", "graph", "kuzu", str(path), load(stores.graphs, "movies", path))
+    outcome = write_and_run(ScriptedLLM([written]), question, source, stores)
+    assert outcome.ok and outcome.result is not None and outcome.result.rows == [(person, born)]
+    assert f"ORDER BY {ranking} LIMIT 1" in outcome.query
