@@ -43,8 +43,14 @@ def unknown_name(error: str) -> tuple[str, str] | None:
 
 def names_of(source: Source, kind: str) -> list[str]:
     """The source's table names (`part`) or column names (`field`); for a graph, its node labels and
-    relationship types, or their properties."""
+    relationship types, or their properties; for RDF, its classes or its predicates' names."""
     descriptor = source.descriptor
+    if source.language == "sparql":
+        if kind == "part":
+            return [str(c.get("label") or c["iri"]) for c in descriptor.get("classes", [])]
+        predicates = [*(p for c in descriptor.get("classes", []) for p in c.get("predicates", [])),
+                      *descriptor.get("predicates", [])]
+        return list(dict.fromkeys(str(p.get("label") or p["iri"]) for p in predicates))
     if source.language == "cypher":
         parts = {**descriptor.get("nodes", {}), **descriptor.get("relationships", {})}
         if kind == "part":

@@ -142,6 +142,9 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 fallback = fallback or (statement, result)  # a part of the answer, if no repair gives it all
                 raise QueryFailed(f"the question asks {len(parts)} things ({'; '.join(parts)}): return each as "
                                   f"its own column; the query returned {_shown_columns(result)}")
+            if not _empty(result) and (unreturned := unreturned_field(question, result, source)) is not None:
+                fallback = fallback or (statement, result)
+                raise QueryFailed(f"the question also asks for {unreturned}: return it as its own column too")
             if not _YES_NO.match(question) and _empty(result) and (
                     why := _why_empty(statement, question, source, stores, held, found)):
                 if why.asked:  # "none" may be the answer: the source holds no value the question names
@@ -422,6 +425,30 @@ def asked_parts(question: str) -> list[str]:
         return []
     pieces = _PART_START.split(question.strip().rstrip("?"))
     return [" ".join(piece.split()) for piece in pieces if _OPENS.match(piece)]
+
+
+def unreturned_field(question: str, result: QueryResult, source: Source) -> str | None:
+    """A field of the source that a later part of the question asks for by name ("…, and what is its
+    capacity?") and that no column of the result holds; None when every one named is returned."""
+    parts = asked_parts(question)
+    if len(parts) < 2:
+        return None
+    first, later = _field_words(parts[0]), _field_words(" ".join(parts[1:]))
+    returned = " ".join(_field_words(column) for column in result.columns)
+    for field in mending.names_of(source, "field"):
+        words = _field_words(field)
+        if (words not in _GENERIC_FIELDS and re.search(rf"\b{re.escape(words)}\b", later) and not re.search(rf"\b{re.escape(words)}\b", first)
+                and not re.search(rf"\b{re.escape(words)}\b", returned)):
+            return words
+    return None
+
+
+_GENERIC_FIELDS = frozenset({"", "id", "name", "type", "year", "date", "time", "value"})  # said of anything
+
+
+def _field_words(name: str) -> str:
+    """A field's or a text's words, lower case: `stadium#capacity` and `Trauma_designation` as words."""
+    return " ".join(re.findall(r"[a-z0-9]+", name.lower()))
 
 
 def _shown_columns(result: QueryResult) -> int:

@@ -386,3 +386,27 @@ def test_the_best_of_each_of_two_groups_written_as_a_union_runs_on_duckdb_and_sq
     found = write_and_run(ScriptedLLM([oldest]), "Who is the oldest singer from France, and from the Netherlands?",
                           spider, stores)
     assert found.ok and found.result is not None and len(found.result.rows) == 2
+
+
+def test_a_field_a_later_part_of_the_question_asks_for_and_no_column_holds_is_sent_back(tmp_path):  # noqa: ANN001
+    """"…which stadium has the highest average attendance, and what is its capacity?" answered with the
+    name and the average: the capacity, asked by name, is asked of the repair; its answer is kept."""
+    from engine.native.querying import write_and_run
+    from tests.scripted import ScriptedLLM
+
+    path = shared_path("eval", "sparql", "spider4sparql", "kg", "concert_singer_triples.ttl")
+    rdf = RdfStore(tmp_path / "rdf")
+    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "g"), rdf)
+    source = Source("concert_singer_triples", "rdf", "oxigraph", str(path), rdf.load("concert_singer_triples", path))
+    ranked = ("SELECT ?name ?average WHERE { ?s a ontop:stadium ; stadium:name ?name ; stadium:average ?average . } "
+              "ORDER BY DESC(?average) LIMIT 1")
+    both = ("SELECT ?name ?capacity WHERE { ?s a ontop:stadium ; stadium:name ?name ; stadium:average ?average ; "
+            "stadium:capacity ?capacity . } ORDER BY DESC(?average) LIMIT 1")
+    llm = ScriptedLLM([ranked, both])
+    question = "In my concert knowledge graph, which stadium has the highest average attendance, and what is its capacity?"
+    outcome = write_and_run(llm, question, source, stores)
+    assert "also asks for capacity" in (outcome.attempts[0].error or "")
+    assert outcome.ok and outcome.result is not None and "Stark" in str(outcome.result.rows[0][0])
+    assert 10104 in [int(v) for v in outcome.result.rows[0][1:] if str(v).isdigit()]
+    alone = write_and_run(ScriptedLLM([ranked]), "Which stadium has the highest average attendance?", source, stores)
+    assert alone.ok and len(alone.attempts) == 1  # a field no part asks for is no failure
