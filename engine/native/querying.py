@@ -437,8 +437,8 @@ def unreturned_field(question: str, result: QueryResult, source: Source) -> str 
     returned = " ".join(_field_words(column) for column in result.columns)
     for field in mending.names_of(source, "field"):
         words = _field_words(field)
-        if (words not in _GENERIC_FIELDS and re.search(rf"\b{re.escape(words)}\b", later) and not re.search(rf"\b{re.escape(words)}\b", first)
-                and not re.search(rf"\b{re.escape(words)}\b", returned)):
+        named = re.compile(rf"\b{re.escape(words)}\b")
+        if words not in _GENERIC_FIELDS and named.search(later) and not (named.search(first) or named.search(returned)):
             return words
     return None
 

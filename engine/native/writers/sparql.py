@@ -262,6 +262,7 @@ def fix(query: str, source: Source) -> str:
         query = f"{query[:inside.start()].rstrip()}\n}}\n{inside.group(1).strip()}"
     query = sparql_fixes.bracket_aggregates(sparql_fixes.select_commas(sparql_fixes.dates_as_text(query)))
     query = sparql_fixes.order_direction(sparql_fixes.bracket_having(sparql_fixes.logical_operators(query)))
+    query = sparql_fixes.having_from_filter(query)
     if source is not None:
         query = _declared(query, source)  # the fixes below parse the query: its prefixes must be known
         schema = schema_text(source)

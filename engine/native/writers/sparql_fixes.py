@@ -125,6 +125,37 @@ def bracket_having(query: str) -> str:
     return f"{query[:m.end()]}({condition}){query[m.end() + len(condition):]}"
 
 
+def having_from_filter(query: str) -> str:
+    """`{ … FILTER(COUNT(?song) > 1) }` -> `{ … } GROUP BY ?singer HAVING (COUNT(?song) > 1)`: SQL's
+    habit of a count in the conditions; SPARQL refuses an aggregate in a FILTER. The groups are the
+    selected variables that are not aggregated; a query that already groups or has a HAVING is left
+    as written (the repair hears the engine)."""
+    block = _where_block(query)
+    if block is None or re.search(r"(?:GROUP\s+BY|HAVING)\b", query[block[1]:], re.IGNORECASE):
+        return query
+    for m in re.finditer(r"\bFILTER\s*\(", query[:block[1]], re.IGNORECASE):
+        end = closing(query, m.end() - 1)
+        condition = query[m.end() - 1:end + 1] if end > 0 else ""
+        if m.start() < block[0] or not _AGGREGATE.search(condition):
+            continue
+        groups = _grouped(query)
+        if not groups:
+            return query
+        inside = query[:m.start()] + query[end + 1:]
+        block_end = closing(inside, block[0])
+        return f"{inside[:block_end + 1]} GROUP BY {' '.join(groups)} HAVING {condition}{inside[block_end + 1:]}"
+    return query
+
+
+def _grouped(query: str) -> list[str]:
+    """The selected variables outside aggregates and `(… AS ?x)` items ([] for `SELECT *`)."""
+    span = _select_clause(query)
+    if span is None:
+        return []
+    head = flat(query[span[0]:span[1]])  # bracketed items blanked
+    return [] if "*" in head else list(dict.fromkeys(f"?{name}" for name in _VARIABLE.findall(head)))
+
+
 def logical_operators(query: str) -> str:
     """SQL's `AND` / `OR` between the conditions of a FILTER or HAVING as SPARQL's `&&` / `||`
     (outside strings and IRIs); SPARQL has no such keywords, only NOT EXISTS / NOT IN."""

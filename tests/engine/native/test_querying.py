@@ -403,7 +403,8 @@ def test_a_field_a_later_part_of_the_question_asks_for_and_no_column_holds_is_se
     both = ("SELECT ?name ?capacity WHERE { ?s a ontop:stadium ; stadium:name ?name ; stadium:average ?average ; "
             "stadium:capacity ?capacity . } ORDER BY DESC(?average) LIMIT 1")
     llm = ScriptedLLM([ranked, both])
-    question = "In my concert knowledge graph, which stadium has the highest average attendance, and what is its capacity?"
+    question = ("In my concert knowledge graph, which stadium has the highest average attendance, and what is its "
+                "capacity?")
     outcome = write_and_run(llm, question, source, stores)
     assert "also asks for capacity" in (outcome.attempts[0].error or "")
     assert outcome.ok and outcome.result is not None and "Stark" in str(outcome.result.rows[0][0])

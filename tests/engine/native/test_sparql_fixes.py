@@ -309,3 +309,16 @@ def test_a_filter_on_a_variable_no_pattern_binds_is_named():
     absent = "SELECT ?p WHERE { ?p a pet:Cat . FILTER NOT EXISTS { ?p pet:owner ?o } }"
     bound = "SELECT ?p WHERE { ?p pet:born ?b . BIND(2024 - ?b AS ?age) FILTER(?age > 3) }"
     assert sparql_fixes.unbound_filters(absent) is None and sparql_fixes.unbound_filters(bound) is None
+
+
+def test_a_count_in_a_filter_becomes_the_groups_having_on_the_spider_singers(tmp_path: Path):
+    """"Which singers have more than one song?" written with SQL's habit, `FILTER(COUNT(?song) > 1)`:
+    SPARQL refuses an aggregate there; grouped by the selected names, it finds the two singers."""
+    store, source = spider_graph("singer_triples", tmp_path)
+    written = ("SELECT ?name WHERE {\n  ?s singer:name ?name .\n  ?song song:ref-singer_id ?s .\n"
+               "  FILTER(COUNT(?song) > 1)\n}")
+    fixed = sparql.fix(written, source)
+    assert "FILTER" not in fixed and fixed.endswith("} GROUP BY ?name HAVING (COUNT(?song) > 1)")
+    assert sorted(rows((store, source), fixed)) == [("Christy Walton",), ("Liliane Bettencourt",)]
+    plain = "SELECT ?name WHERE { ?s singer:name ?name . FILTER(?name != \"x\") }"
+    assert sparql_fixes.having_from_filter(plain) == plain  # no aggregate: as written
