@@ -321,7 +321,8 @@ def in_place_of(question: str, last: str) -> Swap | None:
     """"and in the Lion Air crash?" after "…how many people died in the Ethiopian Airlines Flight 302
     accident?": the last question with the follow-up's phrase in place of the one it led with the same
     word ("in"). None unless the follow-up is only such a phrase and the last question (past the clause
-    naming its file) has exactly one phrase led by that word."""
+    naming its file) has exactly one phrase led by that word, or, for a phrase in small letters ("and
+    for assessor?"), exactly one such phrase in small letters ("for sheriff", not "for Acton Group 13")."""
     asked = _ELLIPSIS.match(question)
     if asked is None:
         return None
@@ -329,12 +330,21 @@ def in_place_of(question: str, last: str) -> Swap | None:
     clause = file_clause(last)
     body = last[len(clause):]
     spots = list(re.finditer(rf"\b{word}\s+([^,?;]+?)(?=\s*(?:[,?;.]|$|\b(?:{_PREPOSITIONS})\b))", body, re.I))
+    if len(spots) > 1 and new == new.lower() and not re.search(r"\d", new):
+        spots = [s for s in spots if _COMMON.match(s.group(1))]  # a thing in small letters for a thing
+        if len(spots) == 1:
+            start = spots[0].start(1)
+            end = start + len(" ".join(spots[0].group(1).split()[:len(new.split())]))
+            return Swap(clause + body[:start] + new + body[end:], body[start:end], new)
     if len(spots) != 1 or spots[0].group(1).lower() == new.lower():
         return None
     start, end = spots[0].span(1)
     if named := _NAME_RUN.match(body, start):  # "in Charlotte has the most…": the name, not the verb after it
         end = named.end()
     return Swap(clause + body[:start] + new + body[end:], body[start:end], new)
+
+
+_COMMON = re.compile(r"(?!(?:the|a|an|my|our|this|that)\b)[a-z]")  # a spot that starts with a word in small letters
 
 
 _ONES = re.compile(r"^\s*(?:and\s+)?(?:(?:just|only|list|show|name|give)\s+(?:me\s+)?)?(?:all\s+)?"

@@ -153,6 +153,10 @@ def test_and_in_a_new_thing_asks_about_it_in_place_of_the_last_one():
     assert swap is not None and swap.question == "Which hospital in Winston-Salem has the most operating rooms?"
     assert in_place_of("and in April?", "Which hospital in Charlotte is in the list of 2024?") is None  # two "in"
     assert in_place_of("and the deposit?", "In my lease, what is the monthly rent?") is None  # no phrase led by a word
+    office = in_place_of("and for assessor?", "Which of the candidates for sheriff got more votes in my precinct "
+                                              "bulletin for Acton Group 13?")  # a thing in small letters for one
+    assert office is not None and office.old == "sheriff" and office.question.startswith(
+        "Which of the candidates for assessor got more votes")
 
 
 def test_and_in_a_place_the_last_question_had_none_of_asks_it_there():
