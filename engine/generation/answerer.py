@@ -223,6 +223,8 @@ def queries_failed(runs: list[QueryRun]) -> str:
     failed = [run for run in runs if not run.ok]
     names = ", ".join(dict.fromkeys(run.source for run in failed))
     why = inline(failed[0].error or "no query ran", 200)
+    if not any(run.query for run in failed):  # seen before any query was written: the source cannot say
+        return f"I could not answer this from {names}: {why}."
     return (f"I could not answer this from {names}: no query I wrote for it ran ({why}). Rephrase the question "
             "with the names your data uses, or ask the source in its own language (trove query).")
 

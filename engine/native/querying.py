@@ -66,6 +66,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
     """Write, validate, repair (feeding the engine's error back), then run; at most `max_tries` writes.
     `held`, the value index, tells where the values a query names are held where the source's own
     engine has no lookup (graphs); `prior` is the query on this source a follow-up refines."""
+    if (unexplained := no_reason_held(question, source)) is not None:
+        return QueryOutcome(source, "", None, [QueryAttempt("", False, unexplained)])  # no model call
     writer, store = writer_for(source.language), open_store(source, stores)
     convo = writer.messages(question, source, examples, Budget.of(llm))
     shown = "\n".join(m["content"] for m in convo)  # what the model read besides the question's own hints
@@ -425,6 +427,23 @@ def asked_parts(question: str) -> list[str]:
         return []
     pieces = _PART_START.split(question.strip().rstrip("?"))
     return [" ".join(piece.split()) for piece in pieces if _OPENS.match(piece)]
+
+
+_WHY = re.compile(r"\s*(?:(?:and|so|but)\s+)?(?:why\b|for\s+what\s+reason\b|what\s+(?:was|is|were|are)\s+the\s+"
+                  r"(?:reasons?|causes?)\b)", re.IGNORECASE)
+_REASON_FIELD = re.compile(r"reason|cause|why|because|purpose|explanation|motive|rationale|justification|note|"
+                           r"comment|remark|description|detail|summary|text", re.IGNORECASE)
+
+
+def no_reason_held(question: str, source: Source) -> str | None:
+    """Why a source cannot answer a "why …?" question: none of its fields holds a reason, a cause, a
+    note or a description (a layoff report's "Layoff Permanent" is what happened, not why); None when
+    the question asks something else or a field may hold the reason."""
+    if not _WHY.match(question[len(file_clause(question)):]):
+        return None
+    if any(_REASON_FIELD.search(name) for name in mending.names_of(source, "field")):
+        return None
+    return "the question asks why, and no field of this source holds a reason, a cause or a note"
 
 
 def unreturned_field(question: str, result: QueryResult, source: Source) -> str | None:

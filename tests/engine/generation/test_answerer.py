@@ -54,6 +54,15 @@ def test_a_question_its_sources_could_not_be_queried_for_is_not_answered_from_ge
     assert general.general and "Leonardo da Vinci" in general.answer
 
 
+def test_a_source_seen_unable_to_answer_before_any_query_says_why_without_a_query():
+    from engine.generation.answerer import queries_failed
+    from engine.result import QueryRun
+
+    unwritten = QueryRun("sql", "warn", "", False, "the question asks why, and no field of this source holds a reason")
+    assert queries_failed([unwritten]) == ("I could not answer this from warn: the question asks why, and no field of "
+                                           "this source holds a reason.")
+
+
 def test_a_general_question_no_file_speaks_of_is_answered_as_general_knowledge(trove):  # noqa: ANN001
     """Routed to files by its words, answered "not found" from them: when none of the files found names
     what the question asks about, the model's own answer is given, said to be general knowledge; when

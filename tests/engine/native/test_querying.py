@@ -411,3 +411,26 @@ def test_a_field_a_later_part_of_the_question_asks_for_and_no_column_holds_is_se
     assert 10104 in [int(v) for v in outcome.result.rows[0][1:] if str(v).isdigit()]
     alone = write_and_run(ScriptedLLM([ranked]), "Which stadium has the highest average attendance?", source, stores)
     assert alone.ok and len(alone.attempts) == 1  # a field no part asks for is no failure
+
+
+def test_a_why_question_is_not_written_as_a_query_for_a_source_with_no_field_for_a_reason(tmp_path):  # noqa: ANN001
+    """"Why did Molycorp lay off 474 employees?" over a layoff report (date, company, city, count, layoff
+    or closure): no field holds a reason, so no query is written and none is stated as the reason;
+    a table with a reason column is asked as any other."""
+    from engine.native.querying import write_and_run
+    from tests.scripted import ScriptedLLM
+
+    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "g"), RdfStore(tmp_path / "r"))
+    rows = ("Notice Date,Company,City,No. of Employees,Layoff/Closure\n"
+            "2015-08-27,Molycorp Minerals,Mountain Pass,474,Layoff Permanent\n")
+    info = stores.tables.load_csv("warn", tmp_path / "warn.csv", rows)
+    report = Source("warn", "table", "duckdb", str(tmp_path / "warn.csv"), info.descriptor())
+    llm = ScriptedLLM([])
+    outcome = write_and_run(llm, "In my WARN report, why did Molycorp Minerals lay off 474 employees?", report, stores)
+    assert not outcome.ok and "asks why" in (outcome.attempts[0].error or "") and llm.sent == []
+    reasons = stores.tables.load_csv("warn2", tmp_path / "warn2.csv", rows.replace("Closure\n", "Closure,Reason\n")
+                                     .replace("Permanent\n", "Permanent,Mine closed\n"))
+    explained = Source("warn2", "table", "duckdb", str(tmp_path / "warn2.csv"), reasons.descriptor())
+    asked = write_and_run(ScriptedLLM(["SELECT reason FROM warn2 WHERE company = 'Molycorp Minerals'"]),
+                          "Why did Molycorp Minerals lay off 474 employees?", explained, stores)
+    assert asked.ok and asked.result is not None and asked.result.rows == [("Mine closed",)]
