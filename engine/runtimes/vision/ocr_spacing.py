@@ -113,9 +113,9 @@ def _group_cost(group: list[str], vocab: Vocabulary) -> float | None:
     joined = "".join(group)
     if not joined.isalpha() or not vocab.starts:
         return 1.0 if len(group) == 1 else None
-    if len(group) > 1 and (sum(vocab.word(run) for run in group) > 1 or (joined.isupper() and len(joined) <= 4)
+    if len(group) > 1 and (sum(vocab.word(run) for run in group) > 1 or _capitals_apart(group)
                            or any(a[-1].islower() and b[0].isupper() for a, b in zip(group, group[1:], strict=False))):
-        return None  # two words, letters of an acronym ("M CAS", "A FM"), a capital after a small letter
+        return None  # two words, an acronym or initials in capitals, a capital after a small letter
     joins = JOIN_COST * (len(group) - 1)
     if vocab.word(joined):
         return 1.0 + joins
@@ -123,6 +123,13 @@ def _group_cost(group: list[str], vocab: Vocabulary) -> float | None:
     if len(group) == 1:
         return pieces + (1.0 if len(joined) == 1 else 0.0)  # a lone letter is rarely a word of its own
     return pieces + NOT_A_WORD + joins if pieces <= WORD_PIECES else None
+
+
+def _capitals_apart(group: list[str]) -> bool:
+    """Runs in capitals that are an acronym's letters ("M CAS", "A FM") or a name's initial ("MICHAEL P
+    RIVES"): a short word or a lone letter in capitals is kept apart."""
+    joined = "".join(group)
+    return joined.isupper() and (len(joined) <= 4 or any(len(run) == 1 for run in group))
 
 
 def _split(chars: list[str], cuts: list[int], vocab: Vocabulary) -> str:

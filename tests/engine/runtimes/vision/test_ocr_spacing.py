@@ -59,3 +59,4 @@ def test_a_space_that_cuts_a_word_the_vocabulary_spells_joined_is_left_out():
     assert recognised("in a m anner not") == "in a manner not"
     assert recognised("U sing perform ance tables fro m") == "Using performance tables from"
     assert recognised("The M CAS function") == "The M CAS function"  # letters of an acronym are left alone
+    assert recognised("MICHAEL P RIVES") == "MICHAEL P RIVES"  # an initial in capitals too
