@@ -152,10 +152,14 @@ def nulls_last(query: str, language: str) -> str | None:
         return None
     top = flat(query)
     tail = _TAIL[language].search(top)
-    assert tail is not None  # ordering_key found it
-    at = tail.start() + re.match(r"ORDER\s+BY\s+", top[tail.start():], re.IGNORECASE).end()  # type: ignore[union-attr]
+    order = _ORDER_BY.match(top, tail.start()) if tail is not None else None
+    assert order is not None  # ordering_key found the tail, which opens with ORDER BY
+    at = order.end()
     first = f"DESC(BOUND({key})) " if language == "sparql" else f"{key} IS NULL, "
     return query[:at] + first + query[at:]
+
+
+_ORDER_BY = re.compile(r"ORDER\s+BY\s+", re.IGNORECASE)
 
 
 def key_column(result: QueryResult, key: str) -> int | None:
