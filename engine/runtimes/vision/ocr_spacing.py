@@ -5,7 +5,7 @@ PP-OCR's Chinese+English recogniser runs English words together ("EILEENCOLLINS"
 ("in dication", "m ay", "Region-based seg mentation" on a scanned textbook page), and its character
 boxes are columns, not glyph edges. The gaps between them and a WordPiece vocabulary (the text
 embedder's) decide: over the figures of a scanned airworthiness directive, the share of OCR'd words
-that are known words went from 77.5 % to 84.3 % with the cuts taken out (bench/RESULTS.md §46).
+that are known words went from 77.5 % to 84.1 % with the cuts taken out (bench/RESULTS.md §46).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-STRONG_GAP = 0.7  # a gap this wide (in characters) between two character boxes is a space ...
+STRONG_GAP = 0.7  # a gap this wide (in characters) between two character boxes is a space, unless it cuts a word
 WEAK_GAP = 0.35  # a gap this wide is a space when it splits the text into known words
 WORD_PIECES = 2  # a word cut by a space that is no known word is one WordPiece spells in two pieces at most
 JOIN_COST = 1.0  # a space left out costs a piece ...
@@ -53,15 +53,15 @@ class Vocabulary:
         return count
 
 
-def spaced(text: str, char_boxes: list, chars: list[str], words: Vocabulary | None = None) -> str:
+def spaced(text: str, char_boxes: list, chars: list[str], vocab: Vocabulary | None = None) -> str:
     """Put back the spaces PP-OCR's recogniser drops ("EILEENCOLLINS" -> "EILEEN COLLINS"), and take
     out those that cut a word in two ("in dication", "m ay").
 
     Its character boxes are the recogniser's columns, not glyph edges, so gaps are noisy: a wide
-    gap is a space and a middling one only where every piece it makes is a word of `words` (or a
+    gap is a space and a middling one only where every piece it makes is a word of `vocab` (or a
     number): "FIRSTWOMANTOPILOT" -> "FIRST WOMAN TO PILOT", while "MARTIM" stays whole. A space,
     the recogniser's or a wide gap's, is left out where it cuts a word in two (`_word_ends`)."""
-    vocab = words or Vocabulary()
+    vocab = vocab or Vocabulary()
     if len(chars) != len(char_boxes) or len(chars) < 2 or "".join(chars).replace(" ", "") != text.replace(" ", ""):
         return text
     lefts = [min(p[0] for p in box) for box in char_boxes]
