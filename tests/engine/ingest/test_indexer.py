@@ -156,7 +156,7 @@ def test_bad_files_are_recorded_with_reasons_and_do_not_stop_the_run(
     folder.mkdir()
     (folder / "good.md").write_text("# Good\n\nThe plumber is Verhoeven.\n")
     (folder / "empty.txt").write_text("")
-    (folder / "binary.md").write_bytes(os.urandom(4096))
+    (folder / "binary.md").write_bytes(bytes(range(256)) * 16)  # NUL bytes, no BOM: random bytes can open with one
     (folder / "huge.txt").write_text("big " * 400_000)  # 1.6 MB
     (folder / "latin1.txt").write_bytes("Café au lait, crème brûlée, façade.".encode("latin-1"))
     rng = random.Random(1)  # printable-range bytes that no text encoding makes sense of
