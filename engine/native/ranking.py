@@ -7,6 +7,7 @@ ranking in the cited rows. Kept only when it returns the same rows (`same_rows`)
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from local_stores.results import QueryResult
 
@@ -48,19 +49,43 @@ _HEAD = {  # what the query returns: from its keyword to where that list ends
 _SET_OPERATION = re.compile(r"\b(?:UNION|INTERSECT|EXCEPT|MINUS)\b", re.IGNORECASE)
 
 
+@dataclass(frozen=True)
+class _Ranking:
+    """Where a query ending in `ORDER BY <one key> LIMIT n` ranks: its top level (`flat`), the tail
+    match and the key's span in the query (SPARQL's `DESC(?x)` spans `?x`)."""
+
+    top: str
+    tail: re.Match[str]
+    start: int
+    end: int
+
+
+def _ranking(query: str, language: str) -> _Ranking | None:
+    """The ranking tail of `query`; None when it has none, ranks by several keys or joins set operations."""
+    top = flat(query)
+    tail = _TAIL[language].search(top)
+    if tail is None or _SET_OPERATION.search(top):
+        return None
+    group = "wrapped" if language == "sparql" and tail.group("wrapped") else "key"
+    if "," in top[tail.start(group):tail.end(group)]:
+        return None
+    return _Ranking(top, tail, tail.start(group), tail.end(group))
+
+
 def with_ranked_value(query: str, language: str) -> str | None:
     """`query` returning the value it ranks by too, or None: it does not end in `ORDER BY <one key>
     LIMIT n` (n ≤ MAX_RANKED), returns `*` or distinct rows, or already returns that value."""
-    top = flat(query)
-    tail, head = _TAIL[language].search(top), _last(_HEAD[language], top, language)
-    if tail is None or head is None or head.group("distinct") or _SET_OPERATION.search(top):
+    ranking = _ranking(query, language)
+    if ranking is None:
+        return None
+    tail, head = ranking.tail, _last(_HEAD[language], ranking.top, language)
+    if head is None or head.group("distinct"):
         return None
     if int(tail.group("n")) > MAX_RANKED or head.end("items") > tail.start():
         return None
-    group = "wrapped" if language == "sparql" and tail.group("wrapped") else "key"
-    key = query[tail.start(group):tail.end(group)].strip()
+    key = query[ranking.start:ranking.end].strip()
     items = query[head.start("items"):head.end("items")]
-    if "," in top[tail.start(group):tail.end(group)] or re.fullmatch(r"\d+", key) or _shown(key, items, language):
+    if re.fullmatch(r"\d+", key) or _shown(key, items, language):
         return None
     added = _item(key, language)
     if added is None:
@@ -133,30 +158,22 @@ def same_rows(before: QueryResult, after: QueryResult) -> bool:
 
 def ordering_key(query: str, language: str) -> str | None:
     """The one key a query ending in `ORDER BY <key> LIMIT n` ranks by (SPARQL's `DESC(?x)` as `?x`)."""
-    top = flat(query)
-    tail = _TAIL[language].search(top)
-    if tail is None or _SET_OPERATION.search(top):
-        return None
-    group = "wrapped" if language == "sparql" and tail.group("wrapped") else "key"
-    if "," in top[tail.start(group):tail.end(group)]:
-        return None
-    return query[tail.start(group):tail.end(group)].strip()
+    ranking = _ranking(query, language)
+    return None if ranking is None else query[ranking.start:ranking.end].strip()
 
 
 def nulls_last(query: str, language: str) -> str | None:
     """`query` ranking the rows that have no value to rank by after those that have one ("the oldest
     person" is not one whose year of birth is missing: Kùzu ranks a missing value above every year,
     SQLite below), or None when it does not end in `ORDER BY <one key> LIMIT n`."""
-    key = ordering_key(query, language)
-    if key is None:
+    ranking = _ranking(query, language)
+    if ranking is None:
         return None
-    top = flat(query)
-    tail = _TAIL[language].search(top)
-    order = _ORDER_BY.match(top, tail.start()) if tail is not None else None
-    assert order is not None  # ordering_key found the tail, which opens with ORDER BY
-    at = order.end()
+    key = query[ranking.start:ranking.end].strip()
+    order = _ORDER_BY.match(ranking.top, ranking.tail.start())
+    assert order is not None  # the tail opens with ORDER BY
     first = f"DESC(BOUND({key})) " if language == "sparql" else f"{key} IS NULL, "
-    return query[:at] + first + query[at:]
+    return query[:order.end()] + first + query[order.end():]
 
 
 _ORDER_BY = re.compile(r"ORDER\s+BY\s+", re.IGNORECASE)
@@ -183,12 +200,12 @@ def turned(question: str, query: str, language: str) -> str | None:
     oldest person" written `ORDER BY p.born DESC`: the latest born first); None when it does not,
     or when the question asks for neither the oldest nor the newest (or both)."""
     earliest, latest = bool(_EARLIEST.search(question)), bool(_LATEST.search(question))
-    key = ordering_key(query, language)
-    if earliest == latest or key is None or not _WHEN_KEY.search(key.rsplit(".", 1)[-1]):
+    ranking = _ranking(query, language)
+    if earliest == latest or ranking is None:
         return None
-    top = flat(query)
-    tail = _TAIL[language].search(top)
-    assert tail is not None
+    if not _WHEN_KEY.search(query[ranking.start:ranking.end].strip().rsplit(".", 1)[-1]):
+        return None
+    top, tail = ranking.top, ranking.tail
     if language == "sparql":
         written = re.search(r"\b(ASC|DESC)\s*\(", top[tail.start():], re.IGNORECASE)
         descending = written is not None and written.group(1).upper() == "DESC"
