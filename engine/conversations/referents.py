@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from engine.generation.answer import content_words, stems
 from engine.generation.untrusted import inline
+from engine.generation.words import content_words, stems
 
 if TYPE_CHECKING:
     from engine.runtimes.llm import ChatModel

@@ -29,9 +29,10 @@ from engine.conversations.referents import (
     usable_set,
 )
 from engine.conversations.turns import Turn
-from engine.generation.answer import content_words, stem, stems, strip_citations
+from engine.generation.answer import strip_citations
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline
+from engine.generation.words import content_words, stem, stems
 from engine.locators import source_name
 from engine.native.querying import file_clause
 

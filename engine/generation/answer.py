@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
 from engine.generation.evidence import Evidence
+from engine.generation.misquoted import mended
 from engine.generation.number_words import spelled_numbers
 from engine.generation.untrusted import inline, mark_instructions, neutralise, without_instructions
+from engine.generation.words import CITE, STOP, WORD, content_words, shared
 
 if TYPE_CHECKING:
     from engine.runtimes.llm import ChatModel
@@ -36,7 +38,6 @@ never take facts from it."""
 
 DATA_RULE = SYSTEM_PROMPT.split("\n- ")[-1]  # the evidence is data, not instructions
 MIN_EXCERPT = 60  # tokens: an evidence item cut shorter than this is left out instead
-_CITE = re.compile(r"\[(\d{1,3})\]")
 _CITE_AFTER_STOP = re.compile(r"\s*([.!?])\s*((?:\[\d{1,3}\])+)(?=\s|$)")
 _NOT_FOUND = re.compile(r"could not find|couldn't find|cannot find|can't find|no information|not (?:mentioned|"
                         r"stated|specified|provided|included|contain)|does not (?:say|mention|contain|specify|"
@@ -46,21 +47,14 @@ _ABBREVIATIONS = r"(?:\b[A-Z]|\b(?:Mr|Mrs|Ms|Dr|Prof|St|vs?|etc|e\.g|i\.e|No|Inc
 _INITIAL_END = re.compile(_ABBREVIATIONS + r"\.(?:\s*\[\d{1,3}\])*$")
 _ABBREVIATED = re.compile(_ABBREVIATIONS + "$")
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
-_NAME = re.compile(r"(?<![\w'’-])[A-Z][a-zà-ÿ]{2,}(?:[-'’][A-Za-z]+)?")
+_NAME = re.compile(r"(?<![\w'’-])[A-Z][a-zà-ÿ]{2,}(?:[A-Z][A-Za-zà-ÿ]*)?(?:[-'’][A-Za-z]+)?")  # "NumPy" whole
 # a sentence about the evidence instead of the question ("This is stated in the evidence [2] …")
 _QUOTE = re.compile(r"\"([^\"]{12,300})\"|“([^”]{12,300})”")
 _META = re.compile(r"\b(?:the|this|that|given|provided) (?:evidence|passage|excerpt|context)s?\b"
                    r"|^(?:this|that|it|these)(?: (?:information|answer|detail|fact|value|date|figure|number)s?)?"
                    r" (?:is|was|are|were|can be) (?:stated|mentioned|found|given|shown|noted|seen|described|"
                    r"provided|listed|located|written)\b", re.IGNORECASE)
-_WORD = re.compile(r"[A-Za-zÀ-ÿ]{3,}")
 _JOINED = re.compile(r"[A-Za-zÀ-ÿ]+(?:[-'’][A-Za-z]+)+")  # "check-in", "O'Brien": a name the regex above splits
-_STOP = frozenset("""
-the and for with that this from your you are was were has have had not but its into which who whom
-what when where will would can could should about there their they them also than then been being
-our out based information provided evidence according mentioned stated given context text document
-documents file files still without just even yet already ever very
-""".split())
 _SENTENCE_OPENERS = frozenset("""
 this that these those there here they yes however also she his her its their then thus both each some all
 one two three four five six seven eight nine ten after before during while although since because unless
@@ -178,7 +172,7 @@ def _adds(sentence: str, given: str) -> bool:
     """Whether a sentence that phrases a query's result names a number or a name that neither the
     result nor the question gives ("Rob Reiner directed The Shining" from a list of directors)."""
     numbers = {_same_number(n) for n in _numbers(given)}
-    words = {w.lower() for w in _WORD.findall(given)} | {w.lower() for w in _JOINED.findall(given)}
+    words = {w.lower() for w in WORD.findall(given)} | {w.lower() for w in _JOINED.findall(given)}
     return any(_same_number(n) not in numbers for n in _numbers(sentence)) or bool(_names(sentence) - words)
 
 
@@ -244,7 +238,7 @@ def gate(draft: Draft, rewrite: Callable[[], Draft]) -> Draft:
     if not shown:
         return Draft(NOT_BACKED, [], False, [], dropped=kept.dropped + dropped)
     text = " ".join(shown)
-    cited = list(dict.fromkeys(int(n) for n in _CITE.findall(text)))
+    cited = list(dict.fromkeys(int(n) for n in CITE.findall(text)))
     return Draft(text, cited, True, [], dropped=kept.dropped + dropped)
 
 
@@ -274,10 +268,10 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
     list (with the reason) sentences no citation backs. What a file says to an AI model (a prompt
     injection) backs nothing: a sentence that only it supports ("HACKED [1]") is unsupported."""
     valid = {e.n for e in evidence}
-    text = _CITE.sub(lambda m: m.group(0) if int(m.group(1)) in valid else "", raw).strip()
+    text = CITE.sub(lambda m: m.group(0) if int(m.group(1)) in valid else "", raw).strip()
     text = re.sub(r"[ \t]+([.,;:])", r"\1", text)
     text = _CITE_AFTER_STOP.sub(_move_citation, text)  # "x. [1]" -> "x [1]."; "v. [1] Mirzayance" -> "v. Mirzayance"
-    if not text or (_NOT_FOUND.search(text) and not _CITE.search(text)):
+    if not text or (_NOT_FOUND.search(text) and not CITE.search(text)):
         return Draft(NOT_FOUND, [], False, [])
     evidence = [replace(e, text=without_instructions(neutralise(e.text))) for e in evidence]  # what backs a claim
     by_n = {e.n: e for e in evidence}
@@ -287,9 +281,10 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
         if _META.search(strip_citations(sentence)):
             dropped.append({"sentence": strip_citations(sentence), "why": "about the evidence, not the question"})
             continue
-        refs = [int(n) for n in _CITE.findall(sentence)]
-        why = _unsupported_because(sentence, [by_n[n].text + " " + by_n[n].header() for n in refs], question,
-                                   _of_files(evidence, {by_n[n].source for n in refs})) \
+        refs = [int(n) for n in CITE.findall(sentence)]
+        cited_texts = [by_n[n].text + " " + by_n[n].header() for n in refs]
+        files = _of_files(evidence, {by_n[n].source for n in refs})
+        why = _unsupported_because(sentence, cited_texts, question, files) \
             if refs else ("no citation backs it" if content_words(sentence) else None)
         if refs and _dumped(sentence, by_n[refs[0]].text):
             unsupported.append(strip_citations(sentence))
@@ -302,6 +297,9 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
                 sentence, why = _append_citation(strip_citations(sentence), best), None
         elif len(set(refs)) == 1 and (better := _says_more(sentence, by_n[refs[0]], evidence, question)):
             sentence = _append_citation(strip_citations(sentence), better)
+        if why and refs and (fixed := _misquotes_mended(sentence, [by_n[n].text for n in refs], question, files)):
+            dropped.append({"sentence": strip_citations(sentence), "why": f"{why}; shown as the cited text gives it"})
+            sentence, why = fixed, None
         if why:
             unsupported.append(strip_citations(sentence))
             reasons[unsupported[-1]] = why
@@ -309,7 +307,7 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
     if not out:
         return Draft(NOT_FOUND, [], False, [], dropped=dropped)
     final = " ".join(out)
-    cited = list(dict.fromkeys(int(n) for n in _CITE.findall(final)))
+    cited = list(dict.fromkeys(int(n) for n in CITE.findall(final)))
     return Draft(final, cited, True, unsupported, reasons, dropped)
 
 
@@ -326,9 +324,9 @@ def _meta_citations_moved(sentences: list[str], evidence: list[Evidence]) -> lis
     the claim's source, whatever number the sentence wrote."""
     out = list(sentences)
     for i in range(1, len(out)):
-        if not _META.search(strip_citations(out[i])) or _CITE.search(out[i - 1]):
+        if not _META.search(strip_citations(out[i])) or CITE.search(out[i - 1]):
             continue
-        refs = _CITE.findall(out[i])
+        refs = CITE.findall(out[i])
         n = _quoting(out[i], evidence) or (int(refs[0]) if refs else None)
         if n is not None:
             out[i - 1] = _append_citation(out[i - 1], n)
@@ -385,35 +383,16 @@ def _without_preamble(sentence: str) -> str:
 
 def renumber(text: str, mapping: dict[int, int]) -> str:
     """Rewrite [n] markers with their new numbers (citations are numbered in order of use)."""
-    return _CITE.sub(lambda m: f"[{mapping[int(m.group(1))]}]" if int(m.group(1)) in mapping else "", text)
+    return CITE.sub(lambda m: f"[{mapping[int(m.group(1))]}]" if int(m.group(1)) in mapping else "", text)
 
 
 def strip_citations(text: str) -> str:
-    return re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", _CITE.sub("", text))).strip()
+    return re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", CITE.sub("", text))).strip()
 
 
 def _append_citation(sentence: str, n: int) -> str:
     m = re.search(r"[.!?]$", sentence)
     return f"{sentence[:m.start()]} [{n}]{sentence[m.start():]}" if m else f"{sentence} [{n}]"
-
-
-def content_words(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(_CITE.sub("", text))} - _STOP
-
-
-def stem(word: str) -> str:
-    """A word cut to its first five letters: "cancel" and "cancellation", "directed" and "director" are one."""
-    return word[:5]
-
-
-def stems(words: set[str]) -> set[str]:
-    return {stem(w) for w in words}
-
-
-def shared(words: set[str], held: set[str]) -> int:
-    """How many of `words` `held` has, by stem."""
-    known = stems(held)
-    return sum(1 for w in words if stem(w) in known)
 
 
 def question_names(question: str) -> list[str]:
@@ -424,7 +403,7 @@ def question_names(question: str) -> list[str]:
 
 
 def _numbers(text: str) -> set[str]:
-    return {n.rstrip(".,:") for n in _NUMBER.findall(_CITE.sub("", text))}
+    return {n.rstrip(".,:") for n in _NUMBER.findall(CITE.sub("", text))}
 
 
 def _supported(sentence: str, cited_texts: list[str], question: str = "", files: list[str] | None = None) -> bool:
@@ -438,12 +417,9 @@ def _unsupported_because(sentence: str, cited_texts: list[str], question: str = 
     question counts as known, but not the names the question asks about: those must be in the
     cited files (`files`: their texts in the evidence; the cited text when not given)."""
     source = " ".join([*cited_texts, question])
-    source_numbers = _numbers(source) | {n.replace(",", "") for n in _numbers(source)}
-    source_numbers |= {str(n) for n in spelled_numbers(source)}  # "Four hundred sixty-eight" backs 468
-    missing = [n for n in _numbers(sentence) if n not in source_numbers and n.replace(",", "") not in source_numbers]
-    if missing:
+    if missing := _missing_numbers(sentence, source):
         return f"the number {missing[0]} is not in the cited text"
-    names = _names(sentence) - {w.lower() for w in _WORD.findall(source)} - {w.lower() for w in _JOINED.findall(source)}
+    names = _names(sentence) - {w.lower() for w in WORD.findall(source)} - {w.lower() for w in _JOINED.findall(source)}
     if names:
         return f"the name {sorted(names)[0].capitalize()} is not in the cited text"
     asked = _names(sentence) & subject_names(question)
@@ -458,6 +434,29 @@ def _unsupported_because(sentence: str, cited_texts: list[str], question: str = 
     return None if hits / len(words) >= 0.5 else "most of its words are not in the cited text"
 
 
+def _missing_numbers(sentence: str, source: str) -> list[str]:
+    """The numbers of `sentence` that `source` does not write (as digits, with or without thousands
+    separators, or in words)."""
+    held = _numbers(source) | {n.replace(",", "") for n in _numbers(source)}
+    held |= {str(n) for n in spelled_numbers(source)}  # "Four hundred sixty-eight" backs 468
+    return [n for n in _numbers(sentence) if n not in held and n.replace(",", "") not in held]
+
+
+def _misquotes_mended(sentence: str, texts: list[str], question: str, files: list[str]) -> str | None:
+    """The sentence with the numbers its cited texts do not hold written as those texts give them
+    (generation.misquoted), when that leaves it backed; None otherwise."""
+    for _ in range(MOST_MENDED):
+        missing = _missing_numbers(sentence, " ".join([*texts, question]))
+        if not missing:
+            break
+        fixed = mended(sentence, missing[0], texts)
+        if fixed is None:
+            return None
+        sentence = fixed
+    return sentence if _supported(sentence, texts, question, files) else None
+
+
+MOST_MENDED = 3  # numbers of one sentence written again at most
 _WHEN_ASKED = re.compile(r"\b(?:when|what time|what date|which date|what day|what year|what hour)\b", re.IGNORECASE)
 # the two ends of an event, as a question asks for one and a text may give only the other
 _ENDS = [(re.compile(r"\b(?:start(?:s|ed|ing)?|beg[au]n|begins?|commenc\w*|came on|convened|opened|called to order)\b",
@@ -496,14 +495,14 @@ def subject_names(question: str) -> set[str]:
 
 def mentions(names: set[str], texts: list[str]) -> bool:
     """Whether any of the texts has any of the names (as a word, in any case)."""
-    words = {w.lower() for text in texts for w in _WORD.findall(text)}
+    words = {w.lower() for text in texts for w in WORD.findall(text)}
     words |= {w.lower() for text in texts for w in _JOINED.findall(text)}
     return bool(names & words)
 
 
 def _names(sentence: str) -> set[str]:
     """Capitalised words (names, months, places), lowercased, less the words that open sentences."""
-    return {w.lower() for w in _NAME.findall(strip_citations(sentence))} - _STOP - _SENTENCE_OPENERS
+    return {w.lower() for w in _NAME.findall(strip_citations(sentence))} - STOP - _SENTENCE_OPENERS
 
 
 def _says_more(sentence: str, cited: Evidence, evidence: list[Evidence], question: str = "") -> int | None:

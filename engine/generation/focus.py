@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from engine.generation.answer import content_words, question_names, stems
+from engine.generation.answer import question_names
 from engine.generation.evidence import Evidence
+from engine.generation.words import content_words, stems
 
 SHARED = 2  # question words (by stem) a line must hold to be shown again
 MOST_LINES = 3  # lines kept of one item
