@@ -62,5 +62,13 @@ class ValueIndex:
             f"SELECT DISTINCT place, value FROM source_values WHERE source = ? AND ({like} OR {like} OR {like}) "
             "ORDER BY place, value LIMIT ?", (source, f"{escaped} %", f"% {escaped}", f"% {escaped} %", limit))]
 
+    def starting(self, source: str, text: str, limit: int) -> list[tuple[str, str]]:
+        """(place, value) of `source`'s held values whose lower-cased text begins with `text` (lower
+        case): "franklin county" finds "Franklin County." too."""
+        escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return [tuple(row) for row in self.db.query(
+            "SELECT DISTINCT place, value FROM source_values WHERE source = ? AND key LIKE ? ESCAPE '\\' "
+            "ORDER BY place, value LIMIT ?", (source, f"{escaped}%", limit))]
+
     def sources(self) -> int:
         return self.db.query("SELECT count(*) FROM value_sources")[0][0]

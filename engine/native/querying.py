@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline
-from engine.native import mending, periods, values
+from engine.native import mending, periods, values, variants
 from engine.native.conditions import (
     both_at_once,
     counted_not_read,
@@ -104,6 +104,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if (way := turned(question, statement, source.language)) is not None:
                 query = way  # "the oldest person" ranked by year of birth, latest first
                 statement = _explained(store, writer, query, source)
+            if (spelt := variants.widened(statement, source, held)) != statement:
+                statement = store.explain(spelt)  # "Franklin County" counts "Franklin County." too
             result = store.execute(statement, timeout_s, max_rows)
             if _empty(result) and (recased := values.recase(statement, source, stores, held=held)) != statement:
                 statement = store.explain(recased)  # checked like any statement the model wrote

@@ -36,3 +36,15 @@ def test_values_holding_a_word_among_others_are_found_by_that_word(index_db: Ind
     assert index.containing("movies", "100%", 5) == [("Drink.name", "100% Cuba Libre")]
     assert index.containing("movies", "_uba", 5) == []  # LIKE's wildcards in the word are plain characters
     assert index.containing("movies", "cuba", 1) == [("Drink.name", "100% Cuba Libre")]
+
+
+def test_values_are_found_by_how_they_begin(index_db: IndexDatabase):  # noqa: F811
+    index = ValueIndex(index_db)
+    index.replace("towns", "s1", [("Franklin County", "towns.county"), ("Franklin County.", "towns.county"),
+                                  ("Franklin", "towns.town_name"), ("Frankfort_1", "towns.town_name")])
+    assert index.starting("towns", "franklin county", 5) == [("towns.county", "Franklin County"),
+                                                              ("towns.county", "Franklin County.")]
+    assert index.starting("towns", "frank", 2) == [("towns.county", "Franklin County"),
+                                                   ("towns.county", "Franklin County.")]
+    assert index.starting("towns", "frankfort_", 5) == [("towns.town_name", "Frankfort_1")]
+    assert index.starting("towns", "frankli_", 5) == []  # LIKE's wildcards in the text are plain characters

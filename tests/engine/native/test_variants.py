@@ -1,0 +1,50 @@
+"""A value a table writes several ways is compared with every spelling: on a real WikiTableQuestions
+table whose Franklin County is once "Franklin County."."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.native import values, variants
+from engine.native.sources import Source, Stores
+from local_stores.sqlite_db import Database
+from local_stores.table_store import TableStore
+from local_stores.value_index import ValueIndex
+from tests.conftest import shared_path
+
+
+@pytest.fixture
+def ghost_towns(tmp_path: Path) -> tuple[Source, TableStore, ValueIndex]:
+    path = shared_path("eval", "tables", "wtq", "csv", "csv__204-csv__69.csv")
+    store = TableStore(tmp_path / "t.duckdb")
+    info = store.load_csv("towns", path, path.read_text(encoding="utf-8"))
+    source = Source("towns", "table", "duckdb", str(path), info.descriptor())
+    index = ValueIndex(Database(tmp_path / "values.sqlite"))
+    values.refresh(index, [source], Stores(store, None, None))
+    return source, store, index
+
+
+def test_a_county_written_with_a_full_stop_once_is_counted_with_the_others(ghost_towns):  # noqa: ANN001
+    source, store, index = ghost_towns
+    asked = "SELECT COUNT(*) FROM towns WHERE county = 'Franklin County'"
+    widened = variants.widened(asked, source, index)
+    assert widened == "SELECT COUNT(*) FROM towns WHERE county IN ('Franklin County', 'Franklin County.')"
+    assert store.execute(store.explain(asked), 5, 10).rows == [(5,)]
+    assert store.execute(store.explain(widened), 5, 10).rows == [(6,)]  # the six of the table
+
+
+def test_a_value_with_one_spelling_and_other_comparisons_are_left_as_written(ghost_towns):  # noqa: ANN001
+    source, _, index = ghost_towns
+    for statement in ("SELECT COUNT(*) FROM towns WHERE county = 'Doniphan County'",
+                      "SELECT COUNT(*) FROM towns WHERE county <> 'Franklin County'",
+                      "SELECT town_name FROM towns WHERE town_name = 'Franklin'"):
+        assert variants.widened(statement, source, index) == statement
+    assert variants.widened("SELECT 1 WHERE county = 'Franklin County'", source, None) == \
+        "SELECT 1 WHERE county = 'Franklin County'"
+
+
+def test_folding_drops_case_spacing_and_the_punctuation_around_a_value():
+    assert variants.folded("  Franklin   County. ") == variants.folded("franklin county") == "franklin county"
+    assert variants.folded("St. Louis") == "st. louis"
