@@ -164,3 +164,32 @@ def _holds(column: str, stem: str) -> bool:
     does not count them)."""
     parts = column.lower().split("_")
     return "id" not in parts and any(part.startswith(stem) for part in parts)
+
+
+# what a question asks for: the words after "how many", "what is the", "which" ("how many titles did")
+_ASKED_FOR = re.compile(r"\b(?:how\s+(?:many|much)|what(?:\s+(?:is|was|are|were))?(?:\s+the)?|which)\s+"
+                        r"((?:[\w-]+\s+){0,2}[\w-]+)", re.IGNORECASE)
+_NAMING = frozenset({"name", "title", "label", "type", "kind", "value", "numbe", "count", "total"})  # by stem
+
+
+def other_field_returned(question: str, returned: list[str], fields: list[str],
+                         statement: str) -> tuple[str, str] | None:
+    """(field the question names, column returned instead): "how many titles did Jansher Khan win?"
+    answered with `final_appearances` where the table has `no_of_titles`. Only for a result of one
+    column that is itself a field the question names no word of, and one field whose words all follow
+    what the question asks with ("how many", "what is the", "which") and the query never reads; None
+    otherwise ("why did they lay off 474 employees?" does not ask for the employees field)."""
+    if len(returned) != 1 or returned[0].lower() not in {f.lower() for f in fields}:
+        return None
+    asked = {w.lower()[:5] for w in _WORD.findall(question) if len(w) >= 3}
+    if _words_of(returned[0]) & asked or not _words_of(returned[0]) - _NAMING:
+        return None
+    wanted = {w.lower()[:5] for m in _ASKED_FOR.finditer(question) for w in _WORD.findall(m.group(1)) if len(w) >= 3}
+    named = [f for f in fields if (words := _words_of(f)) and words <= wanted
+             and not re.search(rf"(?<![\w]){re.escape(f)}(?![\w])", statement, re.IGNORECASE)]
+    return (named[0], returned[0]) if len(named) == 1 else None
+
+
+def _words_of(field: str) -> set[str]:
+    """A field's words of three letters or more, by their first five: `no_of_titles` -> {"title"}."""
+    return {w.lower()[:5] for w in re.findall(r"[A-Za-z]{3,}", field)}

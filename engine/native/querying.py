@@ -15,6 +15,7 @@ from engine.native.conditions import (
     both_at_once,
     counted_not_read,
     intersect_of_differing,
+    other_field_returned,
     pattern_and_where,
     sums_years,
     unasked_name,
@@ -149,6 +150,12 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if not _empty(result) and (unreturned := unreturned_field(question, result, source)) is not None:
                 fallback = fallback or (statement, result)
                 raise QueryFailed(f"the question also asks for {unreturned}: return it as its own column too")
+            if not _empty(result) and (other := other_field_returned(
+                    question, [c for c in result.columns if c != "_row"], mending.names_of(source, "field"),
+                    statement)) is not None:
+                fallback = fallback or (statement, result)
+                raise QueryFailed(f"the question names {other[0]}, which the query never reads; it returned "
+                                  f"{other[1]}, which the question does not ask for: use {other[0]}")
             if not _YES_NO.match(question) and _empty(result) and (
                     why := _why_empty(statement, question, source, stores, held, found)):
                 if why.asked:  # "none" may be the answer: the source holds no value the question names

@@ -434,3 +434,26 @@ def test_a_why_question_is_not_written_as_a_query_for_a_source_with_no_field_for
     asked = write_and_run(ScriptedLLM(["SELECT reason FROM warn2 WHERE company = 'Molycorp Minerals'"]),
                           "Why did Molycorp Minerals lay off 474 employees?", explained, stores)
     assert asked.ok and asked.result is not None and asked.result.rows == [("Mine closed",)]
+
+
+def test_a_column_the_question_does_not_name_returned_for_one_it_names_is_sent_back(tmp_path):  # noqa: ANN001
+    """"How many titles did Jansher Khan win?" answered from `final_appearances` (9) where the real
+    WikiTableQuestions table has `no_of_titles` (8): the repair is told which field the question names."""
+    from engine.native.querying import write_and_run
+    from tests.scripted import ScriptedLLM
+
+    path = shared_path("eval", "tables", "wtq", "csv", "csv__203-csv__86.csv")
+    store = TableStore(tmp_path / "t.duckdb")
+    info = store.load_csv("squash", path, path.read_text(encoding="utf-8"))
+    source = Source("squash", "table", "duckdb", str(path), info.descriptor())
+    wrong = "SELECT final_appearances FROM squash WHERE player_name = 'Jansher Khan'"
+    right = "SELECT no_of_titles FROM squash WHERE player_name = 'Jansher Khan'"
+    question = "In my table of squash world title winners, how many titles did Jansher Khan win?"
+    outcome = write_and_run(ScriptedLLM([wrong, right]), question, source, Stores(store, None, None))
+    assert "the question names no_of_titles" in (outcome.attempts[0].error or "")
+    assert outcome.ok and outcome.result is not None and [int(v) for v in outcome.result.rows[0]] == [8]
+    asked = write_and_run(ScriptedLLM([wrong]), "How many final appearances did Jansher Khan make?", source,
+                          Stores(store, None, None))
+    assert asked.ok and len(asked.attempts) == 1 and [int(v) for v in asked.result.rows[0]] == [9]
+    kept = write_and_run(ScriptedLLM([wrong] * 3), question, source, Stores(store, None, None))
+    assert kept.ok and [int(v) for v in kept.result.rows[0]] == [9]  # no repair: the first result is the fallback
