@@ -1,8 +1,10 @@
 """Generating a cited answer from numbered evidence, and checking what the citations back.
 
-The support check is a gate: a sentence whose numbers, dates or names are not in the evidence it
-cites is written again once from that evidence (an extraction prompt); what is still unsupported is
-dropped, with the reason, and an answer left with nothing the files back says they do not say it.
+The support check is a gate: a number the model copied wrong is first put as the cited text writes
+it, where one number is certain (generation.misquoted); a sentence whose numbers, dates or names are
+still not in the evidence it cites is written again once from that evidence (an extraction prompt);
+what is still unsupported is dropped, with the reason, and an answer left with nothing the files back
+says they do not say it.
 """
 
 from __future__ import annotations
@@ -297,8 +299,8 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
                 sentence, why = _append_citation(strip_citations(sentence), best), None
         elif len(set(refs)) == 1 and (better := _says_more(sentence, by_n[refs[0]], evidence, question)):
             sentence = _append_citation(strip_citations(sentence), better)
-        if why and refs and (fixed := _misquotes_mended(sentence, [by_n[n].text for n in refs], question, files)):
-            dropped.append({"sentence": strip_citations(sentence), "why": f"{why}; shown as the cited text gives it"})
+        if why and (fixed := _mended(sentence, refs, evidence, question)):
+            dropped.append({"sentence": strip_citations(sentence), "why": f"{why}; shown as the file gives it"})
             sentence, why = fixed, None
         if why:
             unsupported.append(strip_citations(sentence))
@@ -440,6 +442,19 @@ def _missing_numbers(sentence: str, source: str) -> list[str]:
     held = _numbers(source) | {n.replace(",", "") for n in _numbers(source)}
     held |= {str(n) for n in spelled_numbers(source)}  # "Four hundred sixty-eight" backs 468
     return [n for n in _numbers(sentence) if n not in held and n.replace(",", "") not in held]
+
+
+def _mended(sentence: str, refs: list[int], evidence: list[Evidence], question: str) -> str | None:
+    """The sentence with its misquoted numbers put right from the items it cites, or else from the
+    one other item that puts them right (cited instead); None when neither can."""
+    by_n = {e.n: e for e in evidence}
+    if refs and (fixed := _misquotes_mended(sentence, [by_n[n].text for n in refs], question,
+                                            _of_files(evidence, {by_n[n].source for n in refs}))):
+        return fixed
+    plain = strip_citations(sentence)
+    others = [(e.n, fixed) for e in evidence if e.n not in refs and
+              (fixed := _misquotes_mended(plain, [e.text], question, _of_files(evidence, {e.source})))]
+    return _append_citation(others[0][1], others[0][0]) if len(others) == 1 else None
 
 
 def _misquotes_mended(sentence: str, texts: list[str], question: str, files: list[str]) -> str | None:

@@ -193,3 +193,21 @@ def other_field_returned(question: str, returned: list[str], fields: list[str],
 def _words_of(field: str) -> set[str]:
     """A field's words of three letters or more, by their first five: `no_of_titles` -> {"title"}."""
     return {w.lower()[:5] for w in re.findall(r"[A-Za-z]{3,}", field)}
+
+
+_COUNTED = re.compile(r"\bCOUNT\s*\(\s*(?:DISTINCT\s+)?(?:\w+\.)?\"?(\w+)\"?\s*\)", re.IGNORECASE)
+_A_COUNT = re.compile(r"^(?:no|num|nr|number|count|total|n)_(?:of_)?|_(?:count|total|number|num)$", re.IGNORECASE)
+
+
+def counts_a_count(statement: str, question: str, columns: set[str]) -> str | None:
+    """A number column that already holds a count of what the question asks how many of
+    (`no_of_titles`, `goal_count`) that the query counts the rows of (`COUNT(no_of_titles)` for "how
+    many titles did Jansher Khan win?": 1, where the row says 8); None otherwise ("how many players
+    won a title?" may count them). `columns`: the source's number columns."""
+    held = {c.lower(): c for c in columns}
+    wanted = {w.lower()[:5] for m in _ASKED_FOR.finditer(question) for w in _WORD.findall(m.group(1)) if len(w) >= 3}
+    for m in _COUNTED.finditer(statement):
+        column = held.get(m.group(1).lower())
+        if column is not None and _A_COUNT.search(column) and _words_of(_A_COUNT.sub("", column)) <= wanted:
+            return column
+    return None

@@ -14,6 +14,7 @@ from engine.native import mending, periods, values, variants
 from engine.native.conditions import (
     both_at_once,
     counted_not_read,
+    counts_a_count,
     intersect_of_differing,
     other_field_returned,
     pattern_and_where,
@@ -99,6 +100,9 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if source.language == "sql" and (ranked := counted_not_read(statement, question, _numbers(source))):
                 raise QueryFailed(f"the question ranks by {ranked}, a column of numbers: order by it (its SUM per "
                                   "group when a group has several rows), not by a count of rows")
+            if source.language == "sql" and (tally := counts_a_count(statement, question, _numbers(source))):
+                raise QueryFailed(f"{tally} already holds a count: read its value (SUM it over several rows), "
+                                  "do not COUNT its rows")
             if (copied := unasked_name(statement, asked, shown)) is not None:
                 query = _without_copied(query, copied, source)
                 statement = _explained(store, writer, query, source)

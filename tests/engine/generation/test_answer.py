@@ -76,7 +76,7 @@ def test_a_misquoted_number_is_shown_as_the_cited_text_gives_it_beside_the_same_
     draft = finalise("The theft excess is EUR 95 per claim [1].", EVIDENCE)
     assert draft.text == "The theft excess is EUR 65 per claim [1]." and draft.unsupported == []
     assert draft.dropped == [{"sentence": "The theft excess is EUR 95 per claim.",
-                              "why": "the number 95 is not in the cited text; shown as the cited text gives it"}]
+                              "why": "the number 95 is not in the cited text; shown as the file gives it"}]
 
 
 def test_renumber_orders_citations_by_first_use():

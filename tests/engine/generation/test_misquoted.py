@@ -46,3 +46,13 @@ def test_a_number_with_no_words_beside_it_in_the_sentence_mends_nothing():
 def test_a_number_the_sentence_already_states_is_not_put_in_twice():
     text = "327 BALLOTS CAST 1100 REGISTERED VOTERS"
     assert mended("327 ballots were cast and 900 ballots were cast again.", "900", [text]) is None
+
+
+def test_a_misquoted_number_cited_to_the_wrong_item_is_mended_from_the_one_that_holds_it():
+    countries = _paragraph(GOOGLE_DOC, "83,190,556")
+    table = "Country Population (millions) Area (km2) Capital Austria 8.9 83,879 Vienna Belgium 11.5 30,689 Brussels"
+    evidence = [evidence_of(1, "paragraph", "/docs/multicolumn.pdf", "EU", {"page": 3}, table, 0.7),
+                evidence_of(2, "paragraph", str(shared_path(*GOOGLE_DOC)), "Example", {"page": 1}, countries, 0.6)]
+    question = "In my example document with the table of countries, what population is listed for Germany?"
+    draft = finalise("The population listed for Germany is 1,83,190,556 people [1].", evidence, question)
+    assert draft.text == "The population listed for Germany is 83,190,556 people [2]." and draft.cited == [2]

@@ -457,3 +457,24 @@ def test_a_column_the_question_does_not_name_returned_for_one_it_names_is_sent_b
     assert asked.ok and len(asked.attempts) == 1 and [int(v) for v in asked.result.rows[0]] == [9]
     kept = write_and_run(ScriptedLLM([wrong] * 3), question, source, Stores(store, None, None))
     assert kept.ok and [int(v) for v in kept.result.rows[0]] == [9]  # no repair: the first result is the fallback
+
+
+def test_rows_of_a_column_that_holds_a_count_are_not_counted_for_how_many_of_it(tmp_path):  # noqa: ANN001
+    """`COUNT(no_of_titles)` answers "how many titles did Jansher Khan win?" with 1 (his one row); the
+    real table's row says 8. "How many players won a title?" may count rows of it."""
+    from engine.native.querying import write_and_run
+    from tests.scripted import ScriptedLLM
+
+    path = shared_path("eval", "tables", "wtq", "csv", "csv__203-csv__86.csv")
+    store = TableStore(tmp_path / "t.duckdb")
+    info = store.load_csv("squash", path, path.read_text(encoding="utf-8"))
+    source = Source("squash", "table", "duckdb", str(path), info.descriptor())
+    counted = "SELECT COUNT(no_of_titles) FROM squash WHERE player_name = 'Jansher Khan'"
+    read = "SELECT no_of_titles FROM squash WHERE player_name = 'Jansher Khan'"
+    question = "In my table of squash world title winners, how many titles did Jansher Khan win?"
+    outcome = write_and_run(ScriptedLLM([counted, read]), question, source, Stores(store, None, None))
+    assert "no_of_titles already holds a count" in (outcome.attempts[0].error or "")
+    assert outcome.ok and outcome.result is not None and [int(v) for v in outcome.result.rows[0]] == [8]
+    players = write_and_run(ScriptedLLM(["SELECT COUNT(no_of_titles) FROM squash WHERE no_of_titles > 0"]),
+                            "How many players won a title?", source, Stores(store, None, None))
+    assert players.ok and len(players.attempts) == 1 and players.result.rows == [(13,)]
