@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from engine.native.querying import _empty, _with_hint
 from engine.native.sources import Source, Stores
 from local_stores.graph_store import GraphStore
@@ -436,45 +438,47 @@ def test_a_why_question_is_not_written_as_a_query_for_a_source_with_no_field_for
     assert asked.ok and asked.result is not None and asked.result.rows == [("Mine closed",)]
 
 
-def test_a_column_the_question_does_not_name_returned_for_one_it_names_is_sent_back(tmp_path):  # noqa: ANN001
-    """"How many titles did Jansher Khan win?" answered from `final_appearances` (9) where the real
-    WikiTableQuestions table has `no_of_titles` (8): the repair is told which field the question names."""
+SQUASH_QUESTION = "In my table of squash world title winners, how many titles did Jansher Khan win?"
+FINAL_APPEARANCES = "SELECT final_appearances FROM squash WHERE player_name = 'Jansher Khan'"
+
+
+@pytest.mark.parametrize(("first", "told"), [
+    (FINAL_APPEARANCES, "the question names no_of_titles"),  # a field the question does not name (9)
+    ("SELECT COUNT(no_of_titles) FROM squash WHERE player_name = 'Jansher Khan'",  # his one row (1)
+     "no_of_titles already holds a count"),
+])
+def test_a_query_that_misreads_how_many_titles_is_sent_back_to_read_them(tmp_path, first, told):  # noqa: ANN001
+    """"How many titles did Jansher Khan win?" over the real WikiTableQuestions table whose row says 8
+    in `no_of_titles`: the repair is told what the first query read wrong."""
     from engine.native.querying import write_and_run
     from tests.scripted import ScriptedLLM
 
-    path = shared_path("eval", "tables", "wtq", "csv", "csv__203-csv__86.csv")
-    store = TableStore(tmp_path / "t.duckdb")
-    info = store.load_csv("squash", path, path.read_text(encoding="utf-8"))
-    source = Source("squash", "table", "duckdb", str(path), info.descriptor())
-    wrong = "SELECT final_appearances FROM squash WHERE player_name = 'Jansher Khan'"
-    right = "SELECT no_of_titles FROM squash WHERE player_name = 'Jansher Khan'"
-    question = "In my table of squash world title winners, how many titles did Jansher Khan win?"
-    outcome = write_and_run(ScriptedLLM([wrong, right]), question, source, Stores(store, None, None))
-    assert "the question names no_of_titles" in (outcome.attempts[0].error or "")
-    assert outcome.ok and outcome.result is not None and [int(v) for v in outcome.result.rows[0]] == [8]
-    asked = write_and_run(ScriptedLLM([wrong]), "How many final appearances did Jansher Khan make?", source,
-                          Stores(store, None, None))
-    assert asked.ok and len(asked.attempts) == 1 and [int(v) for v in asked.result.rows[0]] == [9]
-    kept = write_and_run(ScriptedLLM([wrong] * 3), question, source, Stores(store, None, None))
-    assert kept.ok and [int(v) for v in kept.result.rows[0]] == [9]  # no repair: the first result is the fallback
-
-
-def test_rows_of_a_column_that_holds_a_count_are_not_counted_for_how_many_of_it(tmp_path):  # noqa: ANN001
-    """`COUNT(no_of_titles)` answers "how many titles did Jansher Khan win?" with 1 (his one row); the
-    real table's row says 8. "How many players won a title?" may count rows of it."""
-    from engine.native.querying import write_and_run
-    from tests.scripted import ScriptedLLM
-
-    path = shared_path("eval", "tables", "wtq", "csv", "csv__203-csv__86.csv")
-    store = TableStore(tmp_path / "t.duckdb")
-    info = store.load_csv("squash", path, path.read_text(encoding="utf-8"))
-    source = Source("squash", "table", "duckdb", str(path), info.descriptor())
-    counted = "SELECT COUNT(no_of_titles) FROM squash WHERE player_name = 'Jansher Khan'"
+    source, store = _squash(tmp_path)
     read = "SELECT no_of_titles FROM squash WHERE player_name = 'Jansher Khan'"
-    question = "In my table of squash world title winners, how many titles did Jansher Khan win?"
-    outcome = write_and_run(ScriptedLLM([counted, read]), question, source, Stores(store, None, None))
-    assert "no_of_titles already holds a count" in (outcome.attempts[0].error or "")
+    outcome = write_and_run(ScriptedLLM([first, read]), SQUASH_QUESTION, source, Stores(store, None, None))
+    assert told in (outcome.attempts[0].error or "")
     assert outcome.ok and outcome.result is not None and [int(v) for v in outcome.result.rows[0]] == [8]
+
+
+def test_queries_that_read_what_the_question_asks_are_run_as_written(tmp_path):  # noqa: ANN001
+    from engine.native.querying import write_and_run
+    from tests.scripted import ScriptedLLM
+
+    source, store = _squash(tmp_path)
+    stores = Stores(store, None, None)
+    asked = write_and_run(ScriptedLLM([FINAL_APPEARANCES]), "How many final appearances did Jansher Khan make?",
+                          source, stores)
+    assert asked.ok and len(asked.attempts) == 1 and [int(v) for v in asked.result.rows[0]] == [9]
     players = write_and_run(ScriptedLLM(["SELECT COUNT(no_of_titles) FROM squash WHERE no_of_titles > 0"]),
-                            "How many players won a title?", source, Stores(store, None, None))
+                            "How many players won a title?", source, stores)
     assert players.ok and len(players.attempts) == 1 and players.result.rows == [(13,)]
+    kept = write_and_run(ScriptedLLM([FINAL_APPEARANCES] * 3), SQUASH_QUESTION, source, stores)
+    assert kept.ok and [int(v) for v in kept.result.rows[0]] == [9]  # no repair ran: the first result stands
+
+
+def _squash(tmp_path: Path) -> tuple[Source, TableStore]:
+    """The real WikiTableQuestions table of squash world title winners (no_of_titles, final_appearances)."""
+    path = shared_path("eval", "tables", "wtq", "csv", "csv__203-csv__86.csv")
+    store = TableStore(tmp_path / "t.duckdb")
+    info = store.load_csv("squash", path, path.read_text(encoding="utf-8"))
+    return Source("squash", "table", "duckdb", str(path), info.descriptor()), store
