@@ -96,7 +96,8 @@ def verbalise(outcome: QueryOutcome, question: str) -> str:
 def _facts(result: QueryResult) -> str:
     """A one-row result in words: `total spent is 298.62.`"""
     cols = result.columns
-    return "; ".join(f"{_name(c, cols)} is {worded(v)}" for c, v in zip(cols, result.rows[0], strict=True)) + "."
+    said = "; ".join(f"{_name(c, cols)} is {worded(v)}" for c, v in zip(cols, result.rows[0], strict=True))
+    return said if said.endswith((".", "!", "?")) else f"{said}."  # "Amenity, eg Pool." ends it already
 
 
 def _empty(result: QueryResult) -> bool:

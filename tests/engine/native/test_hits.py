@@ -38,3 +38,9 @@ def test_columns_that_would_read_alike_say_what_they_are_of():
     outcome = _outcome(["mormor.born", "husband.born", "husband.name"], [(1941, 1938, "Henk")])
     assert locator(outcome)["result"] == "mormor born is 1941; husband born is 1938; name is Henk."
 
+
+
+def test_a_value_that_ends_a_sentence_is_not_given_a_second_full_stop():
+    """Spider's real-estate feature type reads "Amenity, eg Pool.": the result said "… Pool.." before."""
+    outcome = _outcome(["feature_type_name"], [("Amenity, eg Pool.",)])
+    assert locator(outcome)["result"] == "feature type name is Amenity, eg Pool."
