@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from pypdf import PageObject
 
 KIND = "pdf"
-VERSION = 5  # 2: running heads out; 3: a sentence across a page break in one paragraph; 4: with its last page;
-# 5: its printed tables
+VERSION = 6  # 2: running heads out; 3: a sentence across a page break in one paragraph; 4: with its last page;
+# 5: its printed tables; 6: a number run into the word after it spaced
 EXTENSIONS = (".pdf",)
 UNPACKS = False
 
@@ -127,6 +127,17 @@ def page_entries(text: str) -> list[Entry]:
     return entries
 
 
+_RUN_ON = re.compile(r"(?<=\d)(?=[A-Z]{2,}[a-z]*\b|[A-Z][a-z]{2,})")
+
+
+def unglued(text: str) -> str:
+    """A number run into the word after it, spaced: a table's cells drawn apart on the page come out of
+    the text layer as "NEEL KASHKARI 247REP" and "37,499.96DISTRICT DIRECTOR", which no search for
+    "247" or "district" finds. An identifier with letters after its digits ("0050003A", "H2SO4",
+    "2nd") is left as it is."""
+    return _RUN_ON.sub(" ", text)
+
+
 def joined_words(text: str) -> str:
     """A word split by a hyphen at a line's end, joined: without it when the rest is lower case
     ("inter- national"), with it before a capital (a name: "Soekarno- Hatta")."""
@@ -212,7 +223,7 @@ def parse(path: Path, page_texts: dict[int, str] | None = None, pictures: bool =
                     _add_pictures(found, page, number)
                 if tables and pdf_tables.tabular(text):
                     tabular.append(number)
-            texts.append((page_texts or {}).get(number, text))
+            texts.append((page_texts or {}).get(number, unglued(text)))
         add_pages(builder, stitched([page_entries(text) for text in without_running(texts)]))
         info_title = (reader.metadata.title if reader.metadata else None) or ""
     except (ParseError, SkipFile):

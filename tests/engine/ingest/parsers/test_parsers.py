@@ -10,7 +10,7 @@ import pytest
 from engine.errors import ParseError, SkipFile
 from engine.ingest.chunking import paragraph_chunks
 from engine.ingest.parsers import kind_of, parser_for
-from engine.ingest.parsers.pdf import running_lines, stitched, without_running
+from engine.ingest.parsers.pdf import running_lines, stitched, unglued, without_running
 from tests.conftest import EXAMPLES, shared_path
 
 
@@ -85,6 +85,17 @@ def test_pdf_blocks_carry_their_page():
     assert pages == {1, 2, 3}
     excess = [b for b in doc.blocks if "EUR 65" in b.text]
     assert excess and excess[0].page == 2
+
+
+def test_a_number_the_text_layer_runs_into_the_next_cell_is_spaced():
+    """pypdf gives a precinct bulletin's "NEEL KASHKARI 247REP" and a senate report's
+    "37,499.96DISTRICT DIRECTOR": the votes and the amount are words of their own; identifiers stay."""
+    pdfs = ("eval", "documents", "pdfs", "pdfplumber")
+    bulletin = " ".join(b.text for b in parse(shared_path(*pdfs, "la-precinct-bulletin-2014-p1.pdf")).blocks)
+    assert "NEEL KASHKARI 247 REP" in bulletin and "PRECINCT 0050003A ACTON" in bulletin
+    senate = " ".join(c.text for c in paragraph_chunks(parse(shared_path(*pdfs, "senate-expenditures.pdf"))))
+    assert "37,499.96 DISTRICT DIRECTOR" in senate and "96DISTRICT" not in senate
+    assert unglued("H2SO4, the 2nd, 0050003A and 10AM") == "H2SO4, the 2nd, 0050003A and 10 AM"
 
 
 def test_running_heads_and_slug_lines_are_not_glued_into_paragraphs():
