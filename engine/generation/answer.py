@@ -288,9 +288,9 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
         files = _of_files(evidence, {by_n[n].source for n in refs})
         why = _unsupported_because(sentence, cited_texts, question, files) \
             if refs else ("no citation backs it" if content_words(sentence) else None)
-        if refs and _dumped(sentence, by_n[refs[0]].text):
+        if refs and (copied := _only_headers(sentence, evidence) or _dumped(sentence, by_n[refs[0]].text)):
             unsupported.append(strip_citations(sentence))
-            reasons[unsupported[-1]] = "it copies the cited text instead of answering"
+            reasons[unsupported[-1]] = copied
             out.append(sentence)
             continue
         if not refs or why:  # no citation, or the wrong one: the item that backs it (its text alone does)
@@ -351,12 +351,22 @@ def _quoting(sentence: str, evidence: list[Evidence]) -> int | None:
 DUMP_WORDS = 12  # a run of the cited text this long, after a leading citation, is a copy, not an answer
 
 
-def _dumped(sentence: str, cited: str) -> bool:
+def _dumped(sentence: str, cited: str) -> str:
     """"[1] 327 BALLOTS CAST CONG 25 SEN 21 …": a reply that opens with a citation and goes on with a
-    long run of the cited text word for word gives the text, not an answer to the question."""
+    long run of the cited text word for word gives the text, not an answer to the question; why, or ""."""
     opening = _LEADING_CITE.match(sentence)
     copied = _plain(strip_citations(sentence[opening.end():])).rstrip(" .") if opening else ""
-    return len(copied.split()) >= DUMP_WORDS and copied in _plain(cited)
+    dumped = len(copied.split()) >= DUMP_WORDS and copied in _plain(cited)
+    return "it copies the cited text instead of answering" if dumped else ""
+
+
+def _only_headers(sentence: str, evidence: list[Evidence]) -> str:
+    """"[1] 161 (161.txt) [2] 231 (231.txt)": a reply that only repeats the items' headers (their
+    titles and files) answers nothing, though the headers "back" its numbers; why, or ""."""
+    left = _plain(sentence)
+    for e in evidence:
+        left = left.replace(_plain(e.header().split("] ", 1)[-1]), " ")  # the header less its number
+    return "" if re.search(r"\w", CITE.sub(" ", left)) else "it names the evidence instead of answering"
 
 
 _LEADING_CITE = re.compile(r"^\s*(?:\[\d{1,3}\]\s*)+")

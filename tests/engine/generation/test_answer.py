@@ -261,3 +261,17 @@ def test_a_phrased_result_may_write_its_number_as_people_do():
     assert state_result(rounded, question, "avg(age) is 30.0.", ["30.0"], 1).text.startswith("The average age")
     other = ScriptedLLM(["The average age of the French singers is 31."])
     assert state_result(other, question, "avg(age) is 30.0.", ["30.0"], 1).text == "Avg(age) is 30.0 [1]."
+
+
+def test_a_reply_that_only_repeats_the_evidence_headers_answers_nothing():
+    """"[1] 161 (161.txt) [2] 231 (231.txt)" for a question about Cranfield's paper 161: its numbers
+    are in the headers, yet it says nothing; it is dropped, not shown as an answer."""
+    evidence = [evidence_of(1, "paragraph", "/c/161.txt", "161", {}, "some 100 numerical computations", 0.5),
+                evidence_of(2, "paragraph", "/c/231.txt", "231", {}, "blunt bodies at supersonic speed", 0.4)]
+    draft = finalise("[1] 161 (161.txt) [2] 231 (231.txt)", evidence, "How many numerical computations?")
+    assert draft.unsupported == ["161 (161.txt) 231 (231.txt)"]
+    assert draft.reasons[draft.unsupported[0]] == "it names the evidence instead of answering"
+    gated = gate(draft, lambda: finalise("I could not find this in your files.", evidence))
+    assert gated.text == NOT_BACKED and not gated.answered
+    said = finalise("Some 100 numerical computations were carried out [1].", evidence, "How many?")
+    assert said.answered and said.cited == [1]
