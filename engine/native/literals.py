@@ -21,3 +21,28 @@ def outside(query: str, literal: re.Pattern[str], change: Callable[[str], str]) 
         pieces += [change(query[last:m.start()]), m.group(0)]
         last = m.end()
     return "".join([*pieces, change(query[last:])])
+
+
+_WITH_APOSTROPHE = re.compile(r"\w+['’]\w+")
+
+
+def apostrophes_quoted(query: str, question: str, language: str) -> str:
+    """`WHERE m.title = 'The Devil's Advocate'`: a value of the question with an apostrophe in it,
+    written between single quotes that the apostrophe closes (every engine refuses the query), quoted
+    as the language quotes such a text (SQL doubles it; Cypher and SPARQL use double quotes)."""
+    asked = " ".join(question.replace("’", "'").split()).lower()
+    for word in dict.fromkeys(w.replace("’", "'") for w in _WITH_APOSTROPHE.findall(question)):
+        at = query.find(word)
+        opened = query.rfind("'", 0, at) if at > 0 else -1
+        closed = query.find("'", at + len(word)) if at >= 0 else -1
+        text = query[opened + 1:closed] if opened >= 0 and closed > at else ""
+        if not text or "\n" in text or " ".join(text.split()).lower() not in asked:
+            continue
+        query = query[:opened] + _quoted(text, language) + query[closed + 1:]
+    return query
+
+
+def _quoted(text: str, language: str) -> str:
+    if language == "sql":
+        return "'" + text.replace("'", "''") + "'"
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -24,7 +24,7 @@ from engine.native.conditions import (
 )
 from engine.native.examples import Example
 from engine.native.kinds import open_store
-from engine.native.literals import QUOTED_VALUE
+from engine.native.literals import QUOTED_VALUE, apostrophes_quoted
 from engine.native.ranking import QUOTED, key_column, nulls_last, ordering_key, same_rows, turned, with_ranked_value
 from engine.native.sources import Source, Stores
 from engine.native.writers import QueryWriter, writer_for
@@ -89,7 +89,7 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             break
         query = written
         tried.add(_normal(query))
-        query = every_one_asked(question, query)
+        query = apostrophes_quoted(every_one_asked(question, query), question, source.language)
         try:
             statement = _explained(store, writer, query, source)
             if problem := writer.check(statement, source):

@@ -393,3 +393,25 @@ def test_a_name_copied_from_the_schema_is_left_out_of_a_node_pattern(movies):  #
     outcome = write_and_run(ScriptedLLM([copied]), "Which movies released before 1990 are in my collection?",
                             source, stores)
     assert outcome.ok and "Aaron Sorkin" not in outcome.query and "Top Gun" in {r[0] for r in outcome.result.rows}
+
+
+def test_a_title_with_an_apostrophe_between_single_quotes_is_quoted_so_the_graph_reads_it(movies):  # noqa: ANN001
+    """`m.title = 'The Devil's Advocate'` is a parse error in every engine; the question's own value is
+    quoted as Cypher quotes a text with an apostrophe, and the movies graph answers."""
+    stores, source = movies
+    written = "MATCH (p:Person)-[:DIRECTED]->(m:Movie) WHERE m.title = 'The Devil's Advocate' RETURN p.name"
+    found = write_and_run(ScriptedLLM([written]), "Who directed The Devil's Advocate in my movie collection?",
+                          source, stores)
+    assert found.ok and len(found.attempts) == 1 and found.result is not None
+    assert found.result.rows == [("Taylor Hackford",)]
+
+
+def test_only_a_value_the_question_writes_is_quoted_again():
+    from engine.native.literals import apostrophes_quoted
+
+    sql = "SELECT city FROM t WHERE name = 'O'Brien' AND city = 'Cork'"
+    assert apostrophes_quoted(sql, "Where does O’Brien live?", "sql") == \
+        "SELECT city FROM t WHERE name = 'O''Brien' AND city = 'Cork'"
+    assert apostrophes_quoted(sql, "Where does Brien live?", "sql") == sql  # not the question's value
+    assert apostrophes_quoted("SELECT 1 WHERE n = 'O''Brien'", "O'Brien?", "sql") == "SELECT 1 WHERE n = 'O''Brien'"
+    assert apostrophes_quoted("ASK { ?s ?p 'O'Brien' }", "Is O'Brien here?", "sparql") == 'ASK { ?s ?p "O\'Brien" }'
