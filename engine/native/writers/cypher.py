@@ -367,6 +367,8 @@ def check(statement: str, source: Source) -> str | None:
                 "by commas (MATCH (a:X)-[:R]->(m:Y), (b:X)-[:R]->(m)), and each condition in WHERE")
     if wrong := wrong_ends(bare, nodes, rels):
         return wrong
+    if on_link := _held_by_relationship(bare, nodes, rels):
+        return on_link
     if source.engine == "kuzu":
         return None
     if unknown := [label for label in _LABEL.findall(bare) if label not in nodes]:
@@ -386,6 +388,23 @@ def _relationship_named(bare: str, props: set[str], rels: dict) -> str | None:
             return (f"{prop} is not a property in this graph: it is the relationship (:{a})-[:{rel}]->(:{b}). "
                     f"Match that path, e.g. (x:{a})-[:{rel}]->(y:{b}), and return the property of the node "
                     "the question asks about (its name)")
+    return None
+
+
+def _held_by_relationship(bare: str, nodes: dict, rels: dict) -> str | None:
+    """What to say of a property read on a node whose label lacks it, that one relationship holds
+    (`m.rating` where REVIEWED has the rating): read it on that relationship."""
+    labels = {var: label for var, label in _NODE.findall(bare)}
+    for var, prop in _VAR_PROPERTY.findall(bare):
+        label = labels.get(var)
+        if label not in nodes or prop in {p["name"] for p in nodes[label].get("properties", [])}:
+            continue
+        holders = [(rel, info["pairs"][0]) for rel, info in rels.items() if info.get("pairs")
+                   and prop in {p["name"] for p in info.get("properties", [])}]
+        if len(holders) == 1:
+            rel, (a, b) = holders[0]
+            return (f"{prop} is a property of the relationship (:{a})-[:{rel}]->(:{b}), not of {label}: name the "
+                    f"relationship in the pattern, e.g. (x:{a})-[r:{rel}]->(y:{b}), and read r.{prop}")
     return None
 
 

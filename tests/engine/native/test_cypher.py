@@ -415,3 +415,18 @@ def test_only_a_value_the_question_writes_is_quoted_again():
     assert apostrophes_quoted(sql, "Where does Brien live?", "sql") == sql  # not the question's value
     assert apostrophes_quoted("SELECT 1 WHERE n = 'O''Brien'", "O'Brien?", "sql") == "SELECT 1 WHERE n = 'O''Brien'"
     assert apostrophes_quoted("ASK { ?s ?p 'O'Brien' }", "Is O'Brien here?", "sparql") == 'ASK { ?s ?p "O\'Brien" }'
+
+
+def test_a_property_read_on_a_node_that_a_relationship_holds_is_said_to_be_the_relationships(movies):  # noqa: ANN001
+    """"What rating did James Thompson give The Replacements?" read as `m.rating`: Kùzu's "Cannot find
+    property rating for m" alone had the repair give the query back; the check names REVIEWED's rating."""
+    stores, source = movies
+    on_movie = ("MATCH (p:Person {name: 'James Thompson'})-[:REVIEWED]->(m:Movie {title: 'The Replacements'}) "
+                "RETURN m.rating")
+    told = cypher.check(on_movie, source) or ""
+    assert told.startswith("rating is a property of the relationship (:Person)-[:REVIEWED]->(:Movie), not of Movie")
+    on_review = on_movie.replace("-[:REVIEWED]->", "-[r:REVIEWED]->").replace("m.rating", "r.rating")
+    assert cypher.check(on_review, source) is None
+    question = "What rating did James Thompson give The Replacements in my movie collection?"
+    found = write_and_run(ScriptedLLM([on_movie, on_review]), question, source, stores)
+    assert "REVIEWED" in (found.attempts[0].error or "") and found.ok and found.result.rows == [(100,)]
