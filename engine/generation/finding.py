@@ -60,8 +60,22 @@ def main_thing(question: str) -> str | None:
 
 def names(e: Evidence, wanted: set[str] | frozenset[str]) -> bool:
     """The item's description (or its file's name) names one of the `wanted` words, in a plural or
-    singular form or as the detector's class for it (people -> person)."""
-    return names_in(e.text, e.source, wanted)
+    singular form or as the detector's class for it (people -> person), or the photo classifier is
+    sure it shows one (see `classified_as`)."""
+    labels = e.locator.get("labels")
+    return names_in(e.text, e.source, wanted) or (isinstance(labels, list) and classified_as(labels, wanted))
+
+
+CLASSIFIER_SURE = 0.5  # a photo's whole-image label this sure names what the photo shows
+
+
+def classified_as(labels: list, wanted: set[str] | frozenset[str]) -> bool:
+    """Whether a sure label of the photo classifier ("giant panda, panda, panda bear, …", 0.96) has a
+    wanted word as one of its names, in a plural or singular form: the detector knows no pandas and
+    calls it a bear. A word inside a name ("tiger" of "tiger cat") is not the name."""
+    names_given = {name.strip().lower() for label, score in labels if float(score) >= CLASSIFIER_SURE
+                   for name in str(label).split(",")}
+    return any({word, word[:-1], word[:-2], word + "s"} & names_given for word in wanted)
 
 
 def names_in(text: str, source: str, wanted: set[str] | frozenset[str]) -> bool:

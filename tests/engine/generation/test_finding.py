@@ -72,3 +72,16 @@ def test_a_photo_must_show_the_thing_asked_for_not_only_what_it_sits_on():
     assert not draft.answered and draft.cited == [] and draft.text.startswith("No photo in your files shows a cat")
     cat = _ev(3, "region", "/p/000000358083.jpg", "A cat. A toilet.", 0.47)
     assert answer([*toilets, cat], question).cited == [3]
+
+
+def test_a_photo_the_classifier_is_sure_of_is_found_by_the_name_the_detector_lacks():
+    """COCO's panda photo: the detector knows no pandas ("Shows 1 bear"), the classifier is sure
+    ("giant panda, panda, …", 0.96, as `test_a_real_panda_photo_is_classified_sure_enough` reads it)."""
+    labels = [["giant panda, panda, panda bear, coon bear, Ailuropoda melanoleuca", 0.961],
+              ["tiger cat", 0.9]]
+    evidence = [_ev(1, "image", "/p/000000249346.jpg", "Photo 000000249346.jpg.", 0.63, {"labels": labels})]
+    assert answer(evidence, "Show me my picture of a panda.").cited == [1]
+    for unsure in ("Find my photo of a tiger.", "Find my photo of a giraffe."):  # a word inside a name; none
+        assert not answer(evidence, unsure).answered, unsure
+    doubtful = [_ev(1, "image", "/p/x.jpg", "Photo x.jpg.", 0.6, {"labels": [["giant panda, panda", 0.3]]})]
+    assert not answer(doubtful, "Show me my picture of a panda.").answered

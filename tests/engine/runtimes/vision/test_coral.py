@@ -57,3 +57,10 @@ def test_a_flipped_crop_is_near_its_original_and_far_from_other_photos(embedder)
     others = (a @ a.T)[~np.eye(len(files), dtype=bool)]
     assert others.max() < 0.75 and others.max() < same.min() - 0.2
     assert np.allclose(embedder.embed(originals[0]), a[0])  # one at a time or many: the same vector
+
+
+def test_a_real_panda_photo_is_classified_sure_enough(labels):  # noqa: ANN001
+    from engine.generation.finding import CLASSIFIER_SURE, classified_as
+
+    top = labels.classify(photo("coco_mini", "train2017", "000000249346.jpg"), top_k=1)
+    assert classified_as([list(pair) for pair in top], {"panda"}) and top[0][1] >= CLASSIFIER_SURE, top
