@@ -184,10 +184,15 @@ def other_field_returned(question: str, returned: list[str], fields: list[str],
     asked = {w.lower()[:5] for w in _WORD.findall(question) if len(w) >= 3}
     if _words_of(returned[0]) & asked or not _words_of(returned[0]) - _NAMING:
         return None
-    wanted = {w.lower()[:5] for m in _ASKED_FOR.finditer(question) for w in _WORD.findall(m.group(1)) if len(w) >= 3}
+    wanted = _asked_for(question)
     named = [f for f in fields if (words := _words_of(f)) and words <= wanted
              and not re.search(rf"(?<![\w]){re.escape(f)}(?![\w])", statement, re.IGNORECASE)]
     return (named[0], returned[0]) if len(named) == 1 else None
+
+
+def _asked_for(question: str) -> set[str]:
+    """The words (by their first five letters) that follow what the question asks with."""
+    return {w.lower()[:5] for m in _ASKED_FOR.finditer(question) for w in _WORD.findall(m.group(1)) if len(w) >= 3}
 
 
 def _words_of(field: str) -> set[str]:
@@ -205,7 +210,7 @@ def counts_a_count(statement: str, question: str, columns: set[str]) -> str | No
     many titles did Jansher Khan win?": 1, where the row says 8); None otherwise ("how many players
     won a title?" may count them). `columns`: the source's number columns."""
     held = {c.lower(): c for c in columns}
-    wanted = {w.lower()[:5] for m in _ASKED_FOR.finditer(question) for w in _WORD.findall(m.group(1)) if len(w) >= 3}
+    wanted = _asked_for(question)
     for m in _COUNTED.finditer(statement):
         column = held.get(m.group(1).lower())
         if column is not None and _A_COUNT.search(column) and _words_of(_A_COUNT.sub("", column)) <= wanted:

@@ -6,6 +6,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from local_stores.quoting import Unquotable, kuzu_cypher
+from local_stores.quoting import sparql as quote_sparql
+from local_stores.quoting import sqlite_sql as sql_text
+
 SQL_TEXT = re.compile(r"'(?:[^']|'')*'")  # a string; "…" is a quoted name in SQL, and a rename reaches it
 SQL_QUOTED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"")  # a string or a quoted name
 CYPHER_TEXT = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
@@ -29,7 +33,8 @@ _WITH_APOSTROPHE = re.compile(r"\w+['’]\w+")
 def apostrophes_quoted(query: str, question: str, language: str) -> str:
     """`WHERE m.title = 'The Devil's Advocate'`: a value of the question with an apostrophe in it,
     written between single quotes that the apostrophe closes (every engine refuses the query), quoted
-    as the language quotes such a text (SQL doubles it; Cypher and SPARQL use double quotes)."""
+    as the language quotes such a text (local_stores.quoting: SQL doubles it, Cypher escapes it, SPARQL
+    uses double quotes)."""
     asked = " ".join(question.replace("’", "'").split()).lower()
     for word in dict.fromkeys(w.replace("’", "'") for w in _WITH_APOSTROPHE.findall(question)):
         at = query.find(word)
@@ -38,11 +43,12 @@ def apostrophes_quoted(query: str, question: str, language: str) -> str:
         text = query[opened + 1:closed] if opened >= 0 and closed > at else ""
         if not text or "\n" in text or " ".join(text.split()).lower() not in asked:
             continue
-        query = query[:opened] + _quoted(text, language) + query[closed + 1:]
+        try:
+            quoted = _LITERAL[language](text)
+        except (KeyError, Unquotable):  # a language or a text this cannot quote: the engine's error stands
+            continue
+        query = query[:opened] + quoted + query[closed + 1:]
     return query
 
 
-def _quoted(text: str, language: str) -> str:
-    if language == "sql":
-        return "'" + text.replace("'", "''") + "'"
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+_LITERAL = {"sql": sql_text.literal, "cypher": kuzu_cypher.literal, "sparql": quote_sparql.literal}

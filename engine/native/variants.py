@@ -13,6 +13,8 @@ import re
 from engine.native.sources import Source
 from engine.native.values import compared_field
 from engine.native.writers import writer_for
+from local_stores.quoting import Unquotable
+from local_stores.quoting import sqlite_sql as sql_text
 from local_stores.value_index import ValueIndex
 
 MOST_SPELLINGS = 8  # held values read per compared text
@@ -31,10 +33,15 @@ def widened(statement: str, source: Source, held: ValueIndex | None) -> str:
         return statement
     for literal in dict.fromkeys(writer_for(source.language).compared_literals(statement)):
         spellings = _spellings(statement, literal, source, held)
-        if len(spellings) > 1:
-            listed = ", ".join("'" + s.replace("'", "''") + "'" for s in spellings)
-            written = re.escape("'" + literal.replace("'", "''") + "'")
-            statement = re.sub(rf"(?<![<>!=])=\s*{written}", f"IN ({listed})", statement, count=1)
+        if len(spellings) < 2:
+            continue
+        try:
+            listed = ", ".join(sql_text.literal(s) for s in spellings)
+            written = re.escape(sql_text.literal(literal))
+        except Unquotable:  # a NUL in a held value: compared as the model wrote it
+            continue
+        if m := re.search(rf"(?<![<>!=])=\s*{written}", statement):  # spliced, not re.sub: a backslash held stays one
+            statement = f"{statement[:m.start()]}IN ({listed}){statement[m.end():]}"
     return statement
 
 
