@@ -34,7 +34,7 @@ from engine.generation.budget import Budget
 from engine.generation.untrusted import inline
 from engine.generation.words import content_words, stem, stems
 from engine.locators import source_name
-from engine.native.querying import file_clause
+from engine.native.described import file_clause
 
 if TYPE_CHECKING:
     from engine.runtimes.llm import ChatModel

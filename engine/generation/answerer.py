@@ -20,8 +20,8 @@ from engine.generation.focus import focused
 from engine.generation.untrusted import inline
 from engine.grounding import counting, reading
 from engine.locators import image_file, source_name
+from engine.native.described import file_clause
 from engine.native.hits import worded
-from engine.native.querying import file_clause
 from engine.result import AskResult, Citation, QueryRun, clock
 from engine.retrieval.gathering import Gathered, timed
 from engine.retrieval.hybrid import Hit

@@ -216,3 +216,15 @@ def counts_a_count(statement: str, question: str, columns: set[str]) -> str | No
         if column is not None and _A_COUNT.search(column) and _words_of(_A_COUNT.sub("", column)) <= wanted:
             return column
     return None
+
+
+_SELF_DIFFERENCE = re.compile(r"(?<![\w.\"])((?:[A-Za-z_]\w*\s*\(\s*(?:DISTINCT\s+)?)?(?:[A-Za-z_]\w*\.)?"
+                              r"\"?[A-Za-z_]\w*\"?(?:\s*\))?)\s*-\s*\1(?![\w.(\"])", re.IGNORECASE)
+
+
+def subtracts_itself(statement: str) -> str | None:
+    """An expression the query subtracts from itself (`SUM(total) - SUM(total) … WHERE name = 'A' OR
+    name = 'B'` for "the difference in goals between A and B"): always 0, so it answers nothing. None
+    when every difference is between two different things."""
+    found = _SELF_DIFFERENCE.search(statement)
+    return found.group(1) if found else None

@@ -18,10 +18,12 @@ from engine.native.conditions import (
     intersect_of_differing,
     other_field_returned,
     pattern_and_where,
+    subtracts_itself,
     sums_years,
     unasked_name,
     without_value,
 )
+from engine.native.described import FILE_NAMED, described, file_clause, identifying, without
 from engine.native.examples import Example
 from engine.native.kinds import open_store
 from engine.native.literals import QUOTED_VALUE, apostrophes_quoted
@@ -103,6 +105,10 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if source.language == "sql" and (tally := counts_a_count(statement, question, _numbers(source))):
                 raise QueryFailed(f"{tally} already holds a count: read its value (SUM it over several rows), "
                                   "do not COUNT its rows")
+            if (itself := subtracts_itself(statement)) is not None:
+                raise QueryFailed(f"the query subtracts {itself} from itself, which is always 0: read each "
+                                  "thing's value on its own (a subquery per name, or one copy of the table per "
+                                  "name with its own condition) and subtract those")
             if (copied := unasked_name(statement, asked, shown)) is not None:
                 query = _without_copied(query, copied, source)
                 statement = _explained(store, writer, query, source)
@@ -112,6 +118,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if (spelt := variants.widened(statement, source, held)) != statement:
                 statement = store.explain(spelt)  # "Franklin County" counts "Franklin County." too
             result = store.execute(statement, timeout_s, max_rows)
+            if source.language == "sql" and (undescribed := _undescribed(question, statement, store, timeout_s)):
+                statement, result = _instead(store, undescribed, timeout_s, max_rows) or (statement, result)
             if _empty(result) and (recased := values.recase(statement, source, stores, held=held)) != statement:
                 statement = store.explain(recased)  # checked like any statement the model wrote
                 result = store.execute(statement, timeout_s, max_rows)
@@ -352,19 +360,10 @@ def _ignored(statement: str, question: str, found: list[values.ValueMatch]) -> l
             and not re.search(rf"\b{re.escape(m.phrase)}\b", named)]
 
 
-_FILE_NAMED = re.compile(r"^\s*(?:in|from)\s+(?:my|the|our)\s+([^,?]{3,160}?),", re.IGNORECASE)
-
-
-def file_clause(question: str) -> str:
-    """The question's opening clause that names a file ("In my table of churches in Levanger,"), or ""."""
-    named = _FILE_NAMED.match(question)
-    return named.group(0) if named else ""
-
-
 def _describing_only(question: str, statement: str) -> str | None:
     """A value the query filters on that the question only uses to name its file ("In my table of
     churches in Levanger, how many were built in the 1800s?": Levanger is the table, not a condition)."""
-    named = _FILE_NAMED.match(question)
+    named = FILE_NAMED.match(question)
     if not named:
         return None
     asked = question[named.end():].lower()
@@ -373,6 +372,14 @@ def _describing_only(question: str, statement: str) -> str | None:
         if len(value) > 2 and re.search(rf"\b{re.escape(value)}\b", named.group(1).lower()) and value not in asked:
             return a or b
     return None
+
+
+def _undescribed(question: str, statement: str, store: NativeStore, timeout_s: float) -> str | None:
+    """The SQL statement without its conditions on the values the question names its table by, when
+    each picks out one row ("the medal table topped by China with 63 gold"); None when it has none,
+    or one is a scope many rows share."""
+    conditions = described(question, statement)
+    return without(statement, conditions) if conditions and identifying(conditions, store, timeout_s) else None
 
 
 def _without_description(question: str, statement: str, source: Source) -> str | None:

@@ -113,6 +113,11 @@ _NAMED = {"table": re.compile(r"\b(?:databases?|spreadsheets?|csv|excel|sqlite|t
 
 
 _OTHER_MEDIUM = {"region": {"clip", "video"}, "clip": {"image", "region"}}  # a photo named, a video routed
+_MEDIA = {"image", "region", "clip", "video"}
+# the opening clause names the file a table ("In my diving results table (Sylvie Bernier first),"): not a
+# table in a photo ("what is on the table in my photo?"), which names a photo as well
+_TABLE_FILE = re.compile(r"^\s*(?:in|from)\s+(?:my|the|our)\s+(?:[\w'’-]+\s+){0,5}(?:databases?|spreadsheets?|tables?|"
+                         r"csv|sheets?)\b(?:\s*\([^)]*\))?\s*,", re.I)
 
 
 def named_kind(routes: list[Route], question: str, available: Set[str]) -> list[Route]:
@@ -120,12 +125,15 @@ def named_kind(routes: list[Route], question: str, available: Set[str]) -> list[
     "in my photo of zebras") goes to that kind when the router chose a structured kind it does not
     name, or the other medium ("in my short clip of someone reaching behind a computer" routed to
     photos): the words settle what the meaning cannot (the same subjects live in a database and in
-    an RDF graph; "zebras" in a pets graph and in a photo)."""
+    an RDF graph; "zebras" in a pets graph and in a photo). A question that opens by naming its table
+    ("In my diving results table, …") goes there from photos and videos too."""
     wanted = named_label(question, available)
     if wanted is None:
         return routes
     labels = [route.label for route in routes]
     replaced = set(STRUCTURED) | _OTHER_MEDIUM.get(wanted, set())
+    if wanted == "table" and _TABLE_FILE.match(question):  # "diving" in a table named so is no video
+        replaced |= _MEDIA
     if wanted in labels or not set(labels) & replaced:
         return routes
     out: list[Route] = []

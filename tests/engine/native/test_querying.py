@@ -482,3 +482,67 @@ def _squash(tmp_path: Path) -> tuple[Source, TableStore]:
     store = TableStore(tmp_path / "t.duckdb")
     info = store.load_csv("squash", path, path.read_text(encoding="utf-8"))
     return Source("squash", "table", "duckdb", str(path), info.descriptor()), store
+
+
+def test_a_difference_of_an_expression_with_itself_is_sent_back(tmp_path):  # noqa: ANN001
+    """"What is the difference in total goals between Jamie Cureton and Jake Gosling?" written
+    `SUM(total) - SUM(total) … WHERE name = 'Jamie Cureton' OR name = 'Jake Gosling'`: 0, stated as the
+    answer (unseen set); the file says 20 and 1."""
+    from engine.native.conditions import subtracts_itself
+    from engine.native.querying import write_and_run
+    from tests.scripted import ScriptedLLM
+
+    stores, source = wtq_table("csv__204-csv__925.csv", "goals", tmp_path)
+    itself = "SELECT SUM(total) - SUM(total) FROM goals WHERE name = 'Jamie Cureton' OR name = 'Jake Gosling'"
+    apart = ("SELECT (SELECT total FROM goals WHERE name = 'Jamie Cureton') - "
+             "(SELECT total FROM goals WHERE name = 'Jake Gosling') AS difference")
+    outcome = write_and_run(ScriptedLLM([itself, apart]), "What is the difference in total goals between Jamie "
+                            "Cureton and Jake Gosling?", source, stores)
+    assert "subtracts SUM(total) from itself" in outcome.attempts[0].error
+    assert outcome.ok and outcome.result.rows[0][0] == 19
+    assert subtracts_itself("SELECT t1.lost - t2.lost FROM clubs t1, clubs t2") is None
+    assert subtracts_itself("SELECT MAX(year) - MIN(year) FROM t") is None
+    assert subtracts_itself("MATCH (m) RETURN sum(m.gross) - sum(m.gross)") == "sum(m.gross)"
+
+
+def test_a_condition_on_the_row_a_question_names_its_table_by_is_left_out(tmp_path):  # noqa: ANN001
+    """"In the medal table topped by China with 63 gold and 141 medals in total, how many nations won
+    more than a dozen silver medals?" written `WHERE nation = 'China' AND gold = 63 AND silver > 12`:
+    1, where nine nations did (unseen set). China and 63 pick out one row: they name the table. A value
+    many rows share is a scope and stays."""
+    from engine.native.described import described
+    from engine.native.querying import write_and_run
+    from tests.scripted import ScriptedLLM
+
+    stores, source = wtq_table("csv__203-csv__64.csv", "medals", tmp_path)
+    question = ("In the medal table topped by China with 63 gold and 141 medals in total, how many nations won "
+                "more than a dozen silver medals?")
+    written = "SELECT COUNT(DISTINCT nation) FROM medals WHERE nation = 'China' AND gold = 63 AND silver > 12"
+    outcome = write_and_run(ScriptedLLM([written]), question, source, stores)
+    assert outcome.ok and outcome.result.rows[0][0] == 9
+    assert "China" not in outcome.query and "silver > 12" in outcome.query
+    asked = write_and_run(ScriptedLLM(["SELECT silver FROM medals WHERE nation = 'China'"]),
+                          "In the medal table topped by China, how many silver medals did China win?", source, stores)
+    assert asked.result.rows == [(46,)]  # China is asked about, not only the table's name
+    assert described("In my table where every nation won a bronze, how many won 2 silver?",
+                     "SELECT COUNT(*) FROM medals WHERE bronze >= 1") == []  # 1 is not in the question's words
+
+
+def test_stations_from_one_named_end_of_the_line_to_the_other_are_not_a_condition(tmp_path):  # noqa: ANN001
+    """"In my table of light-rail stations from Redondo Beach to Norwalk, which station has the most
+    parking spaces?" written `WHERE city_neighborhood IN ('Redondo Beach', 'Norwalk')` (unseen set)."""
+    from engine.native.described import described, identifying
+    from engine.native.kinds import open_store
+    from engine.native.querying import write_and_run
+    from tests.scripted import ScriptedLLM
+
+    stores, source = wtq_table("csv__202-csv__168.csv", "stations", tmp_path)
+    written = ("SELECT station FROM stations WHERE city_neighborhood IN ('Redondo Beach', 'Norwalk') ORDER BY "
+               "TRY_CAST(split_part(station_parking, ' ', 1) AS INTEGER) DESC NULLS LAST LIMIT 1")
+    outcome = write_and_run(ScriptedLLM([written]), "In my table of light-rail stations from Redondo Beach to "
+                            "Norwalk, which station has the most parking spaces?", source, stores)
+    assert outcome.ok and "IN (" not in outcome.query
+    assert outcome.result.rows[0][0] == "Norwalk"
+    scope = described("In my table of stations around Hawthorne, which has the most parking?",
+                      "SELECT station FROM stations WHERE city_neighborhood = 'Hawthorne' ORDER BY station_parking")
+    assert scope and not identifying(scope, open_store(source, stores), 5.0)  # many rows share it: a scope

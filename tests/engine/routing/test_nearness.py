@@ -100,6 +100,19 @@ def test_the_kind_of_file_a_question_names_settles_between_structured_kinds():
     assert named_kind(routed, "How many students are there?", available) == routed
 
 
+def test_a_question_that_opens_by_naming_its_table_goes_there_from_a_video_route():
+    """"In my diving results table (Sylvie Bernier first), how many final points did Kelly McCormick
+    score?" went to the video clips (unseen set); a table inside a photo stays a photo question."""
+    available = {"table", "clip", "video", "region", "image", "paragraph"}
+    routed = [Route("clip", 0.69, "trained"), Route("paragraph", 0.0, "fallback")]
+    diving = named_kind(routed, "In my diving results table (Sylvie Bernier first), how many final points did "
+                                "Kelly McCormick score?", available)
+    assert [r.label for r in diving] == ["table", "paragraph"]
+    kitchen = [Route("region", 0.8, "trained")]
+    assert named_kind(kitchen, "How many cups are on the table?", available) == kitchen
+    assert named_kind(kitchen, "What is on the kitchen table in my photo?", available) == kitchen
+
+
 def test_a_question_about_what_is_in_a_photo_or_video_goes_there_not_to_a_graph_of_the_same_subject():
     """"How many zebras are grazing in my photo of zebras?" went to a pets RDF graph (dev set)."""
     available = {"table", "rdf", "region", "image", "clip", "paragraph"}
