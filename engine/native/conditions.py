@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
+from engine.native.described import tables_read
 from engine.native.literals import QUOTED_VALUE
 
 _EQUALS = re.compile(r"(?:\b(?:lower|upper|tolower|toupper)\s*\(\s*)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*\)?\s*="
@@ -228,3 +229,24 @@ def subtracts_itself(statement: str) -> str | None:
     when every difference is between two different things."""
     found = _SELF_DIFFERENCE.search(statement)
     return found.group(1) if found else None
+
+
+_SIZE_OF = re.compile(r"\b(?:largest|biggest|smallest)\s+(?!(?:city|cities|town|towns|village|villages|population|"
+                      r"capital|capitals|number|count|amount|share|group|crowd|family|families)\b)([a-z]+)",
+                      re.IGNORECASE)
+_BY_POPULATION = re.compile(r"\b(?:ORDER\s+BY|MAX|MIN)\s*\(?\s*(?:\w+\.)?\"?(\w*population\w*)\"?", re.IGNORECASE)
+
+
+def sized_by_population(statement: str, question: str, tables: list[dict]) -> str | None:
+    """The population column a query ranks by for "the largest state" where that table measures
+    area too: the size of a state, country, lake or park is its area (a city's is its population).
+    Returns the area column the query should rank by, or None."""
+    if _SIZE_OF.search(question) is None or (ranked := _BY_POPULATION.search(statement)) is None:
+        return None
+    read = {name.lower() for name in tables_read(statement).values()}
+    for table in tables:
+        names = [str(c["name"]) for c in table.get("columns", [])]
+        area = next((n for n in names if re.fullmatch(r"(?:\w+_)?area", n, re.IGNORECASE)), None)
+        if area and str(table.get("table", "")).lower() in read and ranked.group(1).lower() in map(str.lower, names):
+            return area
+    return None

@@ -49,7 +49,7 @@ def described(question: str, statement: str) -> list[Described]:
     if not named:
         return []
     clause, asked = named.group(1).lower(), question[named.end():].lower()
-    tables = _tables(statement)
+    tables = tables_read(statement)
     found = []
     for m in _CONDITION.finditer(statement):
         written = m.group("one") or m.group("many")
@@ -81,7 +81,7 @@ def _table_of(qualifier: str, tables: dict[str, str]) -> str | None:
     return read.pop() if len(read) == 1 else None
 
 
-def _tables(statement: str) -> dict[str, str]:
+def tables_read(statement: str) -> dict[str, str]:
     """Each table the statement reads, by its alias and by its own name (lower-cased keys)."""
     tables: dict[str, str] = {}
     for m in _TABLE.finditer(statement):

@@ -18,6 +18,7 @@ from engine.native.conditions import (
     intersect_of_differing,
     other_field_returned,
     pattern_and_where,
+    sized_by_population,
     subtracts_itself,
     sums_years,
     unasked_name,
@@ -106,6 +107,9 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if source.language == "sql" and (tally := counts_a_count(statement, question, _numbers(source))):
                 raise QueryFailed(f"{tally} already holds a count: read its value (SUM it over several rows), "
                                   "do not COUNT its rows")
+            if source.language == "sql" and (area := sized_by_population(statement, question, source.tables)):
+                raise QueryFailed(f"the question asks for a size: the size of a state, country or lake is its "
+                                  f"{area}, not its population (a city's size is its population): rank by {area}")
             if (itself := subtracts_itself(statement)) is not None:
                 raise QueryFailed(f"the query subtracts {itself} from itself, which is always 0: read each "
                                   "thing's value on its own (a subquery per name, or one copy of the table per "

@@ -546,3 +546,27 @@ def test_stations_from_one_named_end_of_the_line_to_the_other_are_not_a_conditio
     scope = described("In my table of stations around Hawthorne, which has the most parking?",
                       "SELECT station FROM stations WHERE city_neighborhood = 'Hawthorne' ORDER BY station_parking")
     assert scope and not identifying(scope, open_store(source, stores), 5.0)  # many rows share it: a scope
+
+
+def test_the_largest_state_is_ranked_by_its_area_not_its_population(tmp_path):  # noqa: ANN001
+    """"What is the capital of the largest state?" over GeoQuery's database ranked the states by
+    population and answered Sacramento (unseen set); the largest state is Alaska, by area. The largest
+    city is still the most populous."""
+    from engine.ingest.tables import describe_database
+    from engine.native import sources
+    from engine.native.conditions import sized_by_population
+    from engine.native.querying import write_and_run
+    from tests.scripted import ScriptedLLM
+
+    path = shared_path("eval", "sql", "geoquery", "geography-db.added-in-2020.sqlite")
+    source = sources.Source("geography", "database", "sqlite", str(path), describe_database(path))
+    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
+    by_people = "SELECT capital FROM state ORDER BY population DESC LIMIT 1"
+    by_area = "SELECT capital FROM state ORDER BY area DESC LIMIT 1"
+    outcome = write_and_run(ScriptedLLM([by_people, by_area]), "What is the capital of the largest state?", source,
+                            stores)
+    assert "rank by area" in outcome.attempts[0].error
+    assert outcome.ok and outcome.result.rows[0][0] == "juneau"
+    assert sized_by_population("SELECT city_name FROM city ORDER BY population DESC LIMIT 1",
+                               "What is the largest city in Texas?", source.tables) is None
+    assert sized_by_population(by_people, "Which state has the largest population?", source.tables) is None
