@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from engine.generation.budget import Budget
 from engine.generation.evidence import Evidence
 from engine.generation.misquoted import mended
-from engine.generation.number_words import spelled_numbers
+from engine.generation.number_words import ordinals, spelled_numbers
 from engine.generation.untrusted import inline, mark_instructions, neutralise, without_instructions
 from engine.generation.words import CITE, STOP, WORD, content_words, shared
 
@@ -437,6 +437,8 @@ def _unsupported_because(sentence: str, cited_texts: list[str], question: str = 
     asked = _names(sentence) & subject_names(question)
     if asked and not mentions(asked, files or cited_texts):  # "The capital of Japan is Jakarta", from a list without it
         return f"the cited text does not mention {sorted(asked)[0].capitalize()}"
+    if question and (unheld := _asked_numbers_unheld(sentence, question, files or cited_texts)):
+        return f"the cited text does not mention {unheld[0]}, which the question asks about"
     if other := _time_of_the_other_end(sentence, cited_texts, question):
         return other
     words = content_words(sentence)
@@ -452,6 +454,21 @@ def _missing_numbers(sentence: str, source: str) -> list[str]:
     held = _numbers(source) | {n.replace(",", "") for n in _numbers(source)}
     held |= {str(n) for n in spelled_numbers(source)}  # "Four hundred sixty-eight" backs 468
     return [n for n in _numbers(sentence) if n not in held and n.replace(",", "") not in held]
+
+
+def _asked_numbers_unheld(sentence: str, question: str, texts: list[str]) -> list[str]:
+    """The numbers and places in a series of the question that the sentence repeats and the cited
+    files never write ("the nineteenth edition … 1971" from a text on the eighteenth): the sentence
+    is about something else than the files."""
+    said = _numbers_and_places(strip_citations(sentence)) & _numbers_and_places(question)
+    held = set().union(*(_numbers_and_places(text) for text in texts)) if texts else set()
+    return sorted(said - held)
+
+
+def _numbers_and_places(text: str) -> set[str]:
+    """Every number of `text` as digits without separators or leading zeros ("03" of "03/25/2016" is 3)."""
+    written = {n.replace(",", "").lstrip("0") or "0" for n in _numbers(text)}
+    return written | {str(n) for n in spelled_numbers(text)} | {str(n) for n in ordinals(text)}
 
 
 def _mended(sentence: str, refs: list[int], evidence: list[Evidence], question: str) -> str | None:

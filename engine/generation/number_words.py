@@ -39,3 +39,15 @@ def _value(words: list[str]) -> int | None:
         else:
             return None
     return total + current
+
+
+# "first" and "second" say earliest and a unit of time as often as a place in a series: not read
+_ORDINALS = {w: i for i, w in enumerate("_ _ _ third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+                                        "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth "
+                                        "twentieth".split()) if i >= 3}
+_ORDINAL = re.compile(rf"\b(?:({'|'.join(_ORDINALS)})|(\d+)(?:st|nd|rd|th))\b", re.IGNORECASE)
+
+
+def ordinals(text: str) -> list[int]:
+    """The places in a series `text` writes ("the nineteenth edition", "the 19th"), from the third on."""
+    return [_ORDINALS[m.group(1).lower()] if m.group(1) else int(m.group(2)) for m in _ORDINAL.finditer(text)]

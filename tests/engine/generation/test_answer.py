@@ -275,3 +275,24 @@ def test_a_reply_that_only_repeats_the_evidence_headers_answers_nothing():
     assert gated.text == NOT_BACKED and not gated.answered
     said = finalise("Some 100 numerical computations were carried out [1].", evidence, "How many?")
     assert said.answered and said.cited == [1]
+
+
+def test_a_place_in_a_series_or_number_the_question_asks_about_must_be_in_the_cited_file():
+    """"When was the nineteenth edition of the Dewey Decimal Classification published?" answered "in
+    1971" from CISI's abstract 1, which gives 1971 for the eighteenth (unseen set): the question's
+    19th is in no cited text, so the sentence is about something the file does not say."""
+    import json
+
+    from tests.conftest import shared_path
+
+    lines = shared_path("eval", "text", "cisi", "corpus.jsonl").read_text(encoding="utf-8").splitlines()
+    abstract = next(json.loads(line) for line in lines if "eighteenth edition in 1971" in line)
+    evidence = [evidence_of(1, "paragraph", "/cisi/1.txt", abstract.get("title", ""), {"start": 0, "end": 9},
+                            abstract["text"], 0.1)]
+    asked = "When was the nineteenth edition of the Dewey Decimal Classification published, according to my papers?"
+    draft = finalise("The nineteenth edition of the Dewey Decimal Classification was published in 1971 [1].",
+                     evidence, asked)
+    assert draft.unsupported and "does not mention 19" in draft.reasons[draft.unsupported[0]]
+    held = finalise("The eighteenth edition of the Dewey Decimal Classification was published in 1971 [1].",
+                    evidence, asked.replace("nineteenth", "eighteenth"))
+    assert held.unsupported == []
