@@ -250,3 +250,24 @@ def sized_by_population(statement: str, question: str, tables: list[dict]) -> st
         if area and str(table.get("table", "")).lower() in read and ranked.group(1).lower() in map(str.lower, names):
             return area
     return None
+
+
+_DATE_TYPE = re.compile(r"\b(?:DATE|TIMESTAMP\w*|DATETIME)\b", re.IGNORECASE)
+
+
+def other_date_compared(question: str, statement: str, columns: list[dict]) -> tuple[str, str] | None:
+    """(date column the question names, date column the query compares instead): "How many WARN
+    notices were received in April 2016?" counted by `effective` where the table has `received`.
+    Only when exactly one date column is named by all its words, outside what the question counts
+    ("how many WARN notices": not `notice_date`), and the query never reads it."""
+    dates = [str(c["name"]) for c in columns if _DATE_TYPE.search(str(c.get("type", "")))]
+    words = {w.lower()[:5] for w in _WORD.findall(question) if len(w) >= 3} - _asked_for(question)
+    named = [d for d in dates if (parts := _words_of(d)) and parts <= words]
+    if len(named) != 1 or _reads(statement, named[0]):
+        return None
+    compared = [d for d in dates if _reads(statement, d)]
+    return (named[0], compared[0]) if compared else None
+
+
+def _reads(statement: str, column: str) -> bool:
+    return re.search(rf"(?<![\w]){re.escape(column)}(?![\w])", statement, re.IGNORECASE) is not None

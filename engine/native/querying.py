@@ -16,6 +16,7 @@ from engine.native.conditions import (
     counted_not_read,
     counts_a_count,
     intersect_of_differing,
+    other_date_compared,
     other_field_returned,
     pattern_and_where,
     sized_by_population,
@@ -107,6 +108,9 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if source.language == "sql" and (tally := counts_a_count(statement, question, _numbers(source))):
                 raise QueryFailed(f"{tally} already holds a count: read its value (SUM it over several rows), "
                                   "do not COUNT its rows")
+            if source.language == "sql" and (dated := other_date_compared(question, statement, source.columns)):
+                raise QueryFailed(f"the question asks by {dated[0]}, which the query never reads; it compares "
+                                  f"{dated[1]} instead: compare {dated[0]}")
             if source.language == "sql" and (area := sized_by_population(statement, question, source.tables)):
                 raise QueryFailed(f"the question asks for a size: the size of a state, country or lake is its "
                                   f"{area}, not its population (a city's size is its population): rank by {area}")

@@ -570,3 +570,28 @@ def test_the_largest_state_is_ranked_by_its_area_not_its_population(tmp_path):  
     assert sized_by_population("SELECT city_name FROM city ORDER BY population DESC LIMIT 1",
                                "What is the largest city in Texas?", source.tables) is None
     assert sized_by_population(by_people, "Which state has the largest population?", source.tables) is None
+
+
+def test_a_period_compared_on_another_date_than_the_one_the_question_names_is_sent_back(tmp_path):  # noqa: ANN001
+    """"How many WARN notices were received in April 2016?" counted by the `effective` date of the
+    WARN report's table (83), which has a `received` date (none in April 2016; unseen set). Three rows
+    with the columns Trove reads from that report's table."""
+    from engine.native import sources
+    from engine.native.conditions import other_date_compared
+    from engine.native.querying import write_and_run
+    from tests.scripted import ScriptedLLM
+
+    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
+    rows = ("notice_date,effective,received,company,city,no_of\n"
+            "2016-03-18,2016-05-17,2016-03-21,Boeing Company,Long Beach,84\n"
+            "2016-02-01,2016-04-01,2016-02-02,Qualcomm Incorporated,San Diego,253\n"
+            "2016-01-29,2016-04-08,2016-02-01,Scripps Health,San Diego,59\n")
+    info = stores.tables.load_csv("warn", tmp_path / "warn.csv", rows)
+    source = sources.Source("warn", "table", "duckdb", str(tmp_path / "warn.csv"), info.descriptor())
+    question = "How many WARN notices were received in April 2016?"
+    effective = "SELECT COUNT(*) FROM warn WHERE effective >= DATE '2016-04-01' AND effective < DATE '2016-05-01'"
+    received = "SELECT COUNT(*) FROM warn WHERE received >= DATE '2016-04-01' AND received < DATE '2016-05-01'"
+    outcome = write_and_run(ScriptedLLM([effective, received]), question, source, stores)
+    assert "asks by received" in outcome.attempts[0].error and "compares effective" in outcome.attempts[0].error
+    assert outcome.result is not None and outcome.result.rows == [(0,)]
+    assert other_date_compared("How many notices were filed in April 2016?", effective, source.columns) is None
