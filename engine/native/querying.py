@@ -108,9 +108,9 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if source.language == "sql" and (tally := counts_a_count(statement, question, _numbers(source))):
                 raise QueryFailed(f"{tally} already holds a count: read its value (SUM it over several rows), "
                                   "do not COUNT its rows")
-            if source.language == "sql" and (dated := other_date_compared(question, statement, source.columns)):
-                raise QueryFailed(f"the question asks by {dated[0]}, which the query never reads; it compares "
-                                  f"{dated[1]} instead: compare {dated[0]}")
+            if source.language == "sql" and (by_date := other_date_compared(question, statement, source.columns)):
+                raise QueryFailed(f"the question asks by {by_date[0]}, which the query never reads; it compares "
+                                  f"{by_date[1]} instead: compare {by_date[0]}")
             if source.language == "sql" and (area := sized_by_population(statement, question, source.tables)):
                 raise QueryFailed(f"the question asks for a size: the size of a state, country or lake is its "
                                   f"{area}, not its population (a city's size is its population): rank by {area}")
