@@ -13,6 +13,7 @@ from pathlib import Path
 from engine.generation.answer import Draft
 from engine.generation.evidence import Evidence, MomentEvidence
 from engine.generation.untrusted import inline
+from engine.generation.words import stem, stems
 from engine.grounding.counting import detector_label
 from engine.locators import page_words
 from engine.result import clock
@@ -30,7 +31,8 @@ _WORD = re.compile(r"[a-zà-ÿ0-9]+(?:-[a-zà-ÿ0-9]+)*")
 _NOT_SUBJECT = frozenset(f"""find show locate look search bring pull get please can could you me my mine our the a an
 all any some every that those this these do did have has i of with in on at from by for to and or where which what
 when who is are was were there it its them their about mention mentions mentioning showing shows taken saved kept
-one ones {_NOUN.replace("(?:", "").replace(")s?", "").replace("|", " ")}""".split())
+one ones study studies studied discuss discusses describe describes cover covers explain explains deal deals
+talk talks {_NOUN.replace("(?:", "").replace(")s?", "").replace("|", " ")}""".split())
 _SUBJECT = re.compile(r"\b(?:of|with|showing|where|that shows?|in which)\s+(.+?)[\s?.!]*$", re.IGNORECASE)
 VISUAL_KINDS = ("image", "region", "clip", "video")  # items described by labels, not by their own words
 LISTED = 3  # files named in a find answer
@@ -94,7 +96,8 @@ def found(evidence: list[Evidence], wanted: set[str] | frozenset[str] = frozense
     """The evidence to list: the best item of each file (a photo's best region, a video's best
     moment), most relevant first, those close to the best one; a photo or a moment only when it
     names one of the `wanted` words (when there are any)."""
-    items = [e for e in evidence if e.kind in KINDS and (not wanted or e.kind not in VISUAL_KINDS or names(e, wanted))]
+    items = [e for e in evidence if e.kind in KINDS and (not wanted or (
+        names(e, wanted) if e.kind in VISUAL_KINDS else about(e, wanted)))]
     if not items:
         return []
     best: dict[str, Evidence] = {}
@@ -104,6 +107,21 @@ def found(evidence: list[Evidence], wanted: set[str] | frozenset[str] = frozense
     ranked = sorted(best.values(), key=lambda e: -e.score)
     top = ranked[0].score
     return [e for e in ranked if e.score >= CLOSE * top][:LISTED]
+
+
+TEXT_SHARE = 0.5  # of a find request's words a passage (with its title and file name) must hold more than
+
+
+def about(e: Evidence, wanted: set[str] | frozenset[str]) -> bool:
+    """Whether a passage is about what a find request asks for: it (its title, its file's name) holds
+    more than half the request's words, by stem ("Which of my papers studies ice accretion on wings?"
+    is not answered by a paper on cruciform wings)."""
+    held = _stems_of(e)
+    return sum(1 for word in wanted if stem(word) in held) > TEXT_SHARE * len(wanted)
+
+
+def _stems_of(e: Evidence) -> set[str]:
+    return stems(set(_WORD.findall(f"{e.text} {e.title} {Path(e.source).stem}".lower())))
 
 
 def _rank(e: Evidence) -> tuple[float, int]:
@@ -131,6 +149,13 @@ def answer(evidence: list[Evidence], question: str = "") -> Draft | None:
 def _none_shows(question: str, wanted: set[str], near: list[Evidence]) -> Draft:
     m = _SUBJECT.search(question)
     asked = inline(m.group(1) if m else " ".join(sorted(wanted)), 80)
+    if all(e.kind not in VISUAL_KINDS for e in near):
+        held = set().union(*(_stems_of(e) for e in near))
+        unheld = [w for w in dict.fromkeys(_WORD.findall(question.lower())) if w in wanted and stem(w) not in held]
+        closest = ", ".join(Path(e.source).name for e in near)
+        verb = "does" if len(near) == 1 else "do"
+        return Draft(f"None of your files is about that: the closest ({closest}) {verb} not mention "
+                     f"{inline(', '.join(unheld), 80)}.", [], False, [])
     what = "video" if all(e.kind in ("clip", "video") for e in near) else "photo"
     closest = "; ".join(f"{Path(e.source).name} ({summary})" if (summary := describe(e).rstrip(".")) else
                         Path(e.source).name for e in near)

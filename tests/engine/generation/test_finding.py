@@ -85,3 +85,26 @@ def test_a_photo_the_classifier_is_sure_of_is_found_by_the_name_the_detector_lac
         assert not answer(evidence, unsure).answered, unsure
     doubtful = [_ev(1, "image", "/p/x.jpg", "Photo x.jpg.", 0.6, {"labels": [["giant panda, panda", 0.3]]})]
     assert not answer(doubtful, "Show me my picture of a panda.").answered
+
+
+def test_a_file_listed_for_a_request_over_texts_holds_most_of_its_words():
+    """"Which of my aerodynamics papers studies ice accretion on wings, and what did it find?" listed
+    Cranfield abstracts on wings and slipstreams (unseen set): none mentions ice. A paper that is what
+    the request asks for is still listed."""
+    import json
+
+    from tests.conftest import shared_path
+
+    lines = shared_path("eval", "text", "cranfield", "corpus.jsonl").read_text(encoding="utf-8").splitlines()
+    abstracts = {doc["_id"]: doc for doc in map(json.loads, lines)}
+
+    def item(n: int, doc_id: str, score: float) -> Evidence:
+        doc = abstracts[doc_id]
+        return evidence_of(n, "paragraph", f"/cranfield/{doc_id}.txt", doc.get("title", ""), {}, doc["text"], score)
+
+    wings = [item(1, "289", 0.62), item(2, "1", 0.60)]
+    draft = answer(wings, "Which of my aerodynamics papers studies ice accretion on wings, and what did it find?")
+    assert draft is not None and not draft.cited and not draft.answered
+    assert draft.text.endswith("do not mention ice, accretion.") and "289.txt" in draft.text
+    slipstream = answer(wings, "Which of my papers studies a wing in a slipstream?")
+    assert slipstream is not None and slipstream.cited and "1.txt" in slipstream.text
