@@ -10,6 +10,7 @@ import difflib
 import re
 from typing import TYPE_CHECKING
 
+from engine.native.described import tables_read
 from engine.native.literals import CYPHER_TEXT, SQL_TEXT, outside
 
 if TYPE_CHECKING:
@@ -88,9 +89,38 @@ def mended(query: str, error: str, source: Source) -> str | None:
         return None
     kind, name = unknown
     known = names_of(source, kind)
-    if any(n.lower() == name.lower() for n in known):
-        return None  # the name is the source's, on another table or node: not a spelling
+    if any(n.lower() == name.lower() for n in known):  # the source's, on another table or node: not a spelling
+        return requalified(query, error, source) if source.language == "sql" else None
     if (near := closest(name, known)) is None or not _PLAIN.fullmatch(near):
         return None  # none close, or one that would need quoting: the repair hears the engine instead
     changed = renamed(query, name, near, source.language)
     return changed if changed != query else None
+
+
+_QUALIFIED = (re.compile(r"no such column: (\w+)\.(\w+)"),  # SQLite
+              re.compile(r"Table \"(\w+)\" does not have a column named \"(\w+)\""))  # DuckDB
+
+
+def requalified(query: str, error: str, source: Source) -> str | None:
+    """The SQL `query` with a column read under the alias of a table that lacks it (`T2.age`, where
+    `visitor AS T1` has age and `visit AS T2` has not) read under the one alias whose table has it;
+    None when the message names no alias, or no single alias fits."""
+    found = next((m for pattern in _QUALIFIED if (m := pattern.search(error))), None)
+    if found is None:
+        return None
+    alias, column = found.group(1), found.group(2)
+    holding = {table.lower() for table in _tables_with(source, column)}
+    fitting = {a for a, table in tables_read(query).items() if table.lower() in holding and a != table.lower()}
+    if len(fitting) != 1:
+        return None
+    (other,) = fitting
+    written = next(m.group(0) for m in re.finditer(rf"\b{re.escape(other)}\b", query, re.IGNORECASE))
+    changed = outside(query, SQL_TEXT, lambda code: re.sub(
+        rf"(?<![\w$.]){re.escape(alias)}\.{re.escape(column)}(?![\w$])", f"{written}.{column}", code,
+        flags=re.IGNORECASE))
+    return changed if changed != query else None
+
+
+def _tables_with(source: Source, column: str) -> list[str]:
+    return [str(t["table"]) for t in source.tables
+            if any(str(c["name"]).lower() == column.lower() for c in t.get("columns", []))]

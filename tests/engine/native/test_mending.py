@@ -94,19 +94,44 @@ def test_a_name_the_source_has_elsewhere_is_no_spelling_to_mend(tmp_path: Path):
 
 
 def test_the_repair_hears_the_error_of_the_query_as_mended(stores: sources.Stores):
-    """`treatments_types` mended to `treatment_types` reaches the next slip, `T3.cost_of_treatment`
-    (the cost is in treatments): the repair is shown the mended query with that error, not the table
-    it no longer misspells."""
+    """`treatments_types` mended to `treatment_types` reaches the next slip, `T3.price` (no table has
+    it): the repair is shown the mended query with that error, not the table it no longer misspells.
+    A column only read under the wrong alias (`T3.cost_of_treatment`, the cost is in treatments) is
+    mended too, with no repair."""
     path = shared_path("eval", "sql", "spider", "database", "dog_kennels", "dog_kennels.sqlite")
     source = sources.Source("dog_kennels", "database", "sqlite", str(path), describe_database(path))
-    written = ("SELECT SUM(T3.cost_of_treatment) FROM dogs AS T1 JOIN treatments AS T2 ON T1.dog_id = T2.dog_id "
+    written = ("SELECT SUM(T3.price) FROM dogs AS T1 JOIN treatments AS T2 ON T1.dog_id = T2.dog_id "
                "JOIN treatments_types AS T3 ON T2.treatment_type_code = T3.treatment_type_code "
                "WHERE T1.name = 'Lyric'")
-    repaired = written.replace("treatments_types", "treatment_types").replace("T3.cost", "T2.cost")
+    repaired = written.replace("treatments_types", "treatment_types").replace("T3.price", "T2.cost_of_treatment")
     llm = ScriptedLLM([written, repaired])
     outcome = write_and_run(llm, "How much has been spent on treating Lyric?", source, stores)
     first = outcome.attempts[0]
-    assert "treatment_types AS T3" in first.query and "T3.cost_of_treatment" in (first.error or "")
+    assert "treatment_types AS T3" in first.query and "T3.price" in (first.error or "")
     shown, heard = llm.sent[1][-2]["content"], llm.sent[1][-1]["content"]
-    assert "treatment_types AS T3" in shown and "treatments_types" not in heard and "T3.cost_of_treatment" in heard
+    assert "treatment_types AS T3" in shown and "treatments_types" not in heard and "T3.price" in heard
     assert outcome.ok and outcome.result is not None and len(llm.sent) == 2
+    aliased = ScriptedLLM([written.replace("T3.price", "T3.cost_of_treatment")])
+    mended = write_and_run(aliased, "How much has been spent on treating Lyric?", source, stores)
+    assert mended.ok and "SUM(T2.cost_of_treatment)" in mended.query and len(aliased.sent) == 1
+
+
+def test_a_column_read_under_the_alias_of_a_table_that_lacks_it_is_read_under_the_one_that_has_it(
+        stores: sources.Stores, tmp_path: Path):
+    """"Who bought the most tickets in a single visit, and how old is that visitor?" (Spider's
+    museum_visit) written `T2.age` where `visit AS T2` has no age and `visitor AS T1` has: the repair
+    wrote the same query again (unseen set). On SQLite and on DuckDB's message alike."""
+    path = shared_path("eval", "sql", "spider", "database", "museum_visit", "museum_visit.sqlite")
+    source = sources.Source("museum_visit", "database", "sqlite", str(path), describe_database(path))
+    written = ("SELECT T1.name, T2.age FROM visitor AS T1 JOIN visit AS T2 ON T1.id = T2.visitor_id "
+               "ORDER BY T2.num_of_ticket DESC LIMIT 1")
+    llm = ScriptedLLM([written])
+    outcome = write_and_run(llm, "Who bought the most tickets in a single visit, and how old is that visitor?",
+                            source, stores)
+    assert outcome.ok and "T1.age" in outcome.query and len(llm.sent) == 1
+    assert outcome.result is not None and outcome.result.rows[0][1] == 27
+    duck = mending.requalified(written, 'Binder Error: Table "T2" does not have a column named "age"', source)
+    assert duck is not None and "T1.age" in duck
+    both = "SELECT a.name, b.age FROM visitor a JOIN visitor b ON a.id = b.id"  # two aliases hold age: no guess
+    assert mending.requalified(both, "no such column: b.agee", source) is None
+    assert mending.requalified("SELECT x.age FROM visit AS x", "no such column: x.age", source) is None
