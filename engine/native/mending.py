@@ -90,7 +90,7 @@ def mended(query: str, error: str, source: Source) -> str | None:
     kind, name = unknown
     known = names_of(source, kind)
     if any(n.lower() == name.lower() for n in known):  # the source's, on another table or node: not a spelling
-        return requalified(query, error, source) if source.language == "sql" else None
+        return requalified(query, error, source) if source.language == "sql" else on_relationship(query, error, source)
     if (near := closest(name, known)) is None or not _PLAIN.fullmatch(near):
         return None  # none close, or one that would need quoting: the repair hears the engine instead
     changed = renamed(query, name, near, source.language)
@@ -124,3 +124,51 @@ def requalified(query: str, error: str, source: Source) -> str | None:
 def _tables_with(source: Source, column: str) -> list[str]:
     return [str(t["table"]) for t in source.tables
             if any(str(c["name"]).lower() == column.lower() for c in t.get("columns", []))]
+
+
+_NODE_LACKS = re.compile(r"Cannot find property (\w+) for (\w+)")  # Kùzu
+_RELATIONSHIP = re.compile(r"\[\s*(\w*)\s*:\s*`?(\w+)`?")
+
+
+def on_relationship(query: str, error: str, source: Source) -> str | None:
+    """The Cypher `query` with a property read on a node that lacks it (`m.rating`) read on the one
+    relationship of the pattern whose type has it (`[r:REVIEWED]`, named `r` if it had no name);
+    None when the message names no such read, or no single relationship of the query has it."""
+    found = _NODE_LACKS.search(error)
+    if found is None:
+        return None
+    prop, var = found.group(1), found.group(2)
+    holding = {rel for rel, info in source.descriptor.get("relationships", {}).items()
+               if prop in {p["name"] for p in info.get("properties", [])}}
+    patterns = [m for m in _RELATIONSHIP.finditer(query) if m.group(2) in holding]
+    if not patterns and len(holding) == 1 and (only := _retyped(query, holding.pop(), source)) is not None:
+        patterns, query = [only[0]], only[1]
+    if len(patterns) != 1:
+        return None
+    pattern = patterns[0]
+    name = pattern.group(1) or _unused("r", query)
+    named = query if pattern.group(1) else f"{query[:pattern.start(1)]}{name}{query[pattern.end(1):]}"
+    changed = outside(named, CYPHER_TEXT, lambda code: re.sub(
+        rf"(?<![\w$.]){re.escape(var)}\.`?{re.escape(prop)}`?(?![\w$])", f"{name}.{prop}", code))
+    return changed if changed != named else None
+
+
+def _retyped(query: str, holder: str, source: Source) -> tuple[re.Match, str] | None:
+    """The query's one relationship pattern given the type `holder` (the one type that has the
+    property read), with the query so changed: "the average review rating" matched over ACTED_IN
+    reads REVIEWED's rating. Only when the query links nothing else and `holder` links labels the
+    query matches; None otherwise."""
+    written = list(_RELATIONSHIP.finditer(query))
+    pairs = source.descriptor.get("relationships", {}).get(holder, {}).get("pairs", [])
+    labels = set(re.findall(r"\(\s*\w*\s*:\s*`?(\w+)", query))
+    if len(written) != 1 or not any(set(pair) <= labels for pair in pairs):
+        return None
+    old = written[0]
+    changed = f"{query[:old.start(2)]}{holder}{query[old.end(2):]}"
+    return next(_RELATIONSHIP.finditer(changed)), changed
+
+
+def _unused(base: str, query: str) -> str:
+    """A variable name the query does not use yet (`r`, else `r1`, `r2` …)."""
+    taken = set(re.findall(r"\w+", query))
+    return next(n for n in (base, *(f"{base}{i}" for i in range(1, 100))) if n not in taken)
