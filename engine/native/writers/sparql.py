@@ -253,8 +253,8 @@ def fix(query: str, source: Source) -> str:
     as SPARQL's lcase/ucase, GROUP BY/ORDER BY/LIMIT written inside the final brace moved after it,
     and the habits `sparql_fixes` knows (years compared as text, SQL's commas between the selected
     items and its AND/OR, brackets, ORDER BY direction, FROM a class, variables no pattern binds, a class named in
-    another namespace or case, a value followed as a link, a thing linked to itself by a predicate
-    the data lacks)."""
+    another namespace or case, a predicate named in another namespace, a value followed as a link, a
+    thing linked to itself by a predicate the data lacks)."""
     query = re.sub(r"(?<![\w:?$])lower\s*\(", "lcase(", query, flags=re.IGNORECASE)
     query = re.sub(r"(?<![\w:?$])upper\s*\(", "ucase(", query, flags=re.IGNORECASE)
     inside = re.search(r"\s((?:GROUP\s+BY|ORDER\s+BY|HAVING|LIMIT|OFFSET)\b[^{}]*?)\s*\}\s*$", query, re.IGNORECASE)
@@ -268,8 +268,8 @@ def fix(query: str, source: Source) -> str:
         schema = schema_text(source)
         query = sparql_fixes.bind_missing(sparql_fixes.class_from(query, source), schema)
         query = sparql_fixes.filters_bound(query, schema)
-        query = sparql_fixes.follow_links(sparql_fixes.mend_classes(query, source), source)
-        query = sparql_fixes.without_self_links(query, source)
+        query = sparql_fixes.without_self_links(sparql_fixes.mend_classes(query, source), source)
+        query = sparql_fixes.follow_links(sparql_fixes.mend_predicates(query, source), source)
     return query
 
 

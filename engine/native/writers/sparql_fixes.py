@@ -425,6 +425,16 @@ def mend_classes(query: str, source: Source) -> str:
     return _unknown_mended(query, source, _CLASS_AFTER_A, 1, mended, classes=True)
 
 
+def mend_predicates(query: str, source: Source) -> str:
+    """A predicate the data lacks, written where one predicate of the data has its local name in
+    another namespace (`battle:lost_in_battle` for `ship:lost_in_battle`), as that predicate; left
+    as written when no predicate, or several (`friend:` and `likes:ref-student_id`), has the name."""
+    def mended(m: re.Match, iri: str, predicates: set[str]) -> str:
+        namesakes = [p for p in predicates if same_local(p, iri)]
+        return f"<{namesakes[0]}>" if len(namesakes) == 1 else m.group(0)
+    return _unknown_mended(query, source, _PREFIXED, 1, mended, classes=False)
+
+
 def _unknown_mended(query: str, source: Source, pattern: re.Pattern, group: int,
                     mend: Callable[[re.Match, str, set[str]], str], classes: bool) -> str:
     """The query with each match of `pattern` whose IRI (its `group`, expanded) is none of the data's
@@ -442,6 +452,7 @@ def _unknown_mended(query: str, source: Source, pattern: re.Pattern, group: int,
     return pattern.sub(mended, query)
 
 
+_PREFIXED = re.compile(r"(?<![\w?$:<\"'])((?:[A-Za-z_][\w-]*)?:[A-Za-z_][\w-]*)(?![\w:-])")
 _CLASS_AFTER_A = re.compile(r"(?<=[\s;])a\s+((?:[A-Za-z_][\w-]*)?:[A-Za-z_][\w-]*|<[^<>\s]+>)")
 
 
