@@ -15,7 +15,13 @@ from engine.native.examples import Example
 from engine.native.literals import CYPHER_TEXT, outside
 from engine.native.writers.cypher_fixes import NODE as _NODE
 from engine.native.writers.cypher_fixes import VARIABLE as _VARIABLE
-from engine.native.writers.cypher_fixes import free, patterns_into_match, subqueries_as_exists, wrong_ends
+from engine.native.writers.cypher_fixes import (
+    free,
+    patterns_into_match,
+    subqueries_as_exists,
+    without_sql_subqueries,
+    wrong_ends,
+)
 from engine.native.writers.fitting import capped, fit, preferred, schema_room
 from engine.native.writers.summary import property_words, stem
 from local_stores.quoting import Unquotable
@@ -187,10 +193,11 @@ def fix(query: str, source: Source) -> str:
     and Neo4j servers speak Neo4j's Cypher); text inside quotes is left alone. A node compared with
     two values at once is matched once per value (`one_node_per_value`), a property named for a
     relationship is read through it (`through_relationship`), a label the graph lacks at an end of
-    a relationship that has one label there is that label (`mend_labels`), a subquery inside `IN (…)`
-    is an `EXISTS { … }` and a pattern in WHERE that binds what the query uses joins the MATCH
-    (`cypher_fixes`)."""
+    a relationship that has one label there is that label (`mend_labels`), SQL inside `IN (…)` is left
+    out, a subquery inside `IN (…)` is an `EXISTS { … }` and a pattern in WHERE that binds what the
+    query uses joins the MATCH (`cypher_fixes`)."""
     renames = _RENAMES if source.engine == "kuzu" else _NEO4J_RENAMES
+    query = without_sql_subqueries(query) or query
     query = subqueries_as_exists(query) or query
     query = patterns_into_match(query) or query
     query = mend_labels(query, source)

@@ -64,6 +64,35 @@ def subqueries_as_exists(query: str) -> str | None:
     return query[:found.start()] + exists + query[end + 1:]
 
 
+_SQL_IN = re.compile(r"(\s+AND\s+|\bWHERE\s+)[\w.]+\s+IN\s*(\()\s*SELECT\b", re.IGNORECASE)
+
+
+def without_sql_subqueries(query: str) -> str | None:
+    """`… AND p.name IN (SELECT name FROM Person WHERE …)`: SQL inside a Cypher condition, which no
+    engine parses and a small model writes again when told so, left out of the AND-chain (the MATCH
+    already says what it meant). Brackets are counted as written: such a subquery often holds a quote
+    its text does not close ('The Devil's Advocate'). None when there is none, or it is not in an
+    AND-chain."""
+    found = _SQL_IN.search(query)
+    if found is None:
+        return None
+    depth, end = 0, -1
+    for i in range(found.start(2), len(query)):
+        depth += {"(": 1, ")": -1}.get(query[i], 0)
+        if depth == 0:
+            end = i
+            break
+    if end < 0:
+        return None
+    after = query[end + 1:]
+    if found.group(1).strip().upper() == "AND":
+        return query[:found.start()] + after
+    following = re.match(r"\s+AND\s+", after, re.IGNORECASE)
+    if following is not None:
+        return query[:found.start()] + "WHERE " + after[following.end():]
+    return query[:found.start()].rstrip() + after if re.match(r"\s*(?:RETURN|WITH)\b", after, re.I) else None
+
+
 _SINGLE = re.compile(r"\s*MATCH\s+(.+?)\s+WHERE\s+(.+?)\s+(RETURN\s+.+)", re.IGNORECASE | re.DOTALL)
 _NODE_TEXT = r"\(\s*\w*\s*(?::[^()]*)?\)"
 _PATTERN = re.compile(rf"{_NODE_TEXT}(?:\s*<?-\[[^\]]*\]->?\s*{_NODE_TEXT})+")
