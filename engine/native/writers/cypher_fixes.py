@@ -71,8 +71,8 @@ def without_sql_subqueries(query: str) -> str | None:
     """`… AND p.name IN (SELECT name FROM Person WHERE …)`: SQL inside a Cypher condition, which no
     engine parses and a small model writes again when told so, left out of the AND-chain (the MATCH
     already says what it meant). Brackets are counted as written: such a subquery often holds a quote
-    its text does not close ('The Devil's Advocate'). None when there is none, or it is not in an
-    AND-chain."""
+    its text does not close ('The Devil's Advocate'). None when there is none, or it is the only
+    condition (left out, the query would return everything: the repair hears why it fails)."""
     found = _SQL_IN.search(query)
     if found is None:
         return None
@@ -88,9 +88,7 @@ def without_sql_subqueries(query: str) -> str | None:
     if found.group(1).strip().upper() == "AND":
         return query[:found.start()] + after
     following = re.match(r"\s+AND\s+", after, re.IGNORECASE)
-    if following is not None:
-        return query[:found.start()] + "WHERE " + after[following.end():]
-    return query[:found.start()].rstrip() + after if re.match(r"\s*(?:RETURN|WITH)\b", after, re.I) else None
+    return None if following is None else query[:found.start()] + "WHERE " + after[following.end():]
 
 
 _SINGLE = re.compile(r"\s*MATCH\s+(.+?)\s+WHERE\s+(.+?)\s+(RETURN\s+.+)", re.IGNORECASE | re.DOTALL)
