@@ -259,6 +259,7 @@ class TableStore:
             for o, n in zip(original, renamed, strict=True):
                 if o != n:
                     con.execute(f"COMMENT ON COLUMN {duck.ident(name)}.{duck.ident(n)} IS {duck.literal(o)}")
+            _header_rows_dropped(con, name, dict(zip(renamed, original, strict=True)))
             _numbers_undecorated(con, name)
         info = self.describe(name)
         info.file, info.warnings = str(path), warnings
@@ -340,28 +341,72 @@ class IndexedTable:
         return self.store.execute(query, timeout_s, max_rows, params)
 
 
+def _header_rows_dropped(con: duckdb.DuckDBPyConnection, name: str, headers: dict[str, str]) -> None:
+    """Rows that repeat the header line, every cell its column's name (a table pasted from pages,
+    a header printed again halfway down), are no data: left out, so that a number column stays
+    numbers and MAX over a text column does not pick "Duration (Days)"."""
+    if len(headers) < 2:
+        return
+    same = " AND ".join(f"lower(trim(CAST({duck.ident(column)} AS VARCHAR))) = lower(trim(?))" for column in headers)
+    con.execute(f"DELETE FROM {duck.ident(name)} WHERE {same}", list(headers.values()))
+
+
 def _numbers_undecorated(con: duckdb.DuckDBPyConnection, name: str) -> None:
     """Text columns whose every value is a number once its decoration is taken off ("*7*", "$5",
     "1,234", "12%"; placeholders such as "—" as nothing) become number columns, so that SQL sorts
-    and adds them as numbers (ORDER BY over "*7*", "4", "3" as text put 4 first)."""
-    table = duck.ident(name)
+    and adds them as numbers (ORDER BY over "*7*", "4", "3" as text put 4 first). So do columns whose
+    every value is a number with the same unit after it ("3,880 days", "5.05 m"): the unit goes into
+    the column's label ("Station Parking (spaces)") unless its name says it already."""
     text_columns = [c for (c,) in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = ? "
                                               "AND data_type = 'VARCHAR'", [name]).fetchall()]
     for column in text_columns:
-        col = duck.ident(column)
-        value = Quoted(f"nullif(trim({col}), '')")
-        given, numbers, whole = con.execute(
-            f"SELECT count(*), count(*) FILTER (WHERE regexp_full_match({value}, ?)), "
-            f"count(*) FILTER (WHERE regexp_full_match({value}, ?) AND NOT contains({value}, '.')) "
-            f"FROM {table} WHERE {value} IS NOT NULL AND lower({value}) NOT IN ({duck.marks(len(NO_VALUE))})",
-            [DECORATED_NUMBER, DECORATED_NUMBER, *NO_VALUE]).fetchone() or (0, 0, 0)
-        if given < 2 or numbers < given:
-            continue
-        kind = "BIGINT" if whole == given else "DOUBLE"
-        digits = Quoted(f"regexp_replace(replace({value}, '−', '-'), '[^0-9.\\-]', '', 'g')")
-        pattern = duck.literal(DECORATED_NUMBER)  # an ALTER cannot take parameters
-        con.execute(f"ALTER TABLE {table} ALTER {col} SET DATA TYPE {kind} USING CASE WHEN "
-                    f"regexp_full_match({value}, {pattern}) THEN TRY_CAST({digits} AS {kind}) END")
+        if not _to_numbers(con, name, column, DECORATED_NUMBER):
+            unit = _one_unit(con, name, column)
+            if unit is not None and _to_numbers(con, name, column, DECORATED_NUMBER + UNIT):
+                _label_with_unit(con, name, column, unit)
+
+
+UNIT = r"\s*([A-Za-z]{1,12})\.?"  # after a number: "days", "m", "Spaces", "km."
+
+
+def _given(name: str, value: Quoted) -> str:
+    """The rows of `name` whose `value` holds something (not a placeholder such as "—")."""
+    return f"FROM {duck.ident(name)} WHERE {value} IS NOT NULL AND lower({value}) NOT IN ({duck.marks(len(NO_VALUE))})"
+
+
+def _to_numbers(con: duckdb.DuckDBPyConnection, name: str, column: str, pattern: str) -> bool:
+    """The column made a number column when every value it holds fully matches `pattern`."""
+    col, value = duck.ident(column), Quoted(f"nullif(trim({duck.ident(column)}), '')")
+    given, numbers, whole = con.execute(
+        f"SELECT count(*), count(*) FILTER (WHERE regexp_full_match({value}, ?)), "
+        f"count(*) FILTER (WHERE regexp_full_match({value}, ?) AND NOT contains({value}, '.')) {_given(name, value)}",
+        [pattern, pattern, *NO_VALUE]).fetchone() or (0, 0, 0)
+    if given < 2 or numbers < given:
+        return False
+    kind = "BIGINT" if whole == given else "DOUBLE"
+    digits = Quoted(f"regexp_replace(replace({value}, '−', '-'), '[^0-9.\\-]', '', 'g')")
+    literal = duck.literal(pattern)  # an ALTER cannot take parameters
+    con.execute(f"ALTER TABLE {duck.ident(name)} ALTER {col} SET DATA TYPE {kind} USING CASE WHEN "
+                f"regexp_full_match({value}, {literal}) THEN TRY_CAST({digits} AS {kind}) END")
+    return True
+
+
+def _one_unit(con: duckdb.DuckDBPyConnection, name: str, column: str) -> str | None:
+    """The one unit every value of the column writes after its number ("days" of "1 day", "3 days"),
+    or None when they write none, or several."""
+    value = Quoted(f"nullif(trim({duck.ident(column)}), '')")
+    units = con.execute(
+        f"SELECT DISTINCT rtrim(lower(regexp_extract({value}, ?, 4)), 's') {_given(name, value)}",
+        [f"^{DECORATED_NUMBER}{UNIT}$", *NO_VALUE]).fetchall()
+    return str(units[0][0]) if len(units) == 1 and units[0][0] else None
+
+
+def _label_with_unit(con: duckdb.DuckDBPyConnection, name: str, column: str, unit: str) -> None:
+    row = con.execute("SELECT comment FROM duckdb_columns() WHERE table_name = ? AND column_name = ?",
+                      [name, column]).fetchone()
+    label = str(row[0]) if row and row[0] else column
+    if unit.lower() not in label.lower():
+        con.execute(f"COMMENT ON COLUMN {duck.ident(name)}.{duck.ident(column)} IS {duck.literal(f'{label} ({unit})')}")
 
 
 def _one(con: duckdb.DuckDBPyConnection, statement: Quoted) -> int:

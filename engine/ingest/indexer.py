@@ -28,7 +28,7 @@ from engine.ingest.graphs import vault
 from engine.ingest.isolation import Limits
 from engine.ingest.parsed import AttachedTable
 from engine.ingest.parsers import kind_of as document_kind
-from engine.ingest.parsers import version_of
+from engine.ingest.parsers import version_of as parser_version
 from engine.ingest.photos import sidecars, thumbnails
 from engine.ingest.photos.pictures import add_pictures
 from engine.ingest.scanner import Found, scan
@@ -450,15 +450,15 @@ class Indexer:
         for kind in {found.kind for _, found in plan}:
             kept = self.catalog.memo(f"parser:{kind}")
             if kept is None and kind not in read_before:
-                self.catalog.remember(f"parser:{kind}", str(version_of(kind)))
-            elif (kept or "1") != str(version_of(kind)):
+                self.catalog.remember(f"parser:{kind}", str(_version_of(kind)))
+            elif (kept or "1") != str(_version_of(kind)):
                 changed.add(kind)
         return {str(found.path) for _, found in plan if found.kind in changed}
 
     def _remember_parsers(self, plan: list[tuple[int, Found]]) -> None:
         """The version of each kind's parser the run read with (once every file was written)."""
         for kind in {found.kind for _, found in plan}:
-            self.catalog.remember(f"parser:{kind}", str(version_of(kind)))
+            self.catalog.remember(f"parser:{kind}", str(_version_of(kind)))
 
     def _prepare(self, root_id: int, found: Found, report: IndexReport) -> Outcome | None:
         """The file hashed and read by the reader of its kind (`_readers`); None when it has not changed."""
@@ -659,3 +659,9 @@ class Indexer:
                 setattr(report, o.state, getattr(report, o.state) + 1)
                 report.problems.append((str(o.found.path), o.state, o.reason or ""))
         report.timings_s["write"] += time.perf_counter() - t0
+
+
+def _version_of(kind: str) -> int:
+    """The version of the reader of a kind of file: a document parser's, or the table loader's for
+    the tables Trove loads (not the database files it reads in place)."""
+    return tables.VERSION if kind in tables.LOADED else parser_version(kind)

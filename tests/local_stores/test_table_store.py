@@ -119,3 +119,28 @@ def test_a_hostile_header_is_a_column_name_and_runs_nothing(tmp_path: Path):
     info = TableStore(tmp_path / "t.duckdb").load_csv("evil", tmp_path / "evil.csv", f"{header}\na,b\n")
     assert not marker.exists()
     assert [c.get("label") for c in info.columns][-1].startswith('name" AS x FROM (SELECT 1 AS name); COPY')
+
+
+def _wtq(store: TableStore, file: str, name: str) -> dict[str, dict]:
+    from tests.conftest import shared_path
+
+    path = shared_path("eval", "tables", "wtq", "csv", file)
+    info = store.load_csv(name, path, path.read_text(encoding="utf-8"))
+    return {c["name"]: c for c in info.columns} | {"": {"rows": info.rows}}
+
+
+def test_a_row_that_repeats_the_header_is_no_data_and_numbers_with_one_unit_are_numbers(tmp_path: Path):
+    """WikiTableQuestions' oldest living US presidents: row 26 repeats the header, and "Duration
+    (Days)" writes "3,880 days"; MAX over that text gave "Duration (Days)", and the longest was read
+    as "990 days" (unseen set). Hoover held the title longest."""
+    store = TableStore(tmp_path / "t.duckdb")
+    columns = _wtq(store, "csv__203-csv__260.csv", "presidents")
+    assert columns[""]["rows"] == 25  # 26 lines of data, one of them the header again
+    assert columns["duration_days"]["type"] == "BIGINT" and columns["duration_days"]["label"] == "Duration (Days)"
+    longest = store.execute("SELECT president, duration_days FROM presidents ORDER BY duration_days DESC LIMIT 1")
+    assert longest.rows == [("Herbert Hoover", 11611)]
+    assert columns["duration_years_days"]["type"] == "VARCHAR"  # "10 years, 228 days": no one number
+    throws = _wtq(store, "csv__204-csv__483.csv", "throws")
+    assert throws["notes"]["type"] == "DOUBLE" and throws["notes"]["label"] == "Notes (m)"
+    stations = _wtq(store, "csv__202-csv__168.csv", "stations")
+    assert stations["station_parking"]["type"] == "VARCHAR"  # "No parking" beside "403 Spaces": kept as written

@@ -122,6 +122,20 @@ def test_files_read_by_a_parser_that_changed_since_are_read_again(trove: Trove, 
     assert trove.index().indexed == 0  # the new version is remembered
 
 
+def test_tables_loaded_by_a_loader_that_changed_since_are_loaded_again(trove: Trove, tmp_path: Path,  # noqa: ANN001
+                                                                        monkeypatch):
+    from engine.ingest import tables
+
+    folder = tmp_path / "sheets"
+    folder.mkdir()
+    (folder / "rides.csv").write_text("Day,Distance\n2024-05-01,12 km\n2024-05-02,30 km\nDay,Distance\n")
+    assert trove.index([folder]).indexed == 1
+    assert trove.index().indexed == 0
+    monkeypatch.setattr(tables, "VERSION", tables.VERSION + 1)
+    assert trove.index().indexed == 1  # loaded again by the new loader
+    assert trove.index().indexed == 0
+
+
 def test_a_first_run_cut_short_reads_nothing_twice_for_a_parser_version(trove: Trove, tmp_path: Path,  # noqa: ANN001
                                                                           monkeypatch):
     """A kind read for the first time gets its parser's version when the run starts: a run stopped
