@@ -641,9 +641,13 @@ def only_the_filtered(question: str, statement: str, result: QueryResult) -> str
     column = str(result.columns[0]).split(".")[-1].strip('"`').lower()
     thing = re.sub(r"ies$", "y", asked.group(1).lower()).removesuffix("s")
     conditions = re.split(r"\b(?:WHERE|FILTER)\b", statement, maxsplit=1, flags=re.IGNORECASE)
-    compared = re.search(rf"\b{re.escape(column)}[\"`]?\)*\s*(?:=|<>|!=|(?:not\s+)?i?like\b|in\b)",
-                         conditions[1], re.IGNORECASE) if len(conditions) > 1 else None
-    if compared is None or thing[:4] in column or column[:4] in thing:
+    selected = re.search(r"\bSELECT\s+(?:DISTINCT\s+)?(?:(\w+)\.)?", statement, re.IGNORECASE)
+    of = (selected.group(1) or "").lower() if selected else ""
+    compared = [(m.group(1) or "").lower() for m in re.finditer(
+        rf"(?:\b(\w+)\.)?\b{re.escape(column)}[\"`]?\)*\s*(?:=|<>|!=|(?:not\s+)?i?like\b|in\b)",
+        conditions[1], re.IGNORECASE)] if len(conditions) > 1 else []
+    same = [qualifier for qualifier in compared if not qualifier or not of or qualifier == of]  # T2.name is not T1's
+    if not same or thing[:4] in column or column[:4] in thing:
         return None
     return column
 

@@ -595,3 +595,19 @@ def test_a_period_compared_on_another_date_than_the_one_the_question_names_is_se
     assert "asks by received" in outcome.attempts[0].error and "compares effective" in outcome.attempts[0].error
     assert outcome.result is not None and outcome.result.rows == [(0,)]
     assert other_date_compared("How many notices were filed in April 2016?", effective, source.columns) is None
+
+
+def test_a_name_returned_from_one_table_and_compared_on_another_is_no_echo():
+    """"Which battle lost both the ship Lettice and HMS Atalanta?" written `SELECT T1.name FROM battle
+    AS T1 JOIN ship AS T2 … WHERE T2.name = 'Lettice' INTERSECT …`: the battle's name was taken for
+    the ship's name the query compares, and the right query sent back (unseen set)."""
+    from engine.native.querying import only_the_filtered
+
+    question = "Which battle lost both the ship Lettice and HMS Atalanta?"
+    result = QueryResult(["name"], [("Siege of Constantinople",)])
+    battle = ("SELECT T1.name FROM battle AS T1 JOIN ship AS T2 ON T1.id = T2.lost_in_battle WHERE T2.name = "
+              "'Lettice' INTERSECT SELECT T1.name FROM battle AS T1 JOIN ship AS T2 ON T1.id = T2.lost_in_battle "
+              "WHERE T2.name = 'HMS Atalanta'")
+    assert only_the_filtered(question, battle, result) is None
+    ship = "SELECT T2.name FROM battle AS T1 JOIN ship AS T2 ON T1.id = T2.lost_in_battle WHERE T2.name = 'Lettice'"
+    assert only_the_filtered(question, ship, result) == "name"
