@@ -25,7 +25,7 @@ from engine.native.conditions import (
     unasked_name,
     without_value,
 )
-from engine.native.described import FILE_NAMED, described, file_clause, identifying, without
+from engine.native.described import FILE_NAMED, described, file_clause, identifying, tables_read, without
 from engine.native.examples import Example
 from engine.native.kinds import open_store
 from engine.native.literals import QUOTED_VALUE, apostrophes_quoted
@@ -343,9 +343,33 @@ def _why_empty(statement: str, question: str, source: Source, stores: Stores, he
             f". {hint}" if hint else ""), asked)
     if checked.misplaced:
         return Empty("it returned nothing: " + "; ".join(_misplaced(statement, m) for m in checked.misplaced), False)
+    if source.language == "sql" and (joined := _held_before_the_join(statement, checked.places)):
+        return Empty(joined, False)
     if ignored := _ignored(statement, question, found):
         return Empty("it returned nothing, and it never compares " + "; ".join(
             f"{m.phrase!r}, which the question names: it is held in {m.place} as {m.value!r}" for m in ignored), False)
+    return None
+
+
+def _held_before_the_join(statement: str, places: dict[str, list[str]]) -> str | None:
+    """Why a SQL join found nothing when a value it compares on one table is held by another table
+    the query reads as well ("where is the highest point in Montana?" joining highlow to mountain on
+    the point's name, and comparing mountain.state_name, where highlow has the state too): compare it
+    there, without the join. None otherwise."""
+    read = tables_read(statement)
+    if len(set(read.values())) < 2:
+        return None
+    for m in QUOTED_VALUE.finditer(statement):
+        value = m.group(1) or m.group(2) or ""
+        held, compared = places.get(value.strip().lower(), []), values.compared_field(statement, value)
+        if compared is None:
+            continue
+        table = read.get(compared[0].lower(), "") if compared[0] else ""
+        others = [p for p in held if p.split(".")[0].lower() in {t.lower() for t in read.values()}
+                  and p.split(".")[0].lower() != table.lower() and p.split(".")[-1].lower() == compared[1]]
+        if table and others:
+            return (f"it returned nothing: the join finds no row that matches. {value!r} is held in {others[0]} too, a "
+                    f"table the query reads: compare it there, and leave out the join the question does not need")
     return None
 
 

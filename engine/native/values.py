@@ -14,7 +14,7 @@ import json
 import logging
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 from engine.generation.untrusted import inline, neutralise
@@ -241,6 +241,7 @@ class LiteralCheck:
 
     absent: list[str]  # held nowhere in the source
     misplaced: list[ValueMatch]  # held, but not in the field the query compares them with
+    places: dict[str, list[str]] = field(default_factory=dict)  # each held value (lower-cased): where it is
 
 
 def check_literals(statement: str, source: Source, stores: Stores, timeout_s: float = 3.0,
@@ -258,7 +259,7 @@ def check_literals(statement: str, source: Source, stores: Stores, timeout_s: fl
     for place, value in rows:
         places.setdefault(str(value).strip().lower(), []).append(str(place))
     absent = [t for t in literals if t.strip().lower() not in places and len(t.strip()) <= HELD_MAX_CHARS]
-    return LiteralCheck(absent, _misplaced(statement, literals, places, source))
+    return LiteralCheck(absent, _misplaced(statement, literals, places, source), places)
 
 
 FULLER_MOST = 3  # a word held inside more values than this points at none of them

@@ -611,3 +611,23 @@ def test_a_name_returned_from_one_table_and_compared_on_another_is_no_echo():
     assert only_the_filtered(question, battle, result) is None
     ship = "SELECT T2.name FROM battle AS T1 JOIN ship AS T2 ON T1.id = T2.lost_in_battle WHERE T2.name = 'Lettice'"
     assert only_the_filtered(question, ship, result) == "name"
+
+
+def test_a_join_that_finds_nothing_where_a_table_read_holds_the_compared_value_is_explained(tmp_path):  # noqa: ANN001
+    """"Where is the highest point in Montana?" over GeoQuery's database, written as highlow joined to
+    mountain on the point's name with `T2.state_name = 'montana'`: no mountain row is Granite Peak, the
+    empty result fell through to the documents (unseen set). highlow holds the state itself."""
+    from engine.ingest.tables import describe_database
+    from engine.native import sources
+    from engine.native.querying import write_and_run
+    from tests.scripted import ScriptedLLM
+
+    path = shared_path("eval", "sql", "geoquery", "geography-db.added-in-2020.sqlite")
+    source = sources.Source("geography", "database", "sqlite", str(path), describe_database(path))
+    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
+    joined = ("SELECT T1.highest_point FROM highlow AS T1 INNER JOIN mountain AS T2 ON T1.highest_point = "
+              "T2.mountain_name WHERE T2.state_name = 'montana'")
+    alone = "SELECT highest_point FROM highlow WHERE state_name = 'montana'"
+    outcome = write_and_run(ScriptedLLM([joined, alone]), "Where is the highest point in Montana?", source, stores)
+    assert "'montana' is held in highlow.state_name too" in outcome.attempts[0].error
+    assert outcome.ok and outcome.result.rows == [("granite peak",)]
