@@ -98,6 +98,8 @@ def _sqlite_table(timed: _Timed, name: str, samples: int) -> dict:
         column = {"name": col, "type": typ or "ANY", "samples": [plain(v[0]) for v in values]}
         if pk:
             column["primary_key"] = True
+        if any(isinstance(v[0], str) for v in values) and _numbers_as_text(timed, ref, sq.ident(col)):
+            column["numbers_as_text"] = True
         columns.append(column)
     fks = timed.rows("SELECT * FROM pragma_foreign_key_list(?)", [name]) or []
     count = timed.rows(f"SELECT count(*) FROM {ref}")
@@ -106,6 +108,16 @@ def _sqlite_table(timed: _Timed, name: str, samples: int) -> dict:
     if count is None:
         table["warnings"] = [f"its rows could not be counted within {timed.timeout_s:g} s"]
     return table
+
+
+def _numbers_as_text(timed: _Timed, table: str, column: str) -> bool:
+    """Whether a SQLite column holds its numbers as text ('979', '6194'), each of its values: SQLite
+    sorts and compares them as text then ('979' > '6194'), so queries read them as numbers."""
+    value = f"trim({column})"
+    counted = timed.rows(
+        f"SELECT count(*), sum(CASE WHEN {value} GLOB '*[^0-9.+-]*' OR {value} NOT GLOB '*[0-9]*' THEN 1 ELSE 0 END) "
+        f"FROM {table} WHERE typeof({column}) = 'text' AND {value} <> ''")
+    return counted is not None and bool(counted) and counted[0][0] >= 2 and not counted[0][1]
 
 
 # -- DuckDB -----------------------------------------------------------------------------------------

@@ -662,6 +662,5 @@ class Indexer:
 
 
 def _version_of(kind: str) -> int:
-    """The version of the reader of a kind of file: a document parser's, or the table loader's for
-    the tables Trove loads (not the database files it reads in place)."""
-    return tables.VERSION if kind in tables.LOADED else parser_version(kind)
+    """The version of the reader of a kind of file: a document parser's, or the table reader's."""
+    return tables.VERSION if kind in tables.KINDS else parser_version(kind)

@@ -30,6 +30,7 @@ from engine.native.examples import Example
 from engine.native.kinds import open_store
 from engine.native.literals import QUOTED_VALUE, apostrophes_quoted
 from engine.native.matched import over_nothing
+from engine.native.numeric_text import as_numbers
 from engine.native.ranking import QUOTED, key_column, nulls_last, ordering_key, same_rows, turned, with_ranked_value
 from engine.native.sources import Source, Stores
 from engine.native.writers import QueryWriter, writer_for
@@ -126,6 +127,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 statement = _explained(store, writer, query, source)
             if (spelt := variants.widened(statement, source, held)) != statement:
                 statement = store.explain(spelt)  # "Franklin County" counts "Franklin County." too
+            if (numeric := as_numbers(statement, source)) != statement:
+                statement = store.explain(numeric)  # '979' and '6194' of a text column ranked as numbers
             result = store.execute(statement, timeout_s, max_rows)
             if source.language == "sql" and (undescribed := _undescribed(question, statement, store, timeout_s)):
                 statement, result = _instead(store, undescribed, timeout_s, max_rows) or (statement, result)

@@ -1,0 +1,62 @@
+"""Numbers a SQLite file keeps as text, read as numbers by the queries over it: GeoQuery's
+database writes every elevation as text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.ingest.tables import describe_database
+from engine.native.numeric_text import as_numbers, text_number_columns
+from engine.native.querying import write_and_run
+from engine.native.sources import Source, Stores
+from local_stores.graph_store import GraphStore
+from local_stores.rdf_store import RdfStore
+from local_stores.table_store import TableStore
+from tests.conftest import shared_path
+from tests.scripted import ScriptedLLM
+
+
+def _geography() -> Source:
+    path = shared_path("eval", "sql", "geoquery", "geography-db.added-in-2020.sqlite")
+    return Source("geography", "database", "sqlite", str(path), describe_database(path))
+
+
+def test_the_highest_point_of_the_us_is_ranked_by_its_elevation_as_a_number(tmp_path):  # noqa: ANN001
+    """"Which state has the highest point, what is it called, and how high is it?" answered with
+    Pennsylvania's Mount Davis, 979 (unseen set): '979' sorts after '6194' as text."""
+    source = _geography()
+    assert text_number_columns(source) == {"highest_elevation", "lowest_elevation"}
+    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
+    written = "SELECT state_name, highest_point, highest_elevation FROM highlow ORDER BY highest_elevation DESC LIMIT 1"
+    outcome = write_and_run(ScriptedLLM([written]), "Which state has the highest point, what is that point "
+                            "called, and how high is it?", source, stores)
+    assert outcome.ok and outcome.result is not None
+    assert outcome.result.rows == [("alaska", "mount mckinley", "6194")]
+
+
+def test_only_rankings_aggregates_and_comparisons_with_numbers_read_the_column_as_a_number():
+    source = _geography()
+    assert as_numbers("SELECT MAX(T1.highest_elevation) FROM highlow AS T1 WHERE T1.highest_elevation > 1000",
+                      source) == ("SELECT MAX(CAST(T1.highest_elevation AS REAL)) FROM highlow AS T1 WHERE "
+                                  "CAST(T1.highest_elevation AS REAL) > 1000")
+    kept = "SELECT highest_point FROM highlow WHERE highest_elevation = '979' AND state_name = 'pennsylvania'"
+    assert as_numbers(kept, source) == kept  # compared with a text: as written
+    assert as_numbers("SELECT state_name FROM state ORDER BY area DESC", source) == (
+        "SELECT state_name FROM state ORDER BY area DESC")  # a number column already
+    tables = Source("t", "table", "duckdb", "t.csv", {"table": "t", "columns": [{"name": "n", "type": "BIGINT"}]})
+    assert as_numbers("SELECT n FROM t ORDER BY n", tables) == "SELECT n FROM t ORDER BY n"
+
+
+def test_a_database_file_marks_only_columns_whose_every_value_is_a_number(tmp_path: Path):
+    """The flag comes from every value, not the samples: a column of codes that are mostly digits
+    stays text."""
+    import sqlite3
+
+    path = tmp_path / "mixed.sqlite"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE t (height TEXT, code TEXT, name TEXT)")
+        con.executemany("INSERT INTO t VALUES (?, ?, ?)", [("979", "101", "a"), ("6194", "102", "b"),
+                                                           ("-86", "10A", "c")])
+    columns = {c["name"]: c for c in describe_database(path)["tables"][0]["columns"]}
+    assert columns["height"].get("numbers_as_text") and not columns["code"].get("numbers_as_text")
+    assert not columns["name"].get("numbers_as_text")
