@@ -437,7 +437,7 @@ def _unsupported_because(sentence: str, cited_texts: list[str], question: str = 
     asked = _names(sentence) & subject_names(question)
     if asked and not mentions(asked, files or cited_texts):  # "The capital of Japan is Jakarta", from a list without it
         return f"the cited text does not mention {sorted(asked)[0].capitalize()}"
-    if question and (unheld := _asked_numbers_unheld(sentence, question, files or cited_texts)):
+    if question and (unheld := _asked_numbers_unheld(sentence, question, cited_texts)):
         return f"the cited text does not mention {unheld[0]}, which the question asks about"
     if other := _time_of_the_other_end(sentence, cited_texts, question):
         return other
@@ -458,8 +458,9 @@ def _missing_numbers(sentence: str, source: str) -> list[str]:
 
 def _asked_numbers_unheld(sentence: str, question: str, texts: list[str]) -> list[str]:
     """The numbers and places in a series of the question that the sentence repeats and the cited
-    files never write ("the nineteenth edition … 1971" from a text on the eighteenth): the sentence
-    is about something else than the files."""
+    items (their text, title and file name) never write ("the nineteenth edition … 1971" from a text
+    on the eighteenth; "a printed A5 copy … $6,205" from a cost table of another file): the sentence
+    is about something else than what it cites."""
     said = _numbers_and_places(strip_citations(sentence)) & _numbers_and_places(question)
     held = set().union(*(_numbers_and_places(text) for text in texts)) if texts else set()
     return sorted(said - held)
@@ -564,7 +565,8 @@ def _says_more(sentence: str, cited: Evidence, evidence: list[Evidence], questio
 
 
 def _best_support(sentence: str, evidence: list[Evidence], question: str = "") -> int | None:
-    supported = [e for e in evidence if _supported(sentence, [e.text], question, _of_files(evidence, {e.source}))]
+    supported = [e for e in evidence
+                 if _supported(sentence, [f"{e.text} {e.header()}"], question, _of_files(evidence, {e.source}))]
     if not supported:
         return None
     words = content_words(sentence)

@@ -296,3 +296,14 @@ def test_a_place_in_a_series_or_number_the_question_asks_about_must_be_in_the_ci
     held = finalise("The eighteenth edition of the Dewey Decimal Classification was published in 1971 [1].",
                     evidence, asked.replace("nineteenth", "eighteenth"))
     assert held.unsupported == []
+
+
+def test_a_number_the_question_asks_about_must_be_in_the_cited_item_not_only_elsewhere_in_its_file():
+    """"How much does a printed A5 copy of my geometry and topology script cost?" answered "$6,205"
+    from the Federal Register's table of costs (unseen set); another passage of that file held a 5."""
+    costs = _ev(1, "ESTIMATED COSTS Action Labor cost Parts cost Cost per product FCC OPS installation 1 work-hour "
+                   "× $85 per hour = $85 $0 $85 $6,205.")
+    other = evidence_of(2, "paragraph", "/f/1.md", "T1", {"start": 9, "end": 40}, "Section 5 of the rule.", 0.1)
+    draft = finalise("The cost of a printed A5 copy of your geometry and topology script is $6,205 [1].",
+                     [costs, other], "How much does a printed A5 copy of my geometry and topology script cost?")
+    assert draft.unsupported and "does not mention 5" in draft.reasons[draft.unsupported[0]]
