@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from engine.runtimes.embedders import ImageEmbedderLike, TextEmbedderLike
     from engine.runtimes.vision.clip import ImageTextEmbedder
 
-_CONTENT_LINES = ("Shows ", "Looks like:", "Text in the photo:")  # said by the regions instead
+# said by the regions instead; what the whole photo looks like ("church, church building") no region says
+_CONTENT_LINES = ("Shows ", "Text in the photo:")
 
 
 @dataclass

@@ -132,3 +132,17 @@ def test_photos_indexed_before_a_text_image_model_is_imported_get_their_looks(tr
     assert trove.store.corpora()[LOOKS] == trove.store.corpora()[PHOTO] >= 5 and report.unchanged < 5
     assert trove.store.embedder_of(LOOKS) == "clip-a"
     assert trove.index().unchanged >= 5  # and only once
+
+
+def test_the_photos_own_evidence_keeps_what_the_whole_photo_looks_like():
+    """"What colour is the bus parked in front of the church with the clock tower?": the regions say
+    "a red bus"; only the whole photo's classifier says "church" (COCO 000000466547, unseen set). What
+    the regions say (objects, text read) is left to them."""
+    from engine.retrieval.hybrid import Hit
+    from engine.retrieval.visual import _photo_evidence
+    from local_stores.corpus_store import Item
+
+    text = ("Photo 000000466547.jpg in the folder train2017 (000000466547).\nShows 1 bus, 1 person, 1 car.\n"
+            "Colours: red bus, black car.\nLooks like: church, church building, fire engine, fire truck.")
+    photo = _photo_evidence(Hit(Item("image/photo", "/p/000000466547.jpg", text, {"regions": []}), 0.6))
+    assert "Looks like: church" in photo.item.text and "Shows 1 bus" not in photo.item.text
