@@ -29,7 +29,7 @@ from engine.native.described import FILE_NAMED, described, file_clause, identify
 from engine.native.examples import Example
 from engine.native.kinds import open_store
 from engine.native.literals import QUOTED_VALUE, apostrophes_quoted
-from engine.native.matched import over_nothing
+from engine.native.matched import outside_span, over_nothing
 from engine.native.numeric_text import as_numbers
 from engine.native.ranking import QUOTED, key_column, nulls_last, ordering_key, same_rows, turned, with_ranked_value
 from engine.native.sources import Source, Stores
@@ -196,7 +196,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                                                   f"question: {question}\n{LANGUAGES[source.language]}:"}]
             continue
         attempts.append(QueryAttempt(query, True))
-        if over_nothing(statement, result, source.language, store, timeout_s):
+        if over_nothing(statement, result, source.language, store, timeout_s) or (
+                source.language == "sql" and outside_span(statement, result, store, timeout_s)):
             return QueryOutcome(source, statement, QueryResult(result.columns, []), attempts)  # no 0 of nothing
         statement, result = _ranked(store, statement, result, source.language, timeout_s, max_rows)
         statement, result = _valued_first(store, statement, result, source.language, timeout_s, max_rows)

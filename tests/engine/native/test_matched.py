@@ -55,3 +55,25 @@ def test_only_a_lone_value_aggregate_is_probed() -> None:
     assert counting("SELECT SUM(gold) FROM t WHERE nation = 'X'", "sql") == "SELECT COUNT(*) FROM t WHERE nation = 'X'"
     assert counting("MATCH (p:Person)-[r:REVIEWED]->(m) RETURN avg(r.rating) AS mean", "cypher") == (
         "MATCH (p:Person)-[r:REVIEWED]->(m) RETURN count(*)")
+
+
+def test_a_count_for_a_period_the_tables_dates_never_reach_is_no_answer(tmp_path):  # noqa: ANN001
+    """"How many WARN notices were received in April 2016?" over a report of notices received from
+    July 2015 to March 2016: "No WARN notices were received in April 2016 [1]" (unseen set). The
+    files do not cover April 2016; a month they cover and hold nothing for is a 0."""
+    from engine.native.matched import outside_span
+
+    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
+    rows = ("received,company,no_of\n2015-07-01,Boeing Company,56\n2015-11-20,Qualcomm Incorporated,3\n"
+            "2016-03-21,Scripps Health,1\n")
+    info = stores.tables.load_csv("warn", tmp_path / "warn.csv", rows)
+    source = Source("warn", "table", "duckdb", str(tmp_path / "warn.csv"), info.descriptor())
+    april = "SELECT COUNT(*) FROM warn WHERE received >= DATE '2016-04-01' AND received < DATE '2016-05-01'"
+    outcome = write_and_run(ScriptedLLM([april]), "How many WARN notices were received in April 2016?", source,
+                            stores)
+    assert outcome.ok and outcome.result is not None and outcome.result.rows == []
+    store = open_store(source, stores)
+    october = "SELECT COUNT(*) FROM warn WHERE received BETWEEN '2015-10-01' AND '2015-10-31'"
+    assert store.execute(october).rows == [(0,)] and not outside_span(october, store.execute(october), store, 5.0)
+    before = "SELECT COUNT(*) FROM warn WHERE received < '2015-01-01'"
+    assert outside_span(before, store.execute(before), store, 5.0)
