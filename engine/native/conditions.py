@@ -271,3 +271,44 @@ def other_date_compared(question: str, statement: str, columns: list[dict]) -> t
 
 def _reads(statement: str, column: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(column)}(?![\w])", statement, re.IGNORECASE) is not None
+
+
+_ENTRY_OF = r"([A-Za-z_]\w*)\s*:\s*{literal}"
+_EQUAL_TO = r"(?:\b(?:lower|tolower)\s*\(\s*)?(?:[A-Za-z_]\w*\.)?([A-Za-z_]\w*)\s*\)?\s*=\s*{literal}"
+
+
+def compared_twice(statement: str, value: str, holding: set[str]) -> str | None:
+    """The statement without its comparisons of `value` with fields that do not hold it, where it
+    also compares it with one that does (`-[:REVIEWED {summary: 'The Replacements'}]->(m:Movie {title:
+    'The Replacements'})`: the title holds it, the summary never does); None otherwise. `holding`:
+    the fields (lower-cased) the source holds the value in."""
+    literal = "'" + re.escape(value.replace("'", "''")) + "'"
+    entries = [(m, m.group(1).lower()) for m in re.finditer(_ENTRY_OF.format(literal=literal), statement, re.I)]
+    equals = [(m, m.group(1).lower()) for m in re.finditer(_EQUAL_TO.format(literal=literal), statement, re.I)]
+    fields = {f for _, f in entries + equals}
+    if not fields & holding or not fields - holding:
+        return None
+    out: str | None = statement
+    for m, field_name in sorted(entries + equals, key=lambda pair: -pair[0].start()):
+        if out is not None and field_name not in holding:
+            out = _without_entry(out, m) if (m, field_name) in entries else _without_equality(out, m)
+    return out
+
+
+def _without_entry(statement: str, m: re.Match) -> str:
+    """A property map's entry left out, with its comma; the map itself when it was its only entry."""
+    before, after = statement[:m.start()], statement[m.end():]
+    if (opening := re.search(r"\s*\{\s*$", before)) and (closing := re.match(r"\s*\}", after)):
+        return before[:opening.start()] + after[closing.end():]
+    if (comma := re.match(r"\s*,\s*", after)) is not None:
+        return before + after[comma.end():]
+    return re.sub(r",\s*$", "", before) + after
+
+
+def _without_equality(statement: str, m: re.Match) -> str | None:
+    before, after = statement[:m.start()], statement[m.end():]
+    if (joined := re.search(r"\s+AND\s+$", before, re.IGNORECASE)) is not None:
+        return before[:joined.start()] + after
+    if re.search(r"\bWHERE\s+$", before, re.IGNORECASE) and (following := re.match(r"\s+AND\s+", after, re.I)):
+        return before + after[following.end():]
+    return None

@@ -13,6 +13,7 @@ from engine.generation.untrusted import inline
 from engine.native import mending, periods, values, variants
 from engine.native.conditions import (
     both_at_once,
+    compared_twice,
     counted_not_read,
     counts_a_count,
     intersect_of_differing,
@@ -137,6 +138,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 result = store.execute(statement, timeout_s, max_rows)
             if _empty(result) and (loosened := _without_description(question, statement, source)) is not None:
                 statement, result = _instead(store, loosened, timeout_s, max_rows) or (statement, result)
+            if _empty(result) and (once := _compared_once(statement, source, stores, held)) is not None:
+                statement, result = _instead(store, once, timeout_s, max_rows) or (statement, result)
             if _empty(result) and (linked := values.relinked(statement, source, stores, held=held)) is not None:
                 statement, result = _instead(store, linked, timeout_s, max_rows) or (statement, result)
             if _empty(result) and (with_iris := values.as_iris(statement, source, stores)) is not None:
@@ -410,6 +413,21 @@ def _describing_only(question: str, statement: str) -> str | None:
         value = (a or b).strip().lower()
         if len(value) > 2 and re.search(rf"\b{re.escape(value)}\b", named.group(1).lower()) and value not in asked:
             return a or b
+    return None
+
+
+def _compared_once(statement: str, source: Source, stores: Stores, held: ValueIndex | None) -> str | None:
+    """The statement without its comparisons of a value with a field that never holds it, where it
+    compares the value with one that does as well (`{summary: 'The Replacements'}` beside `{title:
+    'The Replacements'}`); None when there are none."""
+    if source.language == "sparql":
+        return None
+    places = values.check_literals(statement, source, stores, held=held).places
+    for m in QUOTED_VALUE.finditer(statement):
+        value = m.group(1) or m.group(2) or ""
+        holding = {re.split(r"[.:#/]", place)[-1].lower() for place in places.get(value.strip().lower(), [])}
+        if holding and (once := compared_twice(statement, value, holding)) is not None:
+            return once
     return None
 
 

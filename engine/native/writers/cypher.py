@@ -80,9 +80,6 @@ EXAMPLES = [
     Example(_CAST, "Who played Hamlet, and in which play?",
             "MATCH (a:Actor)-[p:PERFORMED_IN]->(x:Play) WHERE list_contains(p.roles, 'Hamlet') "
             "RETURN a.name, x.title"),
-    Example(_CAST, "Who performed alongside Judi Dench?",
-            "MATCH (a:Actor)-[:PERFORMED_IN]->(x:Play)<-[:PERFORMED_IN]-(b:Actor) WHERE lower(a.name) = 'judi dench' "
-            "RETURN DISTINCT b.name"),
     Example(_CAST, "Which plays have a title containing the word night?",
             "MATCH (x:Play) WHERE lower(x.title) CONTAINS 'night' RETURN x.title, x.premiere"),
     Example(_NOTES, "Which notes link to my note about the garden?",

@@ -443,3 +443,24 @@ def test_a_property_read_over_a_relationship_that_lacks_it_is_read_over_the_one_
     found = write_and_run(llm, "What is the average review rating of The Da Vinci Code?", source, stores)
     assert found.ok and "[r:REVIEWED]" in found.query and len(llm.sent) == 1
     assert found.result is not None and found.result.rows == [(66.5,)]
+
+
+def test_a_title_compared_as_a_reviews_summary_beside_the_movies_title_is_left_out(movies, tmp_path):  # noqa: ANN001
+    """"What rating did James Thompson give The Replacements?" written with `-[:REVIEWED {summary:
+    'The Replacements'}]->(m:Movie {title: 'The Replacements'}) RETURN m.rating`: once the rating is
+    read on the review, the summary (which never holds the title) still found nothing, and the repair
+    gave the query back (unseen set)."""
+    from engine.native import values
+    from local_stores.sqlite_db import Database
+    from local_stores.value_index import ValueIndex
+
+    stores, source = movies
+    held = ValueIndex(Database(tmp_path / "values.sqlite"))
+    values.refresh(held, [source], stores)
+    written = ("MATCH (p:Person {name: 'James Thompson'})-[:REVIEWED {summary: 'The Replacements'}]->"
+               "(m:Movie {title: 'The Replacements'}) RETURN m.rating")
+    llm = ScriptedLLM([written])
+    found = write_and_run(llm, "What rating did James Thompson give The Replacements in my movie collection?",
+                          source, stores, held=held)
+    assert found.ok and found.result is not None and found.result.rows == [(100,)]
+    assert "summary" not in found.query and len(llm.sent) == 1
