@@ -429,10 +429,30 @@ def mend_predicates(query: str, source: Source) -> str:
     """A predicate the data lacks, written where one predicate of the data has its local name in
     another namespace (`battle:lost_in_battle` for `ship:lost_in_battle`), as that predicate; left
     as written when no predicate, or several (`friend:` and `likes:ref-student_id`), has the name."""
+    subjects = _subject_classes(query)
+
     def mended(m: re.Match, iri: str, predicates: set[str]) -> str:
         namesakes = [p for p in predicates if same_local(p, iri)]
-        return f"<{namesakes[0]}>" if len(namesakes) == 1 else m.group(0)
+        if len(namesakes) != 1 or not all(namesakes[0] in _predicates_of(c, source) for c in subjects.get(iri, [])):
+            return m.group(0)  # none, several, or one the subject's class lacks (a battle has no ship's link)
+        return f"<{namesakes[0]}>"
     return _unknown_mended(query, source, _PREFIXED, 1, mended, classes=False)
+
+
+def _subject_classes(query: str) -> dict[str, list[str]]:
+    """Per predicate of the query, the classes its subjects are typed with (`?battle a ontop:battle`)."""
+    from rdflib import RDF, URIRef, Variable
+
+    tree = _algebra(query)
+    if tree is None:
+        return {}
+    triples = _triples(tree)
+    typed = {s: str(o) for s, p, o in triples if p == RDF.type and isinstance(s, Variable) and isinstance(o, URIRef)}
+    out: dict[str, list[str]] = {}
+    for s, p, _ in triples:
+        if isinstance(p, URIRef) and s in typed:
+            out.setdefault(str(p), []).append(typed[s])
+    return out
 
 
 def _unknown_mended(query: str, source: Source, pattern: re.Pattern, group: int,

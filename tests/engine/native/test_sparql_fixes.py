@@ -343,3 +343,17 @@ SELECT ?ship_name WHERE {
     shared = """PREFIX high_schooler: <http://valuenet/ontop/high_schooler#>
 SELECT ?n WHERE { ?f high_schooler:ref-student_id ?h . ?h high_schooler:name ?n . }"""
     assert "high_schooler:ref-student_id" in sparql.fix(shared, network)  # friend: and likes: both have it
+
+
+def test_a_predicate_the_subjects_class_lacks_is_not_taken_from_another_class(tmp_path):  # noqa: ANN001
+    """`?battle a ontop:battle . ?battle battle:lost_in_battle ?x`: the ship's link on a battle finds
+    nothing (unseen set); it is left for the repair, which hears that the ship has it."""
+    _, source = spider_graph("battle_death_triples", tmp_path)
+    written = """PREFIX battle: <http://valuenet/ontop/battle#>
+PREFIX ontop: <http://valuenet/ontop/>
+PREFIX ship: <http://valuenet/ontop/ship#>
+SELECT ?name WHERE {
+  ?battle a ontop:battle ; battle:name "Battle of Messinopolis" ; battle:lost_in_battle ?lost .
+  ?ship a ontop:ship ; ship:name ?name ; ship:lost_in_battle ?lost .
+}"""
+    assert "battle:lost_in_battle" in sparql_fixes.mend_predicates(written, source)
