@@ -14,6 +14,7 @@ import duckdb
 import sqlean
 
 from local_stores import sql_worker
+from local_stores.quoting import Quoted
 from local_stores.quoting import duckdb_sql as duck
 from local_stores.quoting import sqlite_sql as sq
 from local_stores.results import MEMORY_MB, QueryFailed, QueryResult, plain
@@ -110,13 +111,12 @@ def _sqlite_table(timed: _Timed, name: str, samples: int) -> dict:
     return table
 
 
-def _numbers_as_text(timed: _Timed, table: str, column: str) -> bool:
+def _numbers_as_text(timed: _Timed, table: Quoted, column: Quoted) -> bool:
     """Whether a SQLite column holds its numbers as text ('979', '6194'), each of its values: SQLite
     sorts and compares them as text then ('979' > '6194'), so queries read them as numbers."""
-    value = f"trim({column})"
     counted = timed.rows(
-        f"SELECT count(*), sum(CASE WHEN {value} GLOB '*[^0-9.+-]*' OR {value} NOT GLOB '*[0-9]*' THEN 1 ELSE 0 END) "
-        f"FROM {table} WHERE typeof({column}) = 'text' AND {value} <> ''")
+        f"SELECT count(*), sum(CASE WHEN trim({column}) GLOB '*[^0-9.+-]*' OR trim({column}) NOT GLOB '*[0-9]*' "
+        f"THEN 1 ELSE 0 END) FROM {table} WHERE typeof({column}) = 'text' AND trim({column}) <> ''")
     return counted is not None and bool(counted) and counted[0][0] >= 2 and not counted[0][1]
 
 

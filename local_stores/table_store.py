@@ -369,14 +369,16 @@ def _numbers_undecorated(con: duckdb.DuckDBPyConnection, name: str) -> None:
 UNIT = r"\s*([A-Za-z]{1,12})\.?"  # after a number: "days", "m", "Spaces", "km."
 
 
-def _given(name: str, value: Quoted) -> str:
+def _given(name: str, value: Quoted) -> Quoted:
     """The rows of `name` whose `value` holds something (not a placeholder such as "—")."""
-    return f"FROM {duck.ident(name)} WHERE {value} IS NOT NULL AND lower({value}) NOT IN ({duck.marks(len(NO_VALUE))})"
+    return Quoted(f"FROM {duck.ident(name)} WHERE {value} IS NOT NULL AND lower({value}) NOT IN "
+                  f"({duck.marks(len(NO_VALUE))})")
 
 
 def _to_numbers(con: duckdb.DuckDBPyConnection, name: str, column: str, pattern: str) -> bool:
     """The column made a number column when every value it holds fully matches `pattern`."""
-    col, value = duck.ident(column), Quoted(f"nullif(trim({duck.ident(column)}), '')")
+    col = duck.ident(column)
+    value = Quoted(f"nullif(trim({col}), '')")
     given, numbers, whole = con.execute(
         f"SELECT count(*), count(*) FILTER (WHERE regexp_full_match({value}, ?)), "
         f"count(*) FILTER (WHERE regexp_full_match({value}, ?) AND NOT contains({value}, '.')) {_given(name, value)}",

@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass
 
 from local_stores.native_store import NativeStore
+from local_stores.quoting import Quoted
+from local_stores.quoting import sqlite_sql as sq
 from local_stores.results import QueryError
 
 FILE_NAMED = re.compile(r"^\s*(?:in|from)\s+(?:my|the|our)\s+([^,?]{3,160}?),", re.IGNORECASE)
@@ -98,11 +100,10 @@ def identifying(conditions: list[Described], store: NativeStore, timeout_s: floa
     for condition in conditions:
         if condition.table is None:
             return False
-        field = _quoted(condition.column)
-        compared = f"lower({field})" if condition.lowered else field
+        table = sq.ident(condition.table)
         for value in condition.values:
             try:
-                counted = store.execute(f"SELECT COUNT(*) FROM {_quoted(condition.table)} WHERE {compared} = ?",
+                counted = store.execute(f"SELECT COUNT(*) FROM {table} WHERE {_compared(condition)} = ?",
                                         timeout_s, 1, (value,))
             except (QueryError, ValueError):
                 return False
@@ -111,8 +112,10 @@ def identifying(conditions: list[Described], store: NativeStore, timeout_s: floa
     return True
 
 
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
+def _compared(condition: Described) -> Quoted:
+    """The condition's column as the query compares it (inside lower() when the query lowered it)."""
+    field = sq.ident(condition.column)
+    return Quoted(f"lower({field})") if condition.lowered else field
 
 
 def without(statement: str, conditions: list[Described]) -> str | None:

@@ -10,6 +10,7 @@ import re
 
 from engine.native.described import tables_read
 from local_stores.native_store import NativeStore
+from local_stores.quoting import sqlite_sql as sq
 from local_stores.results import QueryError, QueryResult
 
 _VALUED = re.compile(r"\b(?:SUM|AVG|MIN|MAX)\s*\(", re.IGNORECASE)
@@ -69,7 +70,8 @@ def outside_span(statement: str, result: QueryResult, store: NativeStore, timeou
     (table,) = tables
     for column, (start, end) in _periods(statement).items():
         try:
-            span = store.execute(f'SELECT MIN("{column}"), MAX("{column}") FROM "{table}"', timeout_s, 1).rows
+            read = sq.ident(column)
+            span = store.execute(f"SELECT MIN({read}), MAX({read}) FROM {sq.ident(table)}", timeout_s, 1).rows
         except QueryError:
             continue
         if not span or span[0][0] is None:
