@@ -187,7 +187,7 @@ def other_field_returned(question: str, returned: list[str], fields: list[str],
         return None
     wanted = _asked_for(question)
     named = [f for f in fields if (words := _words_of(f)) and words <= wanted
-             and not re.search(rf"(?<![\w]){re.escape(f)}(?![\w])", statement, re.IGNORECASE)]
+             and not _reads(statement, f)]
     return (named[0], returned[0]) if len(named) == 1 else None
 
 

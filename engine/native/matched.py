@@ -20,6 +20,11 @@ _SPARQL_SELECT = re.compile(r"^(.*?\bSELECT\s+)(.*?)(\s*WHERE\s*\{)", re.IGNOREC
 _CYPHER_RETURN = re.compile(r"(\bRETURN\s+)(.*?)(\s*(?:ORDER\s+BY\b.*|LIMIT\b.*)?)$", re.IGNORECASE | re.DOTALL)
 
 
+def empty(result: QueryResult) -> bool:
+    """No rows, or one row of nothing but NULLs and zeros (a count or sum over no rows)."""
+    return not result.rows or (len(result.rows) == 1 and all(v in (None, 0) for v in result.rows[0]))
+
+
 def counting(statement: str, language: str) -> str | None:
     """The statement made to count the rows (solutions, matches) its aggregate reads, or None when it
     groups, combines several queries or has no value aggregate (a COUNT of 0 is an answer)."""
@@ -39,7 +44,7 @@ def counting(statement: str, language: str) -> str | None:
 
 def over_nothing(statement: str, result: QueryResult, language: str, store: NativeStore, timeout_s: float) -> bool:
     """A one-row result of zeros and NULLs from value aggregates that read no row at all."""
-    if len(result.rows) != 1 or any(value not in (None, 0) for value in result.rows[0]):
+    if not result.rows or not empty(result):
         return False
     probe = counting(statement, language)
     if probe is None:
@@ -62,7 +67,7 @@ def outside_span(statement: str, result: QueryResult, store: NativeStore, timeou
     """A SQL count of 0 (or no row) for a period the table's dates never reach: "How many WARN
     notices were received in April 2016?" over a report whose notices were received from July 2015
     to March 2016 is not answered by 0; the files do not cover April 2016."""
-    if result.rows and (len(result.rows) != 1 or any(value not in (None, 0) for value in result.rows[0])):
+    if not empty(result):
         return False
     tables = set(tables_read(statement).values())
     if len(tables) != 1:

@@ -30,6 +30,7 @@ from engine.native.described import FILE_NAMED, described, file_clause, identify
 from engine.native.examples import Example
 from engine.native.kinds import open_store
 from engine.native.literals import QUOTED_VALUE, apostrophes_quoted
+from engine.native.matched import empty as _empty
 from engine.native.matched import outside_span, over_nothing
 from engine.native.numeric_text import as_numbers
 from engine.native.ranking import QUOTED, key_column, nulls_last, ordering_key, same_rows, turned, with_ranked_value
@@ -364,7 +365,8 @@ def _held_before_the_join(statement: str, places: dict[str, list[str]]) -> str |
     the point's name, and comparing mountain.state_name, where highlow has the state too): compare it
     there, without the join. None otherwise."""
     read = tables_read(statement)
-    if len(set(read.values())) < 2:
+    tables = {table.lower() for table in read.values()}
+    if len(tables) < 2:
         return None
     for m in QUOTED_VALUE.finditer(statement):
         value = m.group(1) or m.group(2) or ""
@@ -372,7 +374,7 @@ def _held_before_the_join(statement: str, places: dict[str, list[str]]) -> str |
         if compared is None:
             continue
         table = read.get(compared[0].lower(), "") if compared[0] else ""
-        others = [p for p in held if p.split(".")[0].lower() in {t.lower() for t in read.values()}
+        others = [p for p in held if p.split(".")[0].lower() in tables
                   and p.split(".")[0].lower() != table.lower() and p.split(".")[-1].lower() == compared[1]]
         if table and others:
             return (f"it returned nothing: the join finds no row that matches. {value!r} is held in {others[0]} too, a "
@@ -653,11 +655,6 @@ def _numbers(source: Source) -> set[str]:
 
 
 _NUMBER_TYPE = re.compile(r"(?:BIG|SMALL|TINY|HUGE|U)?INT|DOUBLE|FLOAT|REAL|DECIMAL|NUMERIC|NUMBER", re.IGNORECASE)
-
-
-def _empty(result: QueryResult) -> bool:
-    """No rows, or one row of nothing but NULLs and zeros (a count or sum over no rows)."""
-    return not result.rows or (len(result.rows) == 1 and all(v in (None, 0) for v in result.rows[0]))
 
 
 _YES_NO = re.compile(r"\s*(is|are|was|were|do|does|did|have|has|had|can|could)\b", re.IGNORECASE)
