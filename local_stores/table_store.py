@@ -356,14 +356,20 @@ def _numbers_undecorated(con: duckdb.DuckDBPyConnection, name: str) -> None:
     "1,234", "12%"; placeholders such as "—" as nothing) become number columns, so that SQL sorts
     and adds them as numbers (ORDER BY over "*7*", "4", "3" as text put 4 first). So do columns whose
     every value is a number with the same unit after it ("3,880 days", "5.05 m"): the unit goes into
-    the column's label ("Station Parking (spaces)") unless its name says it already."""
+    the column's label ("Station Parking (spaces)") unless its name says it already. A column of
+    numbers but for a few words ("2050 Spaces" … "No parking"; "TBA") becomes numbers too, the words
+    empty and named in the label, so that "the most parking spaces" is not "No parking" sorted as text."""
     text_columns = [c for (c,) in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = ? "
                                               "AND data_type = 'VARCHAR'", [name]).fetchall()]
     for column in text_columns:
-        if not _to_numbers(con, name, column, DECORATED_NUMBER):
-            unit = _one_unit(con, name, column)
-            if unit is not None and _to_numbers(con, name, column, DECORATED_NUMBER + UNIT):
-                _label_with_unit(con, name, column, unit)
+        if _to_numbers(con, name, column, DECORATED_NUMBER):
+            continue
+        unit = _one_unit(con, name, column)
+        pattern = DECORATED_NUMBER + UNIT if unit else DECORATED_NUMBER
+        if unit is not None and _to_numbers(con, name, column, pattern):
+            _label_with_unit(con, name, column, unit)
+        elif (words := _few_words(con, name, column, pattern)) and _to_numbers(con, name, column, pattern, words):
+            _label_with_unit(con, name, column, unit or "", words)
 
 
 UNIT = r"\s*([A-Za-z]{1,12})\.?"  # after a number: "days", "m", "Spaces", "km."
@@ -375,17 +381,21 @@ def _given(name: str, value: Quoted) -> Quoted:
                   f"({duck.marks(len(NO_VALUE))})")
 
 
-def _to_numbers(con: duckdb.DuckDBPyConnection, name: str, column: str, pattern: str) -> bool:
-    """The column made a number column when every value it holds fully matches `pattern`."""
+def _to_numbers(con: duckdb.DuckDBPyConnection, name: str, column: str, pattern: str,
+                words: Sequence[str] = ()) -> bool:
+    """The column made a number column when every value it holds fully matches `pattern` or is
+    one of `words` (which become empty)."""
     col = duck.ident(column)
     value = Quoted(f"nullif(trim({col}), '')")
     given, numbers, whole = con.execute(
         f"SELECT count(*), count(*) FILTER (WHERE regexp_full_match({value}, ?)), "
         f"count(*) FILTER (WHERE regexp_full_match({value}, ?) AND NOT contains({value}, '.')) {_given(name, value)}",
         [pattern, pattern, *NO_VALUE]).fetchone() or (0, 0, 0)
-    if given < 2 or numbers < given:
+    worded = _one(con, Quoted(f"SELECT count(*) {_given(name, value)} AND {value} IN ({duck.marks(len(words))})"),
+                  [*NO_VALUE, *words]) if words else 0
+    if given < 2 or numbers + worded < given:
         return False
-    kind = "BIGINT" if whole == given else "DOUBLE"
+    kind = "BIGINT" if whole == numbers else "DOUBLE"
     digits = Quoted(f"regexp_replace(replace({value}, '−', '-'), '[^0-9.\\-]', '', 'g')")
     literal = duck.literal(pattern)  # an ALTER cannot take parameters
     con.execute(f"ALTER TABLE {duck.ident(name)} ALTER {col} SET DATA TYPE {kind} USING CASE WHEN "
@@ -398,22 +408,48 @@ def _one_unit(con: duckdb.DuckDBPyConnection, name: str, column: str) -> str | N
     or None when they write none, or several."""
     value = Quoted(f"nullif(trim({duck.ident(column)}), '')")
     units = con.execute(
-        f"SELECT DISTINCT rtrim(lower(regexp_extract({value}, ?, 4)), 's') {_given(name, value)}",
-        [f"^{DECORATED_NUMBER}{UNIT}$", *NO_VALUE]).fetchall()
+        f"SELECT DISTINCT rtrim(lower(regexp_extract({value}, ?, 4)), 's') {_given(name, value)} "
+        f"AND regexp_matches({value}, '[0-9]')", [f"^{DECORATED_NUMBER}{UNIT}$", *NO_VALUE]).fetchall()
     return str(units[0][0]) if len(units) == 1 and units[0][0] else None
 
 
-def _label_with_unit(con: duckdb.DuckDBPyConnection, name: str, column: str, unit: str) -> None:
+MOST_WORDS = 3  # distinct wordings a column of numbers may hold instead of a number ("No parking", "TBA")
+WORDED_SHARE = 0.2  # of its values, at most
+
+
+def _few_words(con: duckdb.DuckDBPyConnection, name: str, column: str, pattern: str) -> list[str]:
+    """The values without a digit of a column whose other values all match `pattern`, when they are
+    a few wordings and a small share of its values ("No parking" among "403 Spaces"); [] otherwise."""
+    value = Quoted(f"nullif(trim({duck.ident(column)}), '')")
+    given, numbers = con.execute(
+        f"SELECT count(*), count(*) FILTER (WHERE regexp_full_match({value}, ?)) {_given(name, value)}",
+        [pattern, *NO_VALUE]).fetchone() or (0, 0)
+    words = con.execute(f"SELECT {value}, count(*) {_given(name, value)} AND NOT regexp_matches({value}, '[0-9]') "
+                        f"GROUP BY 1 ORDER BY 1", NO_VALUE).fetchall()
+    worded = sum(int(count) for _, count in words)
+    if not words or len(words) > MOST_WORDS or numbers + worded < given or worded > WORDED_SHARE * given or numbers < 3:
+        return []
+    return [str(word) for word, _ in words]
+
+
+def _label_with_unit(con: duckdb.DuckDBPyConnection, name: str, column: str, unit: str,
+                     words: Sequence[str] = ()) -> None:
+    """The column's label with its unit unless it says it ("Station Parking (spaces)") and the
+    wordings its numbers replaced ("…; empty where the table says 'No parking'")."""
     row = con.execute("SELECT comment FROM duckdb_columns() WHERE table_name = ? AND column_name = ?",
                       [name, column]).fetchone()
     label = str(row[0]) if row and row[0] else column
-    if unit.lower() not in label.lower():
-        con.execute(f"COMMENT ON COLUMN {duck.ident(name)}.{duck.ident(column)} IS {duck.literal(f'{label} ({unit})')}")
+    notes = [unit] if unit and unit.lower() not in label.lower() else []
+    if words:
+        notes.append("empty where the table says " + ", ".join(f"'{word}'" for word in words))
+    if notes:
+        con.execute(f"COMMENT ON COLUMN {duck.ident(name)}.{duck.ident(column)} IS "
+                    f"{duck.literal(label + ' (' + '; '.join(notes) + ')')}")
 
 
-def _one(con: duckdb.DuckDBPyConnection, statement: Quoted) -> int:
+def _one(con: duckdb.DuckDBPyConnection, statement: Quoted, params: Sequence[object] = ()) -> int:
     """The single number a statement of Trove's own gives (a count)."""
-    row = con.execute(statement).fetchone()
+    row = con.execute(statement, list(params)).fetchone()
     if row is None:
         raise QueryFailed(f"no result from {statement}")
     return int(row[0])

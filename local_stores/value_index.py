@@ -5,6 +5,7 @@ whose stamp changed is read again, one that left the catalog is dropped."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from local_stores.index_database import IndexDatabase
@@ -19,6 +20,22 @@ CREATE INDEX IF NOT EXISTS source_values_source ON source_values(source);
 """
 
 
+_QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")  # "(USA)" of "Kelly McCormick (USA)"
+
+
+def keys(value: str) -> list[str]:
+    """What a held value is found by: its lower-cased text, and that text without a qualifier in
+    brackets at its end ("kelly mccormick" of "Kelly McCormick (USA)", as a question names her)."""
+    key = value.strip().lower()
+    bare = unqualified(key)
+    return [key, bare] if bare and bare != key else [key]
+
+
+def unqualified(value: str) -> str:
+    """The value without a qualifier in brackets at its end: "Kelly McCormick" of "Kelly McCormick (USA)"."""
+    return _QUALIFIER.sub("", value)
+
+
 class ValueIndex:
     def __init__(self, db: IndexDatabase) -> None:
         self.db = db
@@ -30,15 +47,17 @@ class ValueIndex:
 
     def replace(self, source: str, stamp: str, rows: Iterable[tuple[str, str]]) -> int:
         """The source's values are now `rows` of (value as stored, where it is held); returns how many."""
-        keyed = {(value.strip().lower(), place): value for value, place in rows if value and value.strip()}
+        whole = {(value.strip().lower(), place): value for value, place in rows if value and value.strip()}
+        keyed = {(key, place): value for (_, place), value in whole.items() for key in keys(value)[1:]}
+        keyed |= whole  # a value written without the qualifier is found as itself
         with self.db.transaction():
             self.db.execute("DELETE FROM source_values WHERE source = ?", (source,))
             self.db.executemany("INSERT INTO source_values(key, source, place, value) VALUES (?,?,?,?)",
                                 [(key, source, place, value) for (key, place), value in keyed.items()])
             self.db.execute("INSERT INTO value_sources(source, stamp, values_held) VALUES (?,?,?) ON CONFLICT(source) "
                             "DO UPDATE SET stamp = excluded.stamp, values_held = excluded.values_held",
-                            (source, stamp, len(keyed)))
-        return len(keyed)
+                            (source, stamp, len(whole)))
+        return len(whole)
 
     def drop(self, source: str) -> None:
         with self.db.transaction():

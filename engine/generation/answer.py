@@ -286,7 +286,8 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
         refs = [int(n) for n in CITE.findall(sentence)]
         cited_texts = [by_n[n].text + " " + by_n[n].header() for n in refs]
         files = _of_files(evidence, {by_n[n].source for n in refs})
-        why = _unsupported_because(sentence, cited_texts, question, files) \
+        named = [by_n[n].named() for n in refs]
+        why = _unsupported_because(sentence, cited_texts, question, files, named) \
             if refs else ("no citation backs it" if content_words(sentence) else None)
         if refs and (copied := _only_headers(sentence, evidence) or _dumped(sentence, by_n[refs[0]].text)):
             unsupported.append(strip_citations(sentence))
@@ -418,16 +419,18 @@ def _numbers(text: str) -> set[str]:
     return {n.rstrip(".,:") for n in _NUMBER.findall(CITE.sub("", text))}
 
 
-def _supported(sentence: str, cited_texts: list[str], question: str = "", files: list[str] | None = None) -> bool:
-    return _unsupported_because(sentence, cited_texts, question, files) is None
+def _supported(sentence: str, cited_texts: list[str], question: str = "", files: list[str] | None = None,
+               named: list[str] | None = None) -> bool:
+    return _unsupported_because(sentence, cited_texts, question, files, named) is None
 
 
 def _unsupported_because(sentence: str, cited_texts: list[str], question: str = "",
-                         files: list[str] | None = None) -> str | None:
+                         files: list[str] | None = None, named: list[str] | None = None) -> str | None:
     """Why the cited text does not back `sentence` (None when it does): a number or a name it does
     not hold, or too few of the sentence's content words. What the sentence repeats from the
     question counts as known, but not the names the question asks about: those must be in the
-    cited files (`files`: their texts in the evidence; the cited text when not given)."""
+    cited files (`files`: their texts in the evidence; the cited text when not given), and the
+    numbers it asks about in the cited items (`named`: their texts and names, not their pages)."""
     source = " ".join([*cited_texts, question])
     if missing := _missing_numbers(sentence, source):
         return f"the number {missing[0]} is not in the cited text"
@@ -437,7 +440,7 @@ def _unsupported_because(sentence: str, cited_texts: list[str], question: str = 
     asked = _names(sentence) & subject_names(question)
     if asked and not mentions(asked, files or cited_texts):  # "The capital of Japan is Jakarta", from a list without it
         return f"the cited text does not mention {sorted(asked)[0].capitalize()}"
-    if question and (unheld := _asked_numbers_unheld(sentence, question, cited_texts)):
+    if question and (unheld := _asked_numbers_unheld(sentence, question, named or cited_texts)):
         return f"the cited text does not mention {unheld[0]}, which the question asks about"
     if other := _time_of_the_other_end(sentence, cited_texts, question):
         return other
@@ -559,14 +562,15 @@ def _says_more(sentence: str, cited: Evidence, evidence: list[Evidence], questio
         return shared(words, content_words(f"{e.text} {e.header()}"))
     best = max(evidence, key=said)
     if said(best) <= said(cited) or not _supported(sentence, [f"{best.text} {best.header()}"], question,
-                                                   _of_files(evidence, {best.source})):
+                                                   _of_files(evidence, {best.source}), [best.named()]):
         return None
     return best.n
 
 
 def _best_support(sentence: str, evidence: list[Evidence], question: str = "") -> int | None:
     supported = [e for e in evidence
-                 if _supported(sentence, [f"{e.text} {e.header()}"], question, _of_files(evidence, {e.source}))]
+                 if _supported(sentence, [f"{e.text} {e.header()}"], question, _of_files(evidence, {e.source}),
+                               [e.named()])]
     if not supported:
         return None
     words = content_words(sentence)

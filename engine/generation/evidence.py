@@ -54,6 +54,11 @@ class Evidence:
         about must be found in."""
         return f"{self.text} {self.header()}"
 
+    def named(self) -> str:
+        """The item's text with what names it (title, file, section, query) but not where it sits
+        in its file: "page 5" of the header is not the "A5" a question asks about."""
+        return f"{self.text} {self._where()}"
+
 
 @dataclass
 class PassageEvidence(Evidence):
@@ -65,8 +70,13 @@ class PassageEvidence(Evidence):
     def _where(self) -> str:
         where = source_name(self.source, self.locator)
         where += "".join(f", {words}" for words in (page_words(self.locator), mail_words(self.locator)) if words)
-        section = f", section: {self.section}" if self.section and self.section != self.title else ""
-        return f"{self.title} ({where}){section}"
+        return f"{self.title} ({where}){self._section()}"
+
+    def named(self) -> str:
+        return f"{self.text} {self.title} ({source_name(self.source, self.locator)}){self._section()}"
+
+    def _section(self) -> str:
+        return f", section: {self.section}" if self.section and self.section != self.title else ""
 
     @property
     def span(self) -> tuple[int, int] | None:

@@ -29,9 +29,7 @@ def as_numbers(statement: str, source: Source) -> str:
     columns = text_number_columns(source) if source.language == "sql" else set()
     if not columns:
         return statement
-    names = "|".join(map(re.escape, sorted(columns)))
-    ref = rf"(?<![\w.\"])(?<!CAST\()(?<!cast\()((?:[A-Za-z_]\w*\.)?\"?(?:{names})\"?)(?![\w\"(])"
-    cast = r"CAST(\1 AS REAL)"
+    ref, cast = _reference(columns), r"CAST(\1 AS REAL)"
 
     def change(code: str) -> str:
         code = re.sub(rf"\b(MAX|MIN|SUM|AVG)\s*\(\s*{ref}\s*\)", r"\1(CAST(\2 AS REAL))", code, flags=re.I)
@@ -39,3 +37,58 @@ def as_numbers(statement: str, source: Source) -> str:
         code = re.sub(rf"{_NUMBER}\s*{_OPERATOR}\s*{ref}", r"\1 \2 CAST(\3 AS REAL)", code, flags=re.I)
         return _ORDER_BY.sub(lambda m: "ORDER BY" + re.sub(ref, cast, m.group(1), flags=re.I), code)
     return outside(statement, SQL_TEXT, change)
+
+
+def _reference(columns: set[str]) -> str:
+    """A pattern for a reference to one of `columns` (qualified or quoted, not already cast), as group 1."""
+    names = "|".join(map(re.escape, sorted(columns)))
+    return rf"(?<![\w.\"])(?<!CAST\()(?<!cast\()((?:[A-Za-z_]\w*\.)?\"?(?:{names})\"?)(?![\w\"(])"
+
+
+def by_number_column(statement: str, source: Source) -> str:
+    """The SQL statement ranking by a number column where it ranks (MAX, MIN, ORDER BY) by a text
+    column that writes the same thing in words and numbers: "10 years, 228 days" sorts as text
+    ("9 years" above "10 years"), and the table's "Duration (Days)" holds it as one number. The
+    number column's name is made of words of the text column's (duration_days of
+    duration_years_days); unchanged when no such pair is ranked."""
+    if source.language != "sql":
+        return statement
+    for table in source.tables:
+        for worded, counted in _worded_pairs(table.get("columns", [])).items():
+            ref = _reference({worded})
+
+            def change(code: str, counted: str = counted, ref: str = ref) -> str:
+                code = re.sub(rf"\b(MAX|MIN)\s*\(\s*{ref}\s*\)",
+                              lambda m: f"{m.group(1)}({_renamed(m.group(2), counted)})", code, flags=re.I)
+                code = re.sub(rf"{ref}(?=\s*(?:=|\bIN\b)\s*\(\s*SELECT\s+(?:MAX|MIN)\s*\()",  # the row that has it
+                              lambda m: _renamed(m.group(1), counted), code, flags=re.I)
+                return _ORDER_BY.sub(lambda m: "ORDER BY" + re.sub(ref, lambda r: _renamed(r.group(1), counted),
+                                                                   m.group(1), flags=re.I), code)
+            statement = outside(statement, SQL_TEXT, change)
+    return statement
+
+
+def _renamed(reference: str, column: str) -> str:
+    """`T1."duration_years_days"` as `T1.duration_days`: the qualifier kept, the column replaced."""
+    qualifier = reference.rsplit(".", 1)[0] + "." if "." in reference else ""
+    return qualifier + column
+
+
+def _worded_pairs(columns: list[dict]) -> dict[str, str]:
+    """{text column whose values start with a number: the one number column named by its words}."""
+    numbers = [str(c["name"]) for c in columns if NUMBER_TYPE.match(str(c.get("type", "")))]
+    pairs = {}
+    for column in columns:
+        samples = [str(v) for v in column.get("samples", []) if v is not None]
+        if str(column.get("type", "")).upper() not in ("VARCHAR", "TEXT") or not samples or \
+                not all(_WORDED_NUMBER.match(v) for v in samples):
+            continue
+        words = set(str(column["name"]).lower().split("_"))
+        named = [n for n in numbers if set(n.lower().split("_")) < words]
+        if len(named) == 1:
+            pairs[str(column["name"]).lower()] = named[0]
+    return pairs
+
+
+_WORDED_NUMBER = re.compile(r"\s*\d[\d,.]*\s+[A-Za-z]")  # "10 years, 228 days", "5 ft 11 in"
+NUMBER_TYPE = re.compile(r"(?:BIG|SMALL|TINY|HUGE|U)?INT|DOUBLE|FLOAT|REAL|DECIMAL|NUMERIC|NUMBER", re.IGNORECASE)

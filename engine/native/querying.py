@@ -32,7 +32,7 @@ from engine.native.kinds import open_store
 from engine.native.literals import QUOTED_VALUE, apostrophes_quoted
 from engine.native.matched import empty as _empty
 from engine.native.matched import outside_span, over_nothing
-from engine.native.numeric_text import as_numbers
+from engine.native.numeric_text import NUMBER_TYPE, as_numbers, by_number_column
 from engine.native.ranking import QUOTED, key_column, nulls_last, ordering_key, same_rows, turned, with_ranked_value
 from engine.native.sources import Source, Stores
 from engine.native.writers import QueryWriter, writer_for
@@ -129,7 +129,7 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 statement = _explained(store, writer, query, source)
             if (spelt := variants.widened(statement, source, held)) != statement:
                 statement = store.explain(spelt)  # "Franklin County" counts "Franklin County." too
-            if (numeric := as_numbers(statement, source)) != statement:
+            if (numeric := by_number_column(as_numbers(statement, source), source)) != statement:
                 statement = store.explain(numeric)  # '979' and '6194' of a text column ranked as numbers
             result = store.execute(statement, timeout_s, max_rows)
             if source.language == "sql" and (undescribed := _undescribed(question, statement, store, timeout_s)):
@@ -651,10 +651,7 @@ def _without_copied(query: str, copied: str, source: Source) -> str:
 
 def _numbers(source: Source) -> set[str]:
     """The names of a SQL source's number columns."""
-    return {c["name"] for c in source.columns if _NUMBER_TYPE.match(str(c.get("type")))}
-
-
-_NUMBER_TYPE = re.compile(r"(?:BIG|SMALL|TINY|HUGE|U)?INT|DOUBLE|FLOAT|REAL|DECIMAL|NUMERIC|NUMBER", re.IGNORECASE)
+    return {c["name"] for c in source.columns if NUMBER_TYPE.match(str(c.get("type")))}
 
 
 _YES_NO = re.compile(r"\s*(is|are|was|were|do|does|did|have|has|had|can|could)\b", re.IGNORECASE)

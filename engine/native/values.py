@@ -120,6 +120,7 @@ def _phrase_of(value: str, wanted: list[str]) -> str:
 # -- which sources hold the values a question names (the value index) ------------------------------
 HELD_PER_PLACE = 10_000  # distinct values read per column, predicate or node property
 HELD_MAX_CHARS = 60  # longer texts are descriptions, not values a question names
+KEYS_VERSION = 2  # how the value index keys a value (2: without a bracketed qualifier too); a change reads all again
 
 
 def held_values(source: Source, stores: Stores, timeout_s: float = 20.0) -> list[tuple[str, str]]:
@@ -142,7 +143,7 @@ def held_values(source: Source, stores: Stores, timeout_s: float = 20.0) -> list
 
 def stamp(source: Source) -> str:
     """What a source's values were read from: its location and descriptor (row counts, samples)."""
-    text = json.dumps([source.location, source.descriptor], sort_keys=True, default=str)
+    text = json.dumps([KEYS_VERSION, source.location, source.descriptor], sort_keys=True, default=str)
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 

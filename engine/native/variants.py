@@ -4,7 +4,9 @@
 A spreadsheet typed by hand holds such variants; `county = 'Franklin County'` then counts five of the
 six ghost towns of Franklin County, and the answer is wrong with a citation. The value index knows
 each column's spellings; those that differ from the compared text only in case, spacing or the
-punctuation around it are one value, and the comparison becomes `IN (…)` over all of them."""
+punctuation around it are one value, and the comparison becomes `IN (…)` over all of them. Where the
+column holds no such spelling, values that add a qualifier in brackets ("Kelly McCormick (USA)") are
+the value the question names."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from engine.native.values import compared_field
 from engine.native.writers import writer_for
 from local_stores.quoting import Unquotable
 from local_stores.quoting import sqlite_sql as sql_text
-from local_stores.value_index import ValueIndex
+from local_stores.value_index import ValueIndex, unqualified
 
 MOST_SPELLINGS = 8  # held values read per compared text
 _AROUND = " \t.,;:!?'\"()[]"
@@ -51,6 +53,9 @@ def _spellings(statement: str, literal: str, source: Source, held: ValueIndex) -
     key = folded(literal)
     if compared is None or len(key) < 2:
         return []
-    found = [value for place, value in held.starting(source.name, key, MOST_SPELLINGS)
-             if re.split(r"[.:#/]", place)[-1].lower() == compared[1] and folded(value) == key]
+    column = [value for place, value in held.starting(source.name, key, MOST_SPELLINGS)
+              if re.split(r"[.:#/]", place)[-1].lower() == compared[1]]
+    found = [value for value in column if folded(value) == key] or \
+        [value for value in column if folded(unqualified(value)) == key]
     return list(dict.fromkeys([literal, *sorted(found)]))
+

@@ -142,5 +142,19 @@ def test_a_row_that_repeats_the_header_is_no_data_and_numbers_with_one_unit_are_
     assert columns["duration_years_days"]["type"] == "VARCHAR"  # "10 years, 228 days": no one number
     throws = _wtq(store, "csv__204-csv__483.csv", "throws")
     assert throws["notes"]["type"] == "DOUBLE" and throws["notes"]["label"] == "Notes (m)"
+
+
+def test_numbers_but_for_a_few_words_are_numbers_with_the_words_in_the_label(tmp_path: Path):
+    """The Green Line's "Station Parking" writes "2050 Spaces" … and one "No parking": as text,
+    "the most parking spaces" sorted "No parking" first (unseen set). A column of many wordings
+    stays text."""
+    store = TableStore(tmp_path / "t.duckdb")
     stations = _wtq(store, "csv__202-csv__168.csv", "stations")
-    assert stations["station_parking"]["type"] == "VARCHAR"  # "No parking" beside "403 Spaces": kept as written
+    parking = stations["station_parking"]
+    assert parking["type"] == "BIGINT"
+    assert parking["label"] == "Station Parking (space; empty where the table says 'No parking')"
+    most = store.execute("SELECT station, station_parking FROM stations ORDER BY station_parking DESC LIMIT 1")
+    assert most.rows == [("Norwalk", 2050)]
+    none = store.execute("SELECT station FROM stations WHERE station_parking IS NULL")
+    assert none.rows == [("Mariposa",)]
+    assert stations["station_connections"]["type"] == "VARCHAR"

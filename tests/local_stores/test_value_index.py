@@ -48,3 +48,15 @@ def test_values_are_found_by_how_they_begin(index_db: IndexDatabase):  # noqa: F
                                                    ("towns.county", "Franklin County.")]
     assert index.starting("towns", "frankfort_", 5) == [("towns.town_name", "Frankfort_1")]
     assert index.starting("towns", "frankli_", 5) == []  # LIKE's wildcards in the text are plain characters
+
+
+def test_a_value_with_a_qualifier_in_brackets_is_found_without_it(index_db: IndexDatabase):  # noqa: F811
+    """WTQ's diving results write "Kelly McCormick (USA)"; a question names "Kelly McCormick", and the
+    table that holds her was not the one chosen (unseen set)."""
+    index = ValueIndex(index_db)
+    assert index.replace("diving", "s1", [("Kelly McCormick (USA) ", "diving.diver"), ("(none)", "diving.x"),
+                                          ("Kelly McCormick (USA)", "diving.diver")]) == 2
+    assert index.lookup(["kelly mccormick"]) == [("kelly mccormick", "diving", "diving.diver",
+                                                  "Kelly McCormick (USA)")]
+    assert index.lookup(["kelly mccormick (usa)"])[0][3] == "Kelly McCormick (USA)"
+    assert index.lookup(["none"]) == []  # a value that is all qualifier keeps its whole text only

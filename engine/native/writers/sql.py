@@ -320,7 +320,7 @@ def _text_columns(source: Source) -> list[tuple[str, Quoted, Quoted]]:
 
 
 # what parts a cell holding several values ('Belgian/French', 'Rock; Pop', one per line) is split into
-PART_SEPARATORS = r"\s*[/;,&|\n]\s*"
+PART_SEPARATORS = r"\s*[/;,&|\n()]\s*"  # "Kelly McCormick (USA)": "kelly mccormick", "usa"
 MAX_PARTED_CHARS = 60  # longer texts are sentences, not lists of values
 
 

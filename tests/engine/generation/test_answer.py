@@ -307,3 +307,17 @@ def test_a_number_the_question_asks_about_must_be_in_the_cited_item_not_only_els
     draft = finalise("The cost of a printed A5 copy of your geometry and topology script is $6,205 [1].",
                      [costs, other], "How much does a printed A5 copy of my geometry and topology script cost?")
     assert draft.unsupported and "does not mention 5" in draft.reasons[draft.unsupported[0]]
+
+
+def test_the_page_an_item_sits_on_is_not_a_number_the_question_asks_about():
+    """The A5 copy's price cited from a cost table on page 5 (unseen set): the header's "page 5" is
+    where the item sits, not what it says; a title that writes the number does back it."""
+    text = "ESTIMATED COSTS Labor cost Parts cost Cost per product 1 work-hour × $85 per hour = $85 $0 $85 $6,205."
+    asked = "How much does a printed A5 copy of my geometry and topology script cost?"
+    on_page = evidence_of(1, "paragraph", "/f/rule.pdf", "Rule", {"start": 0, "end": 9, "page": 5}, text, 0.1)
+    draft = finalise("A printed A5 copy of your geometry and topology script costs $6,205 [1].", [on_page], asked)
+    assert draft.unsupported and "does not mention 5" in draft.reasons[draft.unsupported[0]]
+    titled = evidence_of(1, "paragraph", "/f/prices.pdf", "Prices of A5 copies", {"start": 0, "end": 9, "page": 5},
+                         text, 0.1)
+    held = finalise("A printed A5 copy of your geometry and topology script costs $6,205 [1].", [titled], asked)
+    assert held.unsupported == []

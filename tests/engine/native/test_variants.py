@@ -48,3 +48,21 @@ def test_a_value_with_one_spelling_and_other_comparisons_are_left_as_written(gho
 def test_folding_drops_case_spacing_and_the_punctuation_around_a_value():
     assert variants.folded("  Franklin   County. ") == variants.folded("franklin county") == "franklin county"
     assert variants.folded("St. Louis") == "st. louis"
+
+
+def test_a_name_the_table_writes_with_a_qualifier_in_brackets_is_compared_with_it(tmp_path: Path):
+    """WTQ's 1984 diving results write "Kelly McCormick (USA)"; the query compared `diver = 'Kelly
+    McCormick'` and found nothing (unseen set). A column holding the name without brackets keeps it."""
+    path = shared_path("eval", "tables", "wtq", "csv", "csv__203-csv__373.csv")
+    store = TableStore(tmp_path / "t.duckdb")
+    info = store.load_csv("diving", path, path.read_text(encoding="utf-8"))
+    source = Source("diving", "table", "duckdb", str(path), info.descriptor())
+    index = ValueIndex(Database(tmp_path / "values.sqlite"))
+    values.refresh(index, [source], Stores(store, None, None))
+    asked = "SELECT final_points FROM diving WHERE diver = 'Kelly McCormick'"
+    widened = variants.widened(asked, source, index)
+    assert widened == "SELECT final_points FROM diving WHERE diver IN ('Kelly McCormick', 'Kelly McCormick (USA)')"
+    assert store.execute(store.explain(widened), 5, 10).rows == [(527.46,)]
+    assert values.source_evidence("How many final points did Kelly McCormick score?", index) == {"diving": 2.0}
+    index.replace("diving", "s2", [("Kelly McCormick", "diving.diver"), ("Kelly McCormick (USA)", "diving.diver")])
+    assert variants.widened(asked, source, index) == asked
