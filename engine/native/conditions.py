@@ -207,16 +207,27 @@ _A_COUNT = re.compile(r"^(?:no|num|nr|number|count|total|n)_(?:of_)?|_(?:count|t
 
 def counts_a_count(statement: str, question: str, columns: set[str]) -> str | None:
     """A number column that already holds a count of what the question asks how many of
-    (`no_of_titles`, `goal_count`) that the query counts the rows of (`COUNT(no_of_titles)` for "how
-    many titles did Jansher Khan win?": 1, where the row says 8); None otherwise ("how many players
-    won a title?" may count them). `columns`: the source's number columns."""
+    (`no_of_titles`, `goal_count`), or is named for it (`final_points` of "how many final points"), that
+    the query counts the rows of (`COUNT(no_of_titles)` for "how many titles did Jansher Khan win?":
+    1, where the row says 8); None otherwise ("how many players won a title?" may count them).
+    `columns`: the source's number columns."""
     held = {c.lower(): c for c in columns}
-    wanted = _asked_for(question)
+    wanted, counted = _asked_for(question), _how_many_of(question)
     for m in _COUNTED.finditer(statement):
         column = held.get(m.group(1).lower())
-        if column is not None and _A_COUNT.search(column) and _words_of(_A_COUNT.sub("", column)) <= wanted:
+        if column is not None and (_A_COUNT.search(column) and _words_of(_A_COUNT.sub("", column)) <= wanted
+                                   or _words_of(column) and _words_of(column) <= counted):
             return column
     return None
+
+
+_HOW_MANY_OF = re.compile(r"\bhow\s+many\s+((?:[\w-]+\s+)?[\w-]+)", re.IGNORECASE)
+
+
+def _how_many_of(question: str) -> set[str]:
+    """The words (by their first five letters) of what the question asks how many of, at most two:
+    "final points" of "how many final points did Kelly McCormick score?"."""
+    return {w.lower()[:5] for m in _HOW_MANY_OF.finditer(question) for w in _WORD.findall(m.group(1)) if len(w) >= 3}
 
 
 _SELF_DIFFERENCE = re.compile(r"(?<![\w.\"])((?:[A-Za-z_]\w*\s*\(\s*(?:DISTINCT\s+)?)?(?:[A-Za-z_]\w*\.)?"

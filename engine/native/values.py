@@ -412,7 +412,7 @@ def _misplaced(statement: str, literals: list[str], places: dict[str, list[str]]
 
 
 _COMPARED = re.compile(r"(?<![?$\w])(?:([A-Za-z_]\w*)\.)?([A-Za-z_]\w*)[\"`\]]?\s*\)?\s*(?:=|<>|!=|:|\bCONTAINS\b|"
-                       r"\bLIKE\b|\b(?:STARTS|ENDS)\s+WITH\b)\s*(?:\w+\(\s*)?$", re.IGNORECASE)
+                       r"\bI?LIKE\b|\b(?:STARTS|ENDS)\s+WITH\b)\s*(?:\w+\(\s*)?$", re.IGNORECASE)
 
 
 def compared_field(statement: str, literal: str) -> tuple[str, str] | None:

@@ -29,8 +29,9 @@ def folded(text: str) -> str:
 
 
 def widened(statement: str, source: Source, held: ValueIndex | None) -> str:
-    """The SQL statement with each `column = 'text'` whose column holds other spellings of the text
-    compared with all of them; the statement itself where there are none (or it is not SQL)."""
+    """The SQL statement with each `column = 'text'` (or LIKE or ILIKE a text without wildcards) whose
+    column holds other spellings of the text compared with all of them; the statement itself where
+    there are none (or it is not SQL)."""
     if held is None or source.language != "sql":
         return statement
     for literal in dict.fromkeys(writer_for(source.language).compared_literals(statement)):
@@ -42,7 +43,8 @@ def widened(statement: str, source: Source, held: ValueIndex | None) -> str:
             written = re.escape(sql_text.literal(literal))
         except Unquotable:  # a NUL in a held value: compared as the model wrote it
             continue
-        if m := re.search(rf"(?<![<>!=])=\s*{written}", statement):  # spliced, not re.sub: a backslash held stays one
+        equal = r"(?<![<>!=])=" if "%" in literal or "_" in literal else r"(?:(?<![<>!=])=|\bI?LIKE\b)"
+        if m := re.search(rf"{equal}\s*{written}", statement):  # spliced, not re.sub: a backslash held stays one
             statement = f"{statement[:m.start()]}IN ({listed}){statement[m.end():]}"
     return statement
 

@@ -131,7 +131,7 @@ def having_from_filter(query: str) -> str:
     selected variables that are not aggregated; a query that already groups or has a HAVING is left
     as written (the repair hears the engine)."""
     block = _where_block(query)
-    if block is None or re.search(r"(?:GROUP\s+BY|HAVING)\b", query[block[1]:], re.IGNORECASE):
+    if block is None or re.search(r"\b(?:GROUP\s+BY|HAVING)\b", query[block[1]:], re.IGNORECASE):
         return query
     for m in re.finditer(r"\bFILTER\s*\(", query[:block[1]], re.IGNORECASE):
         end = closing(query, m.end() - 1)

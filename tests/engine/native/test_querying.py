@@ -631,3 +631,18 @@ def test_a_join_that_finds_nothing_where_a_table_read_holds_the_compared_value_i
     outcome = write_and_run(ScriptedLLM([joined, alone]), "Where is the highest point in Montana?", source, stores)
     assert "'montana' is held in highlow.state_name too" in outcome.attempts[0].error
     assert outcome.ok and outcome.result.rows == [("granite peak",)]
+
+
+def test_a_count_of_the_column_named_for_what_the_question_asks_how_many_of_is_sent_back():
+    """"How many final points did Kelly McCormick score?" written `SELECT COUNT(final_points) …`
+    (unseen set): final_points holds her points; counting its rows gives 1. "How many players scored
+    goals?" may count the rows that have goals."""
+    from engine.native.conditions import counts_a_count
+
+    numbers = {"final_points", "preliminary_points", "goals"}
+    diving = "SELECT COUNT(final_points) FROM diving WHERE diver = 'Kelly McCormick (USA)'"
+    assert counts_a_count(diving, "How many final points did Kelly McCormick score?", numbers) == "final_points"
+    assert counts_a_count(diving.replace("COUNT(final_points)", "final_points"),
+                          "How many final points did Kelly McCormick score?", numbers) is None
+    scorers = "SELECT COUNT(goals) FROM players WHERE goals > 0"
+    assert counts_a_count(scorers, "How many players scored goals?", numbers) is None

@@ -322,6 +322,8 @@ def test_a_count_in_a_filter_becomes_the_groups_having_on_the_spider_singers(tmp
     assert sorted(rows((store, source), fixed)) == [("Christy Walton",), ("Liliane Bettencourt",)]
     plain = "SELECT ?name WHERE { ?s singer:name ?name . FILTER(?name != \"x\") }"
     assert sparql_fixes.having_from_filter(plain) == plain  # no aggregate: as written
+    grouped = written.replace("}", "} GROUP BY ?name")
+    assert sparql_fixes.having_from_filter(grouped) == grouped  # grouped already: left to the repair
 
 
 def test_a_predicate_named_in_another_namespace_is_the_one_predicate_of_the_data_with_that_name(tmp_path):  # noqa: ANN001

@@ -63,6 +63,9 @@ def test_a_name_the_table_writes_with_a_qualifier_in_brackets_is_compared_with_i
     widened = variants.widened(asked, source, index)
     assert widened == "SELECT final_points FROM diving WHERE diver IN ('Kelly McCormick', 'Kelly McCormick (USA)')"
     assert store.execute(store.explain(widened), 5, 10).rows == [(527.46,)]
+    assert variants.widened(asked.replace("=", "ILIKE"), source, index) == widened  # as the model wrote it
+    assert variants.widened(asked.replace("= 'Kelly", "LIKE 'Kelly%"), source, index) == \
+        asked.replace("= 'Kelly", "LIKE 'Kelly%")  # a pattern: as written
     assert values.source_evidence("How many final points did Kelly McCormick score?", index) == {"diving": 2.0}
     index.replace("diving", "s2", [("Kelly McCormick", "diving.diver"), ("Kelly McCormick (USA)", "diving.diver")])
     assert variants.widened(asked, source, index) == asked
