@@ -53,9 +53,15 @@ def subject(question: str) -> set[str]:
 
 def main_thing(question: str) -> str | None:
     """The first thing a find request names that the object detector knows ("find my photo of a cat
-    sitting on the toilet tank" -> "cat"): a photo must show it to be listed, not the toilet alone."""
-    for word in _WORD.findall(question.lower()):
-        if word not in _NOT_SUBJECT and word.removesuffix("s") not in _NOT_SUBJECT and detector_label(word):
+    sitting on the toilet tank" -> "cat"; "… of a stop sign next to a bush" -> "stop sign"): a photo must
+    show it to be listed, not the toilet alone."""
+    words = _WORD.findall(question.lower())
+    for at, word in enumerate(words):
+        if word in _NOT_SUBJECT or word.removesuffix("s") in _NOT_SUBJECT:
+            continue
+        if at + 1 < len(words) and (pair := detector_label(f"{word} {words[at + 1]}")):
+            return pair  # "stop sign", "fire hydrant": one class of two words
+        if detector_label(word):
             return word
     return None
 

@@ -108,3 +108,16 @@ def test_a_file_listed_for_a_request_over_texts_holds_most_of_its_words():
     assert draft.text.endswith("do not mention ice, accretion.") and "289.txt" in draft.text
     slipstream = answer(wings, "Which of my papers studies a wing in a slipstream?")
     assert slipstream is not None and slipstream.cited and "1.txt" in slipstream.text
+
+
+def test_a_thing_the_detector_names_in_two_words_is_what_a_photo_must_show():
+    """"Find my photo of a stop sign next to a bush with red flowers." said no photo shows it, the
+    closest being the COCO photo described "A brown stop sign" (unseen set): "stop sign" is one class."""
+    from engine.generation.finding import main_thing
+
+    assert main_thing("Find my photo of a stop sign next to a bush with red flowers.") == "stop sign"
+    assert main_thing("Find my photo of a cat sitting on the toilet tank") == "cat"
+    evidence = [_ev(1, "region", "/p/000000525891.jpg", "A brown stop sign.", 0.6, {"box": [1, 2, 30, 40]}),
+                _ev(2, "image", "/p/garden.jpg", "Shows 1 potted plant. Looks like: pot, flowerpot", 0.55)]
+    draft = answer(evidence, "Find my photo of a stop sign next to a bush with red flowers.")
+    assert draft.text.startswith("Found 000000525891.jpg [1]") and draft.cited == [1]
