@@ -242,6 +242,31 @@ def subtracts_itself(statement: str) -> str | None:
     return found.group(1) if found else None
 
 
+_TWO_NAMED = re.compile(
+    r"^\s*SELECT\s+(?P<expr>.+?)\s*-\s*(?P=expr)\s+(?:AS\s+\w+\s+)?FROM\s+(?P<table>[\w\"]+)"
+    r"(?:\s+(?:AS\s+)?(?P<alias>\w+))?\s+WHERE\s+(?:(?P<col>[\w.\"]+)\s*=\s*(?P<a>'(?:[^']|'')*')\s+OR\s+"
+    r"(?P=col)\s*=\s*(?P<b>'(?:[^']|'')*')|(?P<incol>[\w.\"]+)\s+IN\s*\(\s*(?P<ia>'(?:[^']|'')*')\s*,\s*"
+    r"(?P<ib>'(?:[^']|'')*')\s*\))\s*;?\s*$", re.IGNORECASE | re.DOTALL)
+
+
+_EACH_OR = (r"SELECT (SELECT \g<expr> FROM \g<table> WHERE \g<col> = \g<a>) - "
+            r"(SELECT \g<expr> FROM \g<table> WHERE \g<col> = \g<b>) AS difference")
+_EACH_LISTED = _EACH_OR.replace("<col>", "<incol>").replace("<a>", "<ia>").replace("<b>", "<ib>")
+
+
+def each_named(statement: str) -> str | None:
+    """`SELECT SUM(total) - SUM(total) FROM goals WHERE name = 'A' OR name = 'B'` as the difference of
+    each one's value, A's less B's (a subquery per name): what such a query means; None for any other
+    form (the repair hears `subtracts_itself`'s message)."""
+    m = _TWO_NAMED.match(statement)
+    if m is None:
+        return None
+    template = _EACH_LISTED if m.group("incol") else _EACH_OR
+    if m.group("alias"):
+        template = template.replace(r"\g<table>", r"\g<table> AS \g<alias>")
+    return m.expand(template)
+
+
 _SIZE_OF = re.compile(r"\b(?:largest|biggest|smallest)\s+(?!(?:city|cities|town|towns|village|villages|population|"
                       r"capital|capitals|number|count|amount|share|group|crowd|family|families)\b)([a-z]+)",
                       re.IGNORECASE)

@@ -16,6 +16,7 @@ from engine.native.conditions import (
     compared_twice,
     counted_not_read,
     counts_a_count,
+    each_named,
     intersect_of_differing,
     other_date_compared,
     other_field_returned,
@@ -117,7 +118,9 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if source.language == "sql" and (area := sized_by_population(statement, question, source.tables)):
                 raise QueryFailed(f"the question asks for a size: the size of a state, country or lake is its "
                                   f"{area}, not its population (a city's size is its population): rank by {area}")
-            if (itself := subtracts_itself(statement)) is not None:
+            if (itself := subtracts_itself(statement)) is not None and (apart := each_named(statement)) is not None:
+                query, statement = apart, store.explain(apart)  # each name's value on its own, subtracted
+            elif itself is not None:
                 raise QueryFailed(f"the query subtracts {itself} from itself, which is always 0: read each "
                                   "thing's value on its own (a subquery per name, or one copy of the table per "
                                   "name with its own condition) and subtract those")
@@ -139,6 +142,9 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 result = store.execute(statement, timeout_s, max_rows)
             if _empty(result) and (loosened := _without_description(question, statement, source)) is not None:
                 statement, result = _instead(store, loosened, timeout_s, max_rows) or (statement, result)
+            if _empty(result) and source.language == "sql" and (alone := unjoined(statement, values.check_literals(
+                    statement, source, stores, held=held).places)) is not None:
+                statement, result = _instead(store, alone, timeout_s, max_rows) or (statement, result)
             if _empty(result) and (once := _compared_once(statement, source, stores, held)) is not None:
                 statement, result = _instead(store, once, timeout_s, max_rows) or (statement, result)
             if _empty(result) and (linked := values.relinked(statement, source, stores, held=held)) is not None:
@@ -380,6 +386,31 @@ def _held_before_the_join(statement: str, places: dict[str, list[str]]) -> str |
             return (f"it returned nothing: the join finds no row that matches. {value!r} is held in {others[0]} too, a "
                     f"table the query reads: compare it there, and leave out the join the question does not need")
     return None
+
+
+_JOINED = re.compile(r"^(?P<head>\s*SELECT\s.+?\sFROM\s+(?P<table>\w+)(?:\s+AS)?\s+(?P<alias>\w+))\s+(?:INNER\s+)?JOIN"
+                     r"\s+\w+(?:\s+AS)?\s+(?P<other>\w+)\s+ON\s+.+?\s+(?P<rest>WHERE\s.+)$", re.IGNORECASE | re.DOTALL)
+
+
+def unjoined(statement: str, places: dict[str, list[str]]) -> str | None:
+    """`SELECT T1.x FROM a AS T1 JOIN b AS T2 ON … WHERE T2.f = 'v'` as `SELECT T1.x FROM a AS T1
+    WHERE T1.f = 'v'` when a's own f holds 'v' and the query reads nothing else of b: the join adds
+    nothing the question asks and can only lose rows ("the highest point in Montana" joined highlow
+    to mountain on the point's name and found none). `places`: where each compared value is held."""
+    m = _JOINED.match(statement)
+    if m is None:
+        return None
+    own, other, rest = m.group("alias"), m.group("other"), m.group("rest")
+    for found in QUOTED_VALUE.finditer(rest):
+        value = found.group(1) or found.group(2) or ""
+        compared = values.compared_field(rest, value)
+        held = {p.split(".")[-1].lower() for p in places.get(value.strip().lower(), [])
+                if p.split(".")[0].lower() == m.group("table").lower()}
+        if compared and compared[0].lower() == other.lower() and compared[1] in held:
+            rest = re.sub(rf"\b{re.escape(other)}\.(\"?){re.escape(compared[1])}\b", rf"{own}.\1{compared[1]}", rest,
+                          flags=re.IGNORECASE)
+    moved = f"{m.group('head')} {rest}"
+    return None if rest == m.group("rest") or re.search(rf"\b{re.escape(other)}\.", moved, re.IGNORECASE) else moved
 
 
 def _misplaced(statement: str, match: values.ValueMatch) -> str:

@@ -655,3 +655,14 @@ def _joined(groups: list[set]) -> list[set]:
             merged.remove(m)
         merged.append(set(group).union(*overlapping))
     return merged
+
+
+_HYPHENED = re.compile(r"([?$][A-Za-z_]\w*)((?:-[A-Za-z_]\w*)+)")
+
+
+def variable_names(query: str) -> str:
+    """`?ref-channel` as `?ref_channel`: a variable named after a predicate's local name
+    (`cartoon:ref-channel`) keeps its hyphen, which SPARQL reads as a minus ("Expected SelectQuery;
+    near '-channel'"); `?a-?b` and `?year-1` stay subtractions."""
+    return outside(query, SPARQL_TEXT, lambda code: _HYPHENED.sub(lambda m: m.group(1) + m.group(2).replace("-", "_"),
+                                                                   code))

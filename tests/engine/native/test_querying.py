@@ -484,22 +484,31 @@ def _squash(tmp_path: Path) -> tuple[Source, TableStore]:
     return Source("squash", "table", "duckdb", str(path), info.descriptor()), store
 
 
-def test_a_difference_of_an_expression_with_itself_is_sent_back(tmp_path):  # noqa: ANN001
+def test_a_difference_of_an_expression_with_itself_is_taken_per_name_or_sent_back(tmp_path):  # noqa: ANN001
     """"What is the difference in total goals between Jamie Cureton and Jake Gosling?" written
     `SUM(total) - SUM(total) … WHERE name = 'Jamie Cureton' OR name = 'Jake Gosling'`: 0, stated as the
-    answer (unseen set); the file says 20 and 1."""
-    from engine.native.conditions import subtracts_itself
+    answer (unseen set), then the same query again after the message; the file says 20 and 1. That
+    form is read as each name's value subtracted; another form goes back to the repair."""
+    from engine.native.conditions import each_named, subtracts_itself
     from engine.native.querying import write_and_run
     from tests.scripted import ScriptedLLM
 
     stores, source = wtq_table("csv__204-csv__925.csv", "goals", tmp_path)
+    asked = "What is the difference in total goals between Jamie Cureton and Jake Gosling?"
     itself = "SELECT SUM(total) - SUM(total) FROM goals WHERE name = 'Jamie Cureton' OR name = 'Jake Gosling'"
+    outcome = write_and_run(ScriptedLLM([itself]), asked, source, stores)
+    assert outcome.ok and outcome.result.rows[0][0] == 19 and len(outcome.attempts) == 1
+    listed = itself.replace("name = 'Jamie Cureton' OR name = 'Jake Gosling'",
+                            "name IN ('Jamie Cureton', 'Jake Gosling')")
+    assert each_named(listed) == each_named(itself) == (
+        "SELECT (SELECT SUM(total) FROM goals WHERE name = 'Jamie Cureton') - "
+        "(SELECT SUM(total) FROM goals WHERE name = 'Jake Gosling') AS difference")
+    grouped = itself + " GROUP BY name"
     apart = ("SELECT (SELECT total FROM goals WHERE name = 'Jamie Cureton') - "
              "(SELECT total FROM goals WHERE name = 'Jake Gosling') AS difference")
-    outcome = write_and_run(ScriptedLLM([itself, apart]), "What is the difference in total goals between Jamie "
-                            "Cureton and Jake Gosling?", source, stores)
-    assert "subtracts SUM(total) from itself" in outcome.attempts[0].error
-    assert outcome.ok and outcome.result.rows[0][0] == 19
+    repaired = write_and_run(ScriptedLLM([grouped, apart]), asked, source, stores)
+    assert "subtracts SUM(total) from itself" in repaired.attempts[0].error
+    assert repaired.ok and repaired.result.rows[0][0] == 19
     assert subtracts_itself("SELECT t1.lost - t2.lost FROM clubs t1, clubs t2") is None
     assert subtracts_itself("SELECT MAX(year) - MIN(year) FROM t") is None
     assert subtracts_itself("MATCH (m) RETURN sum(m.gross) - sum(m.gross)") == "sum(m.gross)"
@@ -613,10 +622,12 @@ def test_a_name_returned_from_one_table_and_compared_on_another_is_no_echo():
     assert only_the_filtered(question, ship, result) == "name"
 
 
-def test_a_join_that_finds_nothing_where_a_table_read_holds_the_compared_value_is_explained(tmp_path):  # noqa: ANN001
+def test_a_join_that_finds_nothing_where_a_table_read_holds_the_compared_value_is_left_out(tmp_path):  # noqa: ANN001
     """"Where is the highest point in Montana?" over GeoQuery's database, written as highlow joined to
     mountain on the point's name with `T2.state_name = 'montana'`: no mountain row is Granite Peak, the
-    empty result fell through to the documents (unseen set). highlow holds the state itself."""
+    empty result fell through to the documents (unseen set), and the repair, told so, wrote it again.
+    highlow holds the state itself: the join is left out. A query that reads more of the joined table
+    is explained to the repair instead."""
     from engine.ingest.tables import describe_database
     from engine.native import sources
     from engine.native.querying import write_and_run
@@ -627,10 +638,14 @@ def test_a_join_that_finds_nothing_where_a_table_read_holds_the_compared_value_i
     stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
     joined = ("SELECT T1.highest_point FROM highlow AS T1 INNER JOIN mountain AS T2 ON T1.highest_point = "
               "T2.mountain_name WHERE T2.state_name = 'montana'")
-    alone = "SELECT highest_point FROM highlow WHERE state_name = 'montana'"
-    outcome = write_and_run(ScriptedLLM([joined, alone]), "Where is the highest point in Montana?", source, stores)
-    assert "'montana' is held in highlow.state_name too" in outcome.attempts[0].error
+    outcome = write_and_run(ScriptedLLM([joined]), "Where is the highest point in Montana?", source, stores)
     assert outcome.ok and outcome.result.rows == [("granite peak",)]
+    assert outcome.query == "SELECT T1.highest_point FROM highlow AS T1 WHERE T1.state_name = 'montana'"
+    both = joined.replace("SELECT T1.highest_point", "SELECT T1.highest_point, T2.mountain_altitude")
+    alone = "SELECT highest_point FROM highlow WHERE state_name = 'montana'"
+    told = write_and_run(ScriptedLLM([both, alone]), "Where is the highest point in Montana?", source, stores)
+    assert "'montana' is held in highlow.state_name too" in told.attempts[0].error
+    assert told.ok and told.result.rows == [("granite peak",)]
 
 
 def test_a_count_of_the_column_named_for_what_the_question_asks_how_many_of_is_sent_back():

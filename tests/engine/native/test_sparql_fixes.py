@@ -359,3 +359,20 @@ SELECT ?name WHERE {
   ?ship a ontop:ship ; ship:name ?name ; ship:lost_in_battle ?lost .
 }"""
     assert "battle:lost_in_battle" in sparql_fixes.mend_predicates(written, source)
+
+
+def test_a_variable_named_with_a_hyphen_is_one_variable_on_the_spider_tv_shows(tmp_path: Path):
+    """"On which channel and in which country did the cartoon "The Rise of the Blue Beetle!" air?"
+    written with `?ref-channel` (unseen set): SPARQL reads `-channel` as a minus and refuses the query."""
+    store, source = spider_graph("tvshow_triples", tmp_path)
+    written = ("PREFIX cartoon: <http://valuenet/ontop/cartoon#> "
+               "PREFIX tv_channel: <http://valuenet/ontop/tv_channel#> "
+               "SELECT ?channel ?country WHERE { ?cartoon cartoon:title ?title . "
+               "FILTER(lcase(str(?title)) = \"the rise of the blue beetle!\") "
+               "?cartoon cartoon:ref-channel ?ref-channel . ?ref-channel tv_channel:series_name ?channel . "
+               "?ref-channel tv_channel:country ?country . }")
+    fixed = sparql.fix(written, source)
+    assert "?ref_channel tv_channel:series_name" in fixed and "cartoon:ref-channel ?ref_channel" in fixed
+    assert rows((store, source), fixed) == [("Sky Radio", "Italy")]
+    kept = "SELECT ?x WHERE { ?s pet:born ?b . BIND(?b-1 AS ?x) FILTER(?b-?x > 0 && \"a-b\" != ?y-z) }"
+    assert sparql_fixes.variable_names(kept) == kept.replace("?y-z", "?y_z")
