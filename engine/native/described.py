@@ -32,6 +32,15 @@ def file_clause(question: str) -> str:
     return named.group(0) if named else ""
 
 
+_STRUCTURED = re.compile(r"\b(?:database|db|tables?|spreadsheet|(?:work)?sheet|workbook|graph|csv)\b", re.IGNORECASE)
+
+
+def names_structured(question: str) -> bool:
+    """Whether the question's opening clause names a database, table or graph ("In my US geography
+    database,"): the person says where the answer is, so passages of other files are no answer."""
+    return bool(_STRUCTURED.search(file_clause(question)))
+
+
 @dataclass(frozen=True)
 class Described:
     """`field = value` (or `field IN (values)`) of a statement, every value of which the question

@@ -14,6 +14,7 @@ import numpy as np
 
 from engine.corpora import CLIP, PHOTO, VISUAL
 from engine.errors import TroveError
+from engine.native.described import names_structured
 from engine.result import QueryRun
 from engine.retrieval.hybrid import Hit, HybridRetriever
 from engine.retrieval.named import with_named
@@ -90,7 +91,9 @@ class Gatherer:
                 if corpus and route.label not in VISUAL_LABELS:
                     gathered.hits += self._text_hits(question, route.label, corpus, retriever, cited, vector)
         self._visual(gathered, question, image, retriever, follow)
-        if image is None and not any(h.relevance >= self.settings.min_relevance for _, h in gathered.hits):
+        asked_there = bool(gathered.runs) and names_structured(question)  # "In my US geography database, …"
+        if image is None and not asked_there and not any(h.relevance >= self.settings.min_relevance
+                                                         for _, h in gathered.hits):
             with timed(timings, "fallback"):
                 self._fallback(gathered, question, retriever, within)
         return gathered
@@ -145,7 +148,10 @@ class Gatherer:
 
     def _fallback(self, gathered: Gathered, question: str, retriever: HybridRetriever, within: Within) -> None:
         """A route that found nothing relevant (or `none`) may be a misroute: the passages of the files
-        are searched before the answer says the files hold nothing (or answers from the model alone)."""
+        are searched before the answer says the files hold nothing (or answers from the model alone).
+        Not where the question names the database, table or graph it asks and a query ran on one: a
+        passage of another file is then no answer ("Alaska", from a table of background checks, for
+        the largest state bordering Arkansas)."""
         searched = {route.label for route in gathered.routes}
         corpora = self.store.corpora()
         for label in FALLBACK_LABELS:

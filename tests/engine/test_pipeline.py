@@ -96,6 +96,24 @@ def test_a_misrouted_question_falls_back_to_the_passages(trove: Trove, tmp_path)
     assert top.relevance >= trove.settings.min_relevance
 
 
+def test_a_question_that_names_its_table_is_not_answered_from_the_passages_of_other_files(trove: Trove,
+                                                                                          tmp_path):  # noqa: ANN001
+    """"In my US geography database, what is the largest state bordering Arkansas?": the query failed,
+    the fallback found a table of background checks in a PDF, and the answer said "Alaska" with a
+    citation (unseen set). Where the question names the table it asks, no other file's passage answers."""
+    from tests.scripted import ScriptedLLM
+
+    folder = _boiler_note(tmp_path)
+    (folder / "maintenance.csv").write_text("date,job,contractor\n2025-01-03,gutter cleaning,Kim Roofing\n"
+                                            "2025-02-11,window repair,Glass & Co\n")
+    trove.index([folder])
+    trove.models.llm = ScriptedLLM(["SELECT date FROM maintenance WHERE job = 'boiler service'"] * 12)
+    named = trove.gather("In my maintenance table, when was the boiler last serviced?", labels=["table"])
+    assert named.runs and [r.label for r in named.routes] == ["table"]
+    plain = trove.gather("When was the boiler last serviced?", labels=["table"])
+    assert plain.runs and [r.label for r in plain.routes] == ["table", "paragraph"]
+
+
 def test_a_question_for_the_model_alone_is_answered_and_says_so(trove: Trove, tmp_path):  # noqa: ANN001
     from engine.generation.answer import GENERAL_NOTE
 
