@@ -5,7 +5,9 @@ engine's error (bounded), and run it read-only."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
@@ -142,8 +144,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 result = store.execute(statement, timeout_s, max_rows)
             if _empty(result) and (loosened := _without_description(question, statement, source)) is not None:
                 statement, result = _instead(store, loosened, timeout_s, max_rows) or (statement, result)
-            if _empty(result) and source.language == "sql" and (alone := unjoined(statement, values.check_literals(
-                    statement, source, stores, held=held).places)) is not None:
+            if _empty(result) and source.language == "sql" and (
+                    alone := unjoined(statement, partial(_places, statement, source, stores, held))) is not None:
                 statement, result = _instead(store, alone, timeout_s, max_rows) or (statement, result)
             if _empty(result) and (once := _compared_once(statement, source, stores, held)) is not None:
                 statement, result = _instead(store, once, timeout_s, max_rows) or (statement, result)
@@ -392,14 +394,21 @@ _JOINED = re.compile(r"^(?P<head>\s*SELECT\s.+?\sFROM\s+(?P<table>\w+)(?:\s+AS)?
                      r"\s+\w+(?:\s+AS)?\s+(?P<other>\w+)\s+ON\s+.+?\s+(?P<rest>WHERE\s.+)$", re.IGNORECASE | re.DOTALL)
 
 
-def unjoined(statement: str, places: dict[str, list[str]]) -> str | None:
+def _places(statement: str, source: Source, stores: Stores, held: ValueIndex | None) -> dict[str, list[str]]:
+    """Where each text the statement compares is held (`values.check_literals`)."""
+    return values.check_literals(statement, source, stores, held=held).places
+
+
+def unjoined(statement: str, places_of: Callable[[], dict[str, list[str]]]) -> str | None:
     """`SELECT T1.x FROM a AS T1 JOIN b AS T2 ON … WHERE T2.f = 'v'` as `SELECT T1.x FROM a AS T1
     WHERE T1.f = 'v'` when a's own f holds 'v' and the query reads nothing else of b: the join adds
     nothing the question asks and can only lose rows ("the highest point in Montana" joined highlow
-    to mountain on the point's name and found none). `places`: where each compared value is held."""
+    to mountain on the point's name and found none). `places_of`: where each compared value is
+    held (looked up only for a query of that form)."""
     m = _JOINED.match(statement)
     if m is None:
         return None
+    places = places_of()
     own, other, rest = m.group("alias"), m.group("other"), m.group("rest")
     for found in QUOTED_VALUE.finditer(rest):
         value = found.group(1) or found.group(2) or ""
