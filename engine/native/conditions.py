@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-from engine.native.described import tables_read
+from engine.native.described import dropped, tables_read
 from engine.native.literals import QUOTED_VALUE
 
 _EQUALS = re.compile(r"(?:\b(?:lower|upper|tolower|toupper)\s*\(\s*)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*\)?\s*="
@@ -327,7 +327,7 @@ def compared_twice(statement: str, value: str, holding: set[str]) -> str | None:
     out: str | None = statement
     for m, field_name in sorted(entries + equals, key=lambda pair: -pair[0].start()):
         if out is not None and field_name not in holding:
-            out = _without_entry(out, m) if (m, field_name) in entries else _without_equality(out, m)
+            out = _without_entry(out, m) if (m, field_name) in entries else dropped(out, m.start(), m.end())
     return out
 
 
@@ -339,12 +339,3 @@ def _without_entry(statement: str, m: re.Match) -> str:
     if (comma := re.match(r"\s*,\s*", after)) is not None:
         return before + after[comma.end():]
     return re.sub(r",\s*$", "", before) + after
-
-
-def _without_equality(statement: str, m: re.Match) -> str | None:
-    before, after = statement[:m.start()], statement[m.end():]
-    if (joined := re.search(r"\s+AND\s+$", before, re.IGNORECASE)) is not None:
-        return before[:joined.start()] + after
-    if re.search(r"\bWHERE\s+$", before, re.IGNORECASE) and (following := re.match(r"\s+AND\s+", after, re.I)):
-        return before + after[following.end():]
-    return None

@@ -131,14 +131,16 @@ def without(statement: str, conditions: list[Described]) -> str | None:
     """The statement with these conditions of its AND-chains left out; None when one of them is not
     in an AND-chain (an OR branch) and so cannot be dropped alone."""
     for condition in sorted(conditions, key=lambda c: c.span, reverse=True):
-        loosened = _dropped(statement, *condition.span)
+        loosened = dropped(statement, *condition.span)
         if loosened is None:
             return None
         statement = loosened
     return statement
 
 
-def _dropped(statement: str, start: int, end: int) -> str | None:
+def dropped(statement: str, start: int, end: int) -> str | None:
+    """The statement without the condition written at [start, end) of a WHERE's AND-chain (the
+    WHERE too when it was the only one); None when it is not in one (an OR branch)."""
     before, after = statement[:start], statement[end:]
     if (joined := re.search(r"\s+AND\s+$", before, re.IGNORECASE)) is not None:
         return before[:joined.start()] + after
