@@ -1,7 +1,9 @@
 """Numbers a database file keeps as text, read as numbers: SQLite stores whatever it is given, and a
 column of elevations written '979', '6194' sorts '979' first and compares '979' > 5000 as true (text
 sorts after every number). Where a query ranks by such a column, aggregates it or compares it with a
-number, it reads `CAST(column AS REAL)` instead; the file is never changed."""
+number, it reads `CAST(column AS REAL)` instead; the file is never changed. Likewise a ranking by a
+text column that writes a number in words ("10 years, 228 days") ranks by the number column the table
+keeps for the same thing ("Duration (Days)")."""
 
 from __future__ import annotations
 

@@ -15,15 +15,20 @@ from local_stores.value_index import ValueIndex
 from tests.conftest import shared_path
 
 
-@pytest.fixture
-def ghost_towns(tmp_path: Path) -> tuple[Source, TableStore, ValueIndex]:
-    path = shared_path("eval", "tables", "wtq", "csv", "csv__204-csv__69.csv")
-    store = TableStore(tmp_path / "t.duckdb")
-    info = store.load_csv("towns", path, path.read_text(encoding="utf-8"))
-    source = Source("towns", "table", "duckdb", str(path), info.descriptor())
-    index = ValueIndex(Database(tmp_path / "values.sqlite"))
+def _indexed(file: str, name: str, folder: Path) -> tuple[Source, TableStore, ValueIndex]:
+    """A WikiTableQuestions table loaded, with its values in a value index of its own."""
+    path = shared_path("eval", "tables", "wtq", "csv", file)
+    store = TableStore(folder / "t.duckdb")
+    info = store.load_csv(name, path, path.read_text(encoding="utf-8"))
+    source = Source(name, "table", "duckdb", str(path), info.descriptor())
+    index = ValueIndex(Database(folder / "values.sqlite"))
     values.refresh(index, [source], Stores(store, None, None))
     return source, store, index
+
+
+@pytest.fixture
+def ghost_towns(tmp_path: Path) -> tuple[Source, TableStore, ValueIndex]:
+    return _indexed("csv__204-csv__69.csv", "towns", tmp_path)
 
 
 def test_a_county_written_with_a_full_stop_once_is_counted_with_the_others(ghost_towns):  # noqa: ANN001
@@ -53,12 +58,7 @@ def test_folding_drops_case_spacing_and_the_punctuation_around_a_value():
 def test_a_name_the_table_writes_with_a_qualifier_in_brackets_is_compared_with_it(tmp_path: Path):
     """WTQ's 1984 diving results write "Kelly McCormick (USA)"; the query compared `diver = 'Kelly
     McCormick'` and found nothing (unseen set). A column holding the name without brackets keeps it."""
-    path = shared_path("eval", "tables", "wtq", "csv", "csv__203-csv__373.csv")
-    store = TableStore(tmp_path / "t.duckdb")
-    info = store.load_csv("diving", path, path.read_text(encoding="utf-8"))
-    source = Source("diving", "table", "duckdb", str(path), info.descriptor())
-    index = ValueIndex(Database(tmp_path / "values.sqlite"))
-    values.refresh(index, [source], Stores(store, None, None))
+    source, store, index = _indexed("csv__203-csv__373.csv", "diving", tmp_path)
     asked = "SELECT final_points FROM diving WHERE diver = 'Kelly McCormick'"
     widened = variants.widened(asked, source, index)
     assert widened == "SELECT final_points FROM diving WHERE diver IN ('Kelly McCormick', 'Kelly McCormick (USA)')"
