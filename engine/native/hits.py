@@ -60,7 +60,16 @@ def _name(column: str, columns: list[str] | None = None) -> str:
 
 
 def _short(column: str) -> str:
+    """`c.total_spent` -> `total spent`; an aggregate as people say it: `SUM(final_points)` -> `total
+    final points`, `COUNT(*)` -> `count` (the bare answer reads "total final points is 527.46")."""
+    if m := _AGGREGATE.match(column.strip()):
+        inner = m.group(3)
+        return "count" if inner in ("*", "1") else f"{_AGGREGATE_WORDS[m.group(1).lower()]} {_short(inner)}"
     return re.sub(r"^[A-Za-z_]\w*\.(?=\w)", "", column).replace("_", " ")
+
+
+_AGGREGATE = re.compile(r"^(sum|avg|min|max|count)\s*\(\s*(distinct\s+)?([\w.*\"]+)\s*\)$", re.IGNORECASE)
+_AGGREGATE_WORDS = {"sum": "total", "avg": "average", "min": "lowest", "max": "highest", "count": "number of"}
 
 
 RESTATED = re.compile(r"^For the question (?:'.*?'|\".*?\"), (?=computed from|results found in|a query on)", re.DOTALL)

@@ -44,3 +44,12 @@ def test_a_value_that_ends_a_sentence_is_not_given_a_second_full_stop():
     """Spider's real-estate feature type reads "Amenity, eg Pool.": the result said "… Pool.." before."""
     outcome = _outcome(["feature_type_name"], [("Amenity, eg Pool.",)])
     assert locator(outcome)["result"] == "feature type name is Amenity, eg Pool."
+
+
+def test_an_aggregate_column_is_worded_as_people_say_it():
+    """"Sum(final points) is 527.46" was the answer where the model's sentence did not carry the value
+    (unseen set): the result reads "total final points is 527.46"."""
+    outcome = _outcome(["SUM(final_points)", "COUNT(*)", "avg(T1.age)", "count(DISTINCT T2.state_name)"],
+                       [(527.46, 3, 30.5, 8)])
+    assert locator(outcome)["result"] == ("total final points is 527.46; count is 3; average age is 30.5; "
+                                          "number of state name is 8.")
