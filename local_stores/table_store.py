@@ -8,6 +8,7 @@ a time limit and a row limit. Writes happen only through the `load_*` methods (T
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import tempfile
@@ -297,7 +298,7 @@ class TableStore:
                 if typ == "VARCHAR":  # a short list of categories is worth giving whole
                     column.update(_categories(con, table, duck.ident(col)))
                 if label:
-                    column["label"] = label
+                    column.update(_comment(str(label)))
                 columns.append(column)
         return TableInfo(name=name, file="", rows=rows, columns=columns)
 
@@ -434,17 +435,24 @@ def _few_words(con: duckdb.DuckDBPyConnection, name: str, column: str, pattern: 
 
 def _label_with_unit(con: duckdb.DuckDBPyConnection, name: str, column: str, unit: str,
                      words: Sequence[str] = ()) -> None:
-    """The column's label with its unit unless it says it ("Station Parking (spaces)") and the
-    wordings its numbers replaced ("…; empty where the table says 'No parking'")."""
+    """The column's label with its unit unless it says it ("Station Parking (spaces)"); the wordings
+    its numbers replaced ("No parking"), which are now empty, kept after the label (`_comment`)."""
     row = con.execute("SELECT comment FROM duckdb_columns() WHERE table_name = ? AND column_name = ?",
                       [name, column]).fetchone()
     label = str(row[0]) if row and row[0] else column
-    notes = [unit] if unit and unit.lower() not in label.lower() else []
-    if words:
-        notes.append("empty where the table says " + ", ".join(f"'{word}'" for word in words))
-    if notes:
-        con.execute(f"COMMENT ON COLUMN {duck.ident(name)}.{duck.ident(column)} IS "
-                    f"{duck.literal(label + ' (' + '; '.join(notes) + ')')}")
+    label += f" ({unit})" if unit and unit.lower() not in label.lower() else ""
+    comment = label + (_EMPTIED + json.dumps(list(words)) if words else "")
+    con.execute(f"COMMENT ON COLUMN {duck.ident(name)}.{duck.ident(column)} IS {duck.literal(comment)}")
+
+
+_EMPTIED = "\nempty for: "  # in a column's comment, after its label: the wordings that are now NULL (JSON)
+
+
+def _comment(text: str) -> dict:
+    """A column's comment as its description: {"label": …} and, for a column of numbers that held a
+    few words instead ("No parking"), {"empty_for": those words}."""
+    label, _, emptied = text.partition(_EMPTIED)
+    return {"label": label, **({"empty_for": json.loads(emptied)} if emptied else {})}
 
 
 def _one(con: duckdb.DuckDBPyConnection, statement: Quoted, params: Sequence[object] = ()) -> int:

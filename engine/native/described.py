@@ -13,6 +13,7 @@ from local_stores.native_store import NativeStore
 from local_stores.quoting import Quoted
 from local_stores.quoting import sqlite_sql as sq
 from local_stores.results import QueryError
+from local_stores.value_index import unqualified
 
 FILE_NAMED = re.compile(r"^\s*(?:in|from)\s+(?:my|the|our)\s+([^,?]{3,160}?),", re.IGNORECASE)
 _LITERAL = r"'(?:[^']|'')*'|-?\d+(?:\.\d+)?\b"
@@ -74,6 +75,9 @@ def described(question: str, statement: str) -> list[Described]:
 
 
 def _only_in(value: str, clause: str, asked: str) -> bool:
+    """Whether the clause names the value and what is asked does not; a value the table writes with
+    a qualifier in brackets ("Saracens (RU)", beside "saracens" once widened) counts without it."""
+    value = unqualified(value) or value
     pattern = rf"(?<![\w.]){re.escape(value)}(?![\w]|\.\d)"
     return len(value) > 1 and bool(re.search(pattern, clause)) and not re.search(pattern, asked)
 

@@ -476,9 +476,17 @@ def _compared_once(statement: str, source: Source, stores: Stores, held: ValueIn
 def _undescribed(question: str, statement: str, store: NativeStore, timeout_s: float) -> str | None:
     """The SQL statement without its conditions on the values the question names its table by, when
     each picks out one row ("the medal table topped by China with 63 gold"); None when it has none,
-    or one is a scope many rows share."""
+    or one is a scope many rows share. Such a condition that cannot be left out alone (in a join's
+    ON, or an OR: "Saracens" of "my rugby table where Saracens finished top" made one side of the
+    difference asked between two other clubs) is a QueryFailed for the repair."""
     conditions = described(question, statement)
-    return without(statement, conditions) if conditions and identifying(conditions, store, timeout_s) else None
+    if not conditions or not identifying(conditions, store, timeout_s):
+        return None
+    if (loosened := without(statement, conditions)) is None:
+        value = conditions[0].values[0]
+        raise QueryFailed(f"the query compares {value!r}, which is in how the question names its file or table, "
+                          "not in what it asks: leave every condition on it out")
+    return loosened
 
 
 def _without_description(question: str, statement: str, source: Source) -> str | None:

@@ -152,7 +152,7 @@ def test_numbers_but_for_a_few_words_are_numbers_with_the_words_in_the_label(tmp
     stations = _wtq(store, "csv__202-csv__168.csv", "stations")
     parking = stations["station_parking"]
     assert parking["type"] == "BIGINT"
-    assert parking["label"] == "Station Parking (space; empty where the table says 'No parking')"
+    assert parking["label"] == "Station Parking (space)" and parking["empty_for"] == ["No parking"]
     most = store.execute("SELECT station, station_parking FROM stations ORDER BY station_parking DESC LIMIT 1")
     assert most.rows == [("Norwalk", 2050)]
     none = store.execute("SELECT station FROM stations WHERE station_parking IS NULL")

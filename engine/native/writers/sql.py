@@ -142,6 +142,8 @@ def _column(c: dict, samples: int) -> Quoted:
     notes = []
     if c.get("label"):
         notes.append(f"header {quoted(c['label'])}")
+    if c.get("empty_for"):  # a column of numbers whose few words were made NULL ("No parking")
+        notes.append("NULL where the file says " + ", ".join(quoted(word) for word in c["empty_for"]))
     if samples and c.get("values"):
         notes.append("values: " + ", ".join(quoted(v) for v in c["values"]))
     elif samples and c.get("samples"):

@@ -661,3 +661,36 @@ def test_a_count_of_the_column_named_for_what_the_question_asks_how_many_of_is_s
                           "How many final points did Kelly McCormick score?", numbers) is None
     scorers = "SELECT COUNT(goals) FROM players WHERE goals > 0"
     assert counts_a_count(scorers, "How many players scored goals?", numbers) is None
+
+
+def test_the_words_a_column_of_numbers_held_are_shown_to_the_model_not_matched_as_its_fields(tmp_path):  # noqa: ANN001
+    """The stations' "No parking" is NULL in a number column now: the SQL prompt says so, and the
+    words are no field of the table for choosing a source (a medal table's emptied "Total" rank drew
+    "141 medals in total" to it)."""
+    from engine.native.selection import field_words
+    from engine.native.writers import sql
+
+    stores, stations = wtq_table("csv__202-csv__168.csv", "stations", tmp_path)
+    assert "-- header 'Station Parking (space)'; NULL where the file says 'No parking'" in sql.schema_text(stations)
+    _, medals = wtq_table("csv__204-csv__682.csv", "medals", tmp_path / "medals")
+    assert "total" not in field_words(medals)
+
+
+def test_a_club_that_only_names_the_table_cannot_be_one_side_of_the_difference(tmp_path):  # noqa: ANN001
+    """"In my rugby league table where Saracens finished top with 87 points, how many more games did
+    Newcastle Falcons lose than London Irish?" written as Saracens joined to Newcastle Falcons: -16,
+    stated with a citation (unseen set). Saracens (the table writes "Saracens (RU)") only names the
+    table and cannot be left out of the join alone: the repair is told so."""
+    from engine.native.querying import write_and_run
+    from tests.scripted import ScriptedLLM
+
+    stores, source = wtq_table("csv__201-csv__26.csv", "rugby", tmp_path)
+    joined = ("SELECT t1.lost - t2.lost FROM rugby t1 JOIN rugby t2 ON t1.club IN ('saracens', 'Saracens (RU)') "
+              "AND t2.club = 'Newcastle Falcons' WHERE t1.points = 87")
+    right = ("SELECT (SELECT lost FROM rugby WHERE club = 'Newcastle Falcons') - "
+             "(SELECT lost FROM rugby WHERE club = 'London Irish') AS difference")
+    outcome = write_and_run(ScriptedLLM([joined, right]), "In my rugby league table where Saracens finished top "
+                            "with 87 points, how many more games did Newcastle Falcons lose than London Irish?",
+                            source, stores)
+    assert "'saracens', which is in how the question names its file or table" in outcome.attempts[0].error
+    assert outcome.ok and outcome.result.rows == [(4,)]
