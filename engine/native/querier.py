@@ -116,6 +116,9 @@ class NativeQuerier:
             bonus[prior.source] = bonus.get(prior.source, 0.0) + self.settings.follow_up_source_bonus
         nearest = index.nearest(vector, self.settings.source_candidates, kinds, bonus, among)
         candidates = [(s, sim) for s, sim in nearest if sim >= self.settings.source_min_similarity]
+        if rows := values.row_numbers(question, [s for s, _ in candidates], self.stores):  # "with 63 gold and 141"
+            weight = self.settings.source_value_weight
+            candidates = sorted(((s, sim + weight * rows.get(s.name, 0)) for s, sim in candidates), key=lambda c: -c[1])
         if not candidates:  # no source near the question: nothing to write a query for, no LLM needed
             return [], []
         chooser = self.models.llm if self.settings.source_llm_choice else None  # None: the prefilter's order

@@ -19,12 +19,14 @@ from functools import partial
 
 from engine.generation.untrusted import inline, neutralise
 from engine.native.kinds import open_store
+from engine.native.numeric_text import NUMBER_TYPE
 from engine.native.sources import Source, Stores
 from engine.native.writers import sparql, writer_for
 from engine.native.writers.cypher_fixes import NODE, linked_instead, masked
 from engine.native.writers.sql import PART_SEPARATORS
 from local_stores.native_store import NativeStore
 from local_stores.quoting import Unquotable, kuzu_cypher
+from local_stores.quoting import duckdb_sql as duck
 from local_stores.quoting import sparql as quote_sparql
 from local_stores.results import QueryError
 from local_stores.value_index import ValueIndex
@@ -158,6 +160,38 @@ def refresh(index: ValueIndex, sources: list[Source], stores: Stores) -> int:
     for source in stale:
         index.replace(source.name, stamp(source), held_values(source, stores))
     return len(stale)
+
+
+_ASKED_NUMBER = re.compile(r"(?<![\w.,])\d{2,}(?:\.\d+)?(?![\w]|[.,]\d)")  # "63", "141", "5.05"; not "1" or "7th"
+
+
+def row_numbers(question: str, sources: list[Source], stores: Stores, timeout_s: float = 2.0) -> dict[str, int]:
+    """Per SQL source, the most of the question's numbers one of its rows holds, when two or more:
+    "the medal table topped by China with 63 gold and 141 medals in total" is the table with a row
+    of 63 and 141, of the many medal tables that hold China. Numbers are not in the value index."""
+    asked = sorted({float(n) for n in _ASKED_NUMBER.findall(question)})
+    if len(asked) < 2:
+        return {}
+    out: dict[str, int] = {}
+    for source in sources:
+        if source.language != "sql":
+            continue
+        store = open_store(source, stores)
+        for table in source.tables:
+            numbers = [duck.ident(str(c["name"])) for c in table.get("columns", [])
+                       if NUMBER_TYPE.match(str(c.get("type", ""))) and c["name"] != "_row"]
+            if not numbers:
+                continue
+            held = " + ".join(f"CASE WHEN {duck.number(n)} IN ({', '.join(numbers)}) THEN 1 ELSE 0 END" for n in asked)
+            try:
+                rows = store.execute(f"SELECT max({held}) FROM {duck.ident(str(table['table']))}", timeout_s, 1).rows
+            except QueryError as exc:
+                log.info("numbers of %s not read: %s", source.name, exc)
+                continue
+            most = int(rows[0][0] or 0) if rows else 0
+            if most >= 2:
+                out[source.name] = max(out.get(source.name, 0), most)
+    return out
 
 
 def source_evidence(question: str, index: ValueIndex) -> dict[str, float]:

