@@ -359,7 +359,7 @@ def _numbers_undecorated(con: duckdb.DuckDBPyConnection, name: str) -> None:
     every value is a number with the same unit after it ("3,880 days", "5.05 m"): the unit goes into
     the column's label ("Station Parking (spaces)") unless its name says it already. A column of
     numbers but for a few words ("2050 Spaces" … "No parking"; "TBA") becomes numbers too, the words
-    empty and named in the label, so that "the most parking spaces" is not "No parking" sorted as text."""
+    empty and kept beside the label, so that "the most parking spaces" is not "No parking" sorted as text."""
     text_columns = [c for (c,) in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = ? "
                                               "AND data_type = 'VARCHAR'", [name]).fetchall()]
     for column in text_columns:
