@@ -19,14 +19,12 @@ from functools import partial
 
 from engine.generation.untrusted import inline, neutralise
 from engine.native.kinds import open_store
-from engine.native.numeric_text import NUMBER_TYPE
 from engine.native.sources import Source, Stores
-from engine.native.writers import sparql, writer_for
+from engine.native.writers import sparql, sql, writer_for
 from engine.native.writers.cypher_fixes import NODE, linked_instead, masked
 from engine.native.writers.sql import PART_SEPARATORS
 from local_stores.native_store import NativeStore
 from local_stores.quoting import Unquotable, kuzu_cypher
-from local_stores.quoting import duckdb_sql as duck
 from local_stores.quoting import sparql as quote_sparql
 from local_stores.results import QueryError
 from local_stores.value_index import ValueIndex
@@ -177,14 +175,9 @@ def row_numbers(question: str, sources: list[Source], stores: Stores, timeout_s:
         if source.language != "sql":
             continue
         store = open_store(source, stores)
-        for table in source.tables:
-            numbers = [duck.ident(str(c["name"])) for c in table.get("columns", [])
-                       if NUMBER_TYPE.match(str(c.get("type", ""))) and c["name"] != "_row"]
-            if not numbers:
-                continue
-            held = " + ".join(f"CASE WHEN {duck.number(n)} IN ({', '.join(numbers)}) THEN 1 ELSE 0 END" for n in asked)
+        for statement in sql.most_numbers_statements(source, asked):
             try:
-                rows = store.execute(f"SELECT max({held}) FROM {duck.ident(str(table['table']))}", timeout_s, 1).rows
+                rows = store.execute(statement, timeout_s, 1).rows
             except QueryError as exc:
                 log.info("numbers of %s not read: %s", source.name, exc)
                 continue

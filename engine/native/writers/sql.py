@@ -12,6 +12,7 @@ from engine.generation.untrusted import inline, quoted
 from engine.native import periods
 from engine.native.examples import Example
 from engine.native.literals import SQL_QUOTED, outside
+from engine.native.numeric_text import NUMBER_TYPE
 from engine.native.ranking import flat
 from engine.native.writers.fitting import capped, fit, preferred, schema_room
 from engine.native.writers.summary import property_words, stem
@@ -351,6 +352,19 @@ def held_statements(source: Source, per_place: int, max_chars: int) -> list[tupl
     return [(place, f"SELECT DISTINCT {value} FROM {table} WHERE {value} IS NOT NULL AND "
                     f"length({value}) BETWEEN 2 AND {duck.number(max_chars)} LIMIT {duck.number(per_place)}")
             for place, table, value in _text_columns(source)]
+
+
+def most_numbers_statements(source: Source, numbers: list[float]) -> list[str]:
+    """Per table with number columns, a statement giving the most of `numbers` one of its rows holds."""
+    out = []
+    for table in source.tables:
+        held = [str(c["name"]) for c in table.get("columns", [])
+                if NUMBER_TYPE.match(str(c.get("type", ""))) and c["name"] != "_row"]
+        if held:
+            listed = duck.idents(held)
+            counted = " + ".join(f"CASE WHEN {duck.number(n)} IN ({listed}) THEN 1 ELSE 0 END" for n in numbers)
+            out.append(f"SELECT max({counted}) FROM {_table_ref(source, table['table'])}")
+    return out
 
 
 def compared_literals(statement: str) -> list[str]:
