@@ -451,8 +451,14 @@ _EMPTIED = "\nempty for: "  # in a column's comment, after its label: the wordin
 def _comment(text: str) -> dict:
     """A column's comment as its description: {"label": …} and, for a column of numbers that held a
     few words instead ("No parking"), {"empty_for": those words}."""
-    label, _, emptied = text.partition(_EMPTIED)
-    return {"label": label, **({"empty_for": json.loads(emptied)} if emptied else {})}
+    label, _, emptied = text.rpartition(_EMPTIED)
+    try:
+        words = json.loads(emptied) if label else None
+    except ValueError:  # a header of the file that happens to hold the marker: all of it is the label
+        words = None
+    if not isinstance(words, list):
+        return {"label": text}
+    return {"label": label, "empty_for": [str(word) for word in words]}
 
 
 def _one(con: duckdb.DuckDBPyConnection, statement: Quoted, params: Sequence[object] = ()) -> int:

@@ -158,3 +158,12 @@ def test_numbers_but_for_a_few_words_are_numbers_with_the_words_in_the_label(tmp
     none = store.execute("SELECT station FROM stations WHERE station_parking IS NULL")
     assert none.rows == [("Mariposa",)]
     assert stations["station_connections"]["type"] == "VARCHAR"
+
+
+def test_a_header_holding_the_emptied_words_marker_stays_the_label(tmp_path: Path):
+    """A column's comment keeps its file header; one that happens to hold the marker of the words a
+    number column emptied is read as a label, not as a broken list."""
+    store = TableStore(tmp_path / "t.duckdb")
+    header = '"n\nempty for: [oops"'
+    info = store.load_csv("odd", tmp_path / "odd.csv", f"{header},name\n1,a\n2,b\n")
+    assert info.columns[-2]["label"] == "n\nempty for: [oops" and "empty_for" not in info.columns[-2]
