@@ -90,8 +90,12 @@ def mended(query: str, error: str, source: Source) -> str | None:
     kind, name = unknown
     known = names_of(source, kind)
     if any(n.lower() == name.lower() for n in known):  # the source's, on another table or node: not a spelling
-        return requalified(query, error, source) if source.language == "sql" else on_relationship(query, error, source)
-    if (near := closest(name, known)) is None or not _PLAIN.fullmatch(near):
+        if source.language == "sql":
+            return table_prefixed(query, error, source) or requalified(query, error, source)
+        return on_relationship(query, error, source)
+    if (near := closest(name, known)) is None and source.language == "sql":
+        return table_prefixed(query, error, source)
+    if near is None or not _PLAIN.fullmatch(near):
         return None  # none close, or one that would need quoting: the repair hears the engine instead
     changed = renamed(query, name, near, source.language)
     return changed if changed != query else None
@@ -119,6 +123,32 @@ def requalified(query: str, error: str, source: Source) -> str | None:
         rf"(?<![\w$.]){re.escape(alias)}\.{re.escape(column)}(?![\w$])", f"{written}.{column}", code,
         flags=re.IGNORECASE))
     return changed if changed != query else None
+
+
+def table_prefixed(query: str, error: str, source: Source) -> str | None:
+    """The SQL `query` with a column read under an alias whose table lacks it (`T2.name`, where
+    `state AS T2` has `state_name`) read as that table's column named by the table and it
+    (`T2.state_name`); None when the message names no alias or the table has no such column."""
+    found = next((m for pattern in _QUALIFIED if (m := pattern.search(error))), None)
+    if found is None:
+        return None
+    alias, column = found.group(1), found.group(2)
+    table = tables_read(query).get(alias.lower())
+    columns = {str(c["name"]).lower(): str(c["name"]) for t in source.tables if str(t["table"]).lower() == (
+        table or "").lower() for c in t.get("columns", [])}
+    named = next((columns[f"{stem}_{column.lower()}"] for stem in _stems(table or "") if f"{stem}_{column.lower()}"
+                  in columns), None)
+    if named is None or not _PLAIN.fullmatch(named):
+        return None
+    changed = outside(query, SQL_TEXT, lambda code: re.sub(
+        rf"(?<![\w$.]){re.escape(alias)}\.{re.escape(column)}(?![\w$])", f"{alias}.{named}", code, flags=re.IGNORECASE))
+    return changed if changed != query else None
+
+
+def _stems(table: str) -> list[str]:
+    """A table's name as a column may begin with it: `states` as `states_` and `state_`."""
+    lowered = table.lower()
+    return [lowered, lowered[:-1]] if lowered.endswith("s") else [lowered]
 
 
 def _tables_with(source: Source, column: str) -> list[str]:

@@ -439,6 +439,99 @@ def mend_predicates(query: str, source: Source) -> str:
     return _unknown_mended(query, source, _PREFIXED, 1, mended, classes=False)
 
 
+def misplaced_links(query: str, source: Source) -> str:
+    """A predicate the data lacks, whose name the data has on one other class (a link written on the
+    wrong end), made into what the data can answer. Joined by a shared value (`?battle
+    battle:lost_in_battle ?v . ?ship ship:lost_in_battle ?v`): the pattern is left out, and
+    `follow_links` joins the two through the ship's link to its battle. Skipping a class between
+    (`?sic singer_in_concert:ref-stadium_id ?stadium`, where a concert has the stadium): the link to
+    that class, then its own (`?sic singer_in_concert:ref-concert_id ?via_concert . ?via_concert
+    concert:ref-stadium_id ?stadium`). Unchanged when the data's names are not all known."""
+    classes, predicates, complete = known_names(source)
+    if not complete:
+        return query
+    prefixes = source.descriptor.get("prefixes", {})
+    for _ in range(MOST_MISPLACED):
+        pairs = [(m, expand(m.group(1), query, prefixes)) for m in _PAIR.finditer(query)]
+        mended = next((fixed for m, iri in pairs if iri is not None and iri not in predicates and iri not in classes
+                       and (fixed := _misplaced(query, m, iri, pairs, predicates, source)) not in (None, query)), None)
+        if mended is None:
+            return query
+        query = mended
+    return query
+
+
+def _misplaced(query: str, m: re.Match, iri: str, pairs: list[tuple[re.Match, str | None]], predicates: set[str],
+               source: Source) -> str | None:
+    namesakes = _namesakes(iri, predicates)
+    if not namesakes:
+        return None
+    if any(other.group(2) == m.group(2) and known in predicates for other, known in pairs if other is not m):
+        return _without_pair(query, m)
+    links = [p for p in namesakes if _kind_of(p, source) == "iri"]
+    return _through_class(query, m, iri, links[0], source) if len(links) == 1 else None
+
+
+MOST_MISPLACED = 3
+_PAIR = re.compile(r"(<[^<>\s]+>|[A-Za-z_][\w-]*:[\w-]+)\s+[?$](\w+)\b(?!\s*\()")
+
+
+def _namesakes(iri: str, predicates: set[str]) -> list[str]:
+    """The data's predicates named as `iri` is, a link's `ref-` aside."""
+    def bare(name: str) -> str:
+        return local_name(name).lower().removeprefix("ref-")
+    return [p for p in predicates if bare(p) == bare(iri) and _namespace(p) != _namespace(iri)]
+
+
+def _kind_of(predicate: str, source: Source) -> str:
+    return next((str(p.get("kind", "")) for c in source.descriptor.get("classes", []) for p in c.get("predicates", [])
+                 if p["iri"] == predicate), "")
+
+
+def _without_pair(query: str, m: re.Match) -> str | None:
+    """The query without the predicate and object `m` matched: a whole `?s p ?o .` pattern, or one pair
+    of a `;` list."""
+    start, end = m.start(), m.end()
+    whole = re.search(r"[?$]\w+\s+$", query[:start])
+    tail = re.match(r"\s*\.", query[end:])
+    if whole and tail and re.search(r"(?:^|[.{}]\s*)$", query[:whole.start()]):
+        return query[:whole.start()] + query[end + tail.end():]
+    before = re.search(r";\s*$", query[:start])
+    if before:
+        return query[:before.start()] + query[end:]
+    after = re.match(r"\s*;", query[end:])
+    return query[:start] + query[end + after.end():].lstrip(" ") if after else None
+
+
+def _through_class(query: str, m: re.Match, iri: str, namesake: str, source: Source) -> str | None:
+    """`?s A:p ?o` as `?s A:ref-B ?via_b . ?via_b B:p ?o` where the data has B:p (a link) and A's one
+    link to B; None when A has no such one link."""
+    holder = next((c["iri"] for c in source.descriptor.get("classes", [])
+                   if any(p["iri"] == namesake for p in c.get("predicates", []))), None)
+    own = next((c for c in source.descriptor.get("classes", [])
+                if any(_namespace(p["iri"]) == _namespace(iri) for p in c.get("predicates", []))), None)
+    if holder is None or own is None:
+        return None
+    links = [p["iri"] for p in own.get("predicates", []) if p.get("kind") == "iri" and p.get("range") == holder]
+    if len(links) != 1:
+        return None
+    via = "via_" + variable_name(local_name(holder), "thing")
+    opening = query.find("{", _where_start(query))
+    if opening < 0:
+        return None
+    try:
+        link, onward = str(sq.iri(links[0])), str(sq.iri(namesake))
+    except Unquotable:
+        return None
+    mended = query[:m.start()] + f"{link} ?{via}" + query[m.end():]
+    return mended[:opening + 1] + f"\n  ?{via} {onward} ?{m.group(2)} ." + mended[opening + 1:]
+
+
+def _where_start(query: str) -> int:
+    found = re.search(r"\bWHERE\b", query, re.IGNORECASE)
+    return found.start() if found else 0
+
+
 def _subject_classes(query: str) -> dict[str, list[str]]:
     """Per predicate of the query, the classes its subjects are typed with (`?battle a ontop:battle`)."""
     from rdflib import RDF, URIRef, Variable

@@ -135,3 +135,21 @@ def test_a_column_read_under_the_alias_of_a_table_that_lacks_it_is_read_under_th
     both = "SELECT a.name, b.age FROM visitor a JOIN visitor b ON a.id = b.id"  # two aliases hold age: no guess
     assert mending.requalified(both, "no such column: b.agee", source) is None
     assert mending.requalified("SELECT x.age FROM visit AS x", "no such column: x.age", source) is None
+
+
+def test_a_column_named_without_its_tables_name_is_read_as_the_one_named_with_it(stores: sources.Stores):
+    """"What is the largest state bordering Arkansas?" (GeoQuery) written `T2.name` where `state AS T2`
+    has `state_name` (and `country_name`): the repair wrote the same query again (unseen set)."""
+    path = shared_path("eval", "sql", "geoquery", "geography-db.added-in-2020.sqlite")
+    source = sources.Source("geography", "database", "sqlite", str(path), describe_database(path))
+    written = ("SELECT T2.name FROM border_info AS T1 JOIN state AS T2 ON T1.border = T2.name "
+               "WHERE T1.state_name = 'arkansas' ORDER BY T2.area DESC LIMIT 1")
+    llm = ScriptedLLM([written])
+    outcome = write_and_run(llm, "In my US geography database, what is the largest state bordering Arkansas?",
+                            source, stores)
+    assert outcome.ok and outcome.result is not None and len(llm.sent) == 1
+    assert "T1.border = T2.state_name" in outcome.query and outcome.result.rows[0][0] == "texas"
+    assert mending.table_prefixed("SELECT T1.name FROM border_info AS T1", "no such column: T1.name", source) is None
+    assert mending.table_prefixed("SELECT s.name FROM state s WHERE s.name = 'T2.name'",
+                                  "no such column: s.name", source) == \
+        "SELECT s.state_name FROM state s WHERE s.state_name = 'T2.name'"
