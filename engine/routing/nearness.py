@@ -97,10 +97,21 @@ def by_evidence(routes: list[Route], nearness: dict[str, float], text_relevance:
 
 
 def named_label(question: str, available: Set[str]) -> str | None:
-    """The one kind of file among `available` the question names ("in my concert database": table),
-    or None when it names none or several."""
+    """The one kind of file among `available` the question names ("in my concert database": table);
+    of several, the one it names as the file it asks about ("the country table in my example
+    document": a document); None when it names none, or several and no such file."""
     named = [label for label, words in _NAMED.items() if words.search(question) and label in available]
-    return named[0] if len(named) == 1 else None
+    if len(named) <= 1:
+        return named[0] if named else None
+    held = [(m.end(), label) for label in named for m in _NAMED[label].finditer(question)
+            if _CONTAINER.search(question[:m.start()]) or re.match(r"(?:in|on|from)\s", m.group(0), re.I)]
+    return max(held)[1] if held else None  # the file the question is in: the last kind word of its phrase
+
+
+# what comes before a kind word that names the file asked about: "in my example document", "from the
+# document templates database" (its last kind word is the file's: a database of documents); not "in my
+# photo of the document" (a photo)
+_CONTAINER = re.compile(r"\b(?:in|from)\s+(?:my|the|our|this|that)\s+(?:(?!of\b)[\w'’()-]+\s+){0,4}$", re.I)
 
 
 _NAMED = {"table": re.compile(r"\b(?:databases?|spreadsheets?|csv|excel|sqlite|tables?|sheets?)\b", re.I),
@@ -108,6 +119,8 @@ _NAMED = {"table": re.compile(r"\b(?:databases?|spreadsheets?|csv|excel|sqlite|t
           # what is in a photo or a video ("in my photo of zebras"), not how many photos there are
           "region": re.compile(r"\b(?:in|on|from) (?:my|the|this|that|a) (?:[\w-]+ ){0,2}(?:photos?|pictures?|"
                                r"snapshots?|selfies?)\b|\b(?:photo|picture) of\b", re.I),
+          "paragraph": re.compile(r"\b(?:pdfs?|documents?|e-?mails?|slide decks?|presentations?|word files?)\b|"
+                                  r"\.(?:pdf|docx?|pptx?|odt|rtf|eml|msg)\b", re.I),
           "clip": re.compile(r"\b(?:in|from) (?:my|the|this|that|a) (?:[\w-]+ ){0,2}(?:videos?|clips?|recordings?|"
                              r"footage)\b|\.(?:mp4|avi|mov|mkv|webm)\b", re.I)}
 
@@ -125,13 +138,15 @@ def named_kind(routes: list[Route], question: str, available: Set[str]) -> list[
     "in my photo of zebras") goes to that kind when the router chose a structured kind it does not
     name, or the other medium ("in my short clip of someone reaching behind a computer" routed to
     photos): the words settle what the meaning cannot (the same subjects live in a database and in
-    an RDF graph; "zebras" in a pets graph and in a photo). A question that opens by naming its table
+    an RDF graph; "zebras" in a pets graph and in a photo). A question that names a PDF or another
+    document goes to its passages from photos and videos ("my signed overlay PDF" is no photo), not
+    from its tables (a PDF's printed tables are tables). A question that opens by naming its table
     ("In my diving results table, …") goes there from photos and videos too."""
     wanted = named_label(question, available)
     if wanted is None:
         return routes
     labels = [route.label for route in routes]
-    replaced = set(STRUCTURED) | _OTHER_MEDIUM.get(wanted, set())
+    replaced = _MEDIA if wanted == "paragraph" else set(STRUCTURED) | _OTHER_MEDIUM.get(wanted, set())
     if wanted == "table" and _TABLE_FILE.match(question):  # "diving" in a table named so is no video
         replaced |= _MEDIA
     if wanted in labels or not set(labels) & replaced:

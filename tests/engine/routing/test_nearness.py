@@ -6,7 +6,7 @@ from __future__ import annotations
 from engine.routing.base import Route, RouteRequest
 from engine.routing.ensemble import EnsembleRouter
 from engine.routing.llm_router import LLMRouter
-from engine.routing.nearness import by_evidence, by_label, named_kind, settle_structured, with_sources
+from engine.routing.nearness import by_evidence, by_label, named_kind, named_label, settle_structured, with_sources
 from engine.routing.trained import TrainedRouter
 from tests.conftest import EXAMPLES
 
@@ -250,3 +250,25 @@ def test_a_structured_question_goes_to_the_kind_whose_source_holds_the_name_and_
     assert [(r.label, r.router) for r in routes] == [("table", Decision.HELD)]
     assert [r.label for r in trove.routing.route("What is the population of Ashdod?")] == ["rdf"]
     assert [r.label for r in trove.routing.route("Who is the mayor of Lyon?")] == ["rdf"]  # no source holds both
+
+
+def test_a_question_that_names_a_pdf_goes_to_its_passages_from_a_photo_route():
+    """"What fingerprint is given next to the name Foo Bar in my signed overlay PDF?" went to the photos'
+    regions at 0.97 (unseen set). A PDF's printed tables are tables: a table route stays."""
+    available = {"table", "region", "image", "clip", "paragraph"}
+    routed = [Route("region", 0.97, "trained")]
+    overlay = named_kind(routed, "What fingerprint is given next to the name Foo Bar in my signed overlay PDF?",
+                         available)
+    assert [r.label for r in overlay] == ["paragraph"]
+    table = [Route("table", 0.92, "trained")]
+    assert named_kind(table, "How many employees did the notices in my WARN report PDF affect?", available) == table
+    assert named_kind(routed, "What does the sign say in my photo of the document?", available) == routed
+
+
+def test_of_two_kinds_named_the_file_the_question_is_in_is_the_one_asked():
+    available = {"table", "rdf", "paragraph", "region"}
+    assert named_label("What currency does the country table in my example document give for Indonesia?",
+                       available) == "paragraph"
+    assert named_label("In my document templates database, which documents use a presentation (PPT) template?",
+                       available) == "table"
+    assert named_label("Which documents mention the sales table?", available) is None
