@@ -289,16 +289,21 @@ def bind_variable(query: str, variable: str, schema: str) -> str | None:
 _NAME_LIKE = re.compile(r"(?:^|[_-])(?:name|fname|lname|first_?name|last_?name|given_?name|family_?name|surname|"
                         r"title|label)$", re.IGNORECASE)
 NAMES_TRIED = 4  # name-like properties tried at most for one variable
+# a class's own name, beside which `singer:song_name` (a song's) is no name of the singer
+_BARE_NAME = re.compile(r"name|title|label|f?name|first_?name|last_?name|lname", re.IGNORECASE)
 
 
 def with_names(query: str, variable: str, schema: str) -> tuple[str, list[str]] | None:
     """The query with the names of the entities `?variable` holds (their IRIs) selected beside it: each
     name-like property of the schema (name, fname and lname, title, label, or a property named as
-    its class, as Spider's tables name their name column) in an OPTIONAL pattern.
+    its class, as Spider's tables name their name column; not `song_name` where the class has a
+    `name`) in an OPTIONAL pattern.
     The new variables come with it; None when the schema has no such property or the query no
     WHERE block or SELECT that names the variable."""
     predicates = list(dict.fromkeys(p for s, p, _ in _patterns(schema) if _NAME_LIKE.search(local_name(p))
                                     or local_name(p) == s[1:]))  # `?orchestra orchestra:orchestra`: its name
+    bare = {_namespace(p) for p in predicates if _BARE_NAME.fullmatch(local_name(p))}
+    predicates = [p for p in predicates if _BARE_NAME.fullmatch(local_name(p)) or _namespace(p) not in bare]
     predicates = predicates[:NAMES_TRIED]
     block, select = _where_block(query), _select_clause(query)
     if not predicates or block is None or select is None:

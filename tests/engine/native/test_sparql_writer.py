@@ -254,3 +254,23 @@ def test_a_count_of_a_propertys_own_values_stands_on_the_spider_cars(tmp_path): 
     rows = values.replace("COUNT(DISTINCT ?name)", "COUNT(?c)")
     assert "holds that value" in (sparql.check(rows, source) or "")
     assert [int(str(v)) for (v,) in store.execute("car_1", values, 5.0, 10).rows] == [5]
+
+
+def test_a_singer_is_named_by_their_name_not_their_songs(tmp_path):  # noqa: ANN001
+    """"Which singers performed at Somerset Park?" answered with the singers' IRIs read "Tribal King,
+    Love, Justin Brown, Hey Oh, …": `singer:song_name` was taken for a name beside `singer:name`."""
+    from engine.native.querying import write_and_run
+    from engine.native.sources import Source, Stores
+    from local_stores.rdf_store import RdfStore
+    from tests.conftest import shared_path
+    from tests.scripted import ScriptedLLM
+
+    path = shared_path("eval", "sparql", "spider4sparql", "kg", "concert_singer_triples.ttl")
+    store = RdfStore(tmp_path / "rdf")
+    source = Source("concerts", "rdf", "oxigraph", str(path), store.load("concerts", path))
+    query = ("PREFIX singer: <http://valuenet/ontop/singer#>\n"
+             "SELECT ?singer WHERE { ?singer singer:country ?c . FILTER(?c = \"France\") }")
+    outcome = write_and_run(ScriptedLLM([query]), "Which of my singers are from France?", source,
+                            Stores(None, None, store))
+    assert outcome.ok and outcome.result is not None and len(outcome.result.columns) == 1  # no song names
+    assert sorted(outcome.result.rows) == [("John Nizinik",), ("Justin Brown",), ("Rose White",), ("Tribal King",)]
