@@ -24,6 +24,7 @@ import statistics
 import sys
 import time
 import tomllib
+import traceback
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -102,6 +103,7 @@ def ask(trove, system: str, question: str) -> dict:  # noqa: ANN001
             return baseline.ask(trove, question)
         return trove.ask(question).to_dict()
     except Exception as exc:  # noqa: BLE001 - a failed question is scored, the run goes on
+        traceback.print_exc(file=sys.stderr)  # where it failed is in the run's log
         return {"answer": f"ERROR {type(exc).__name__}: {exc}", "citations": [], "answered": False,
                 "general": False, "unsupported": [], "routes": [], "queries": [], "timings_ms": {}}
 

@@ -28,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import time
+import traceback
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -83,6 +84,7 @@ def asked(trove, text: str, conversation=None) -> tuple[dict, float]:  # noqa: A
     try:
         result = trove.ask(text, conversation=conversation).to_dict()
     except Exception as exc:  # noqa: BLE001
+        traceback.print_exc(file=sys.stderr)  # the run goes on; where it failed is in its log
         result = {"answer": f"ERROR {type(exc).__name__}: {exc}", "citations": [], "answered": False,
                   "general": False, "unsupported": [], "routes": [], "queries": [], "timings_ms": {}}
     return result, time.perf_counter() - t0

@@ -671,7 +671,7 @@ def without_repeats(question: str, statement: str, result: QueryResult, language
     off); None when its rows differ, it aggregates, or it has several SELECTs or RETURNs."""
     projection = _PROJECTION.get(language)
     if (projection is None or not _LISTING.match(question) or _AGGREGATING.search(statement)
-            or len({tuple(row) for row in result.rows}) == len(result.rows)):
+            or len({repr(tuple(row)) for row in result.rows}) == len(result.rows)):  # lists (roles) too
         return None
     found = projection.findall(statement)
     if len(found) != 1 or re.search(rf"{projection.pattern}DISTINCT\b", statement, re.IGNORECASE):

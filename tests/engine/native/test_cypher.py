@@ -464,3 +464,14 @@ def test_a_title_compared_as_a_reviews_summary_beside_the_movies_title_is_left_o
                           source, stores, held=held)
     assert found.ok and found.result is not None and found.result.rows == [(100,)]
     assert "summary" not in found.query and len(llm.sent) == 1
+
+
+def test_rows_that_hold_lists_are_compared_without_failing(movies):  # noqa: ANN001
+    """"What part did Cuba play in Jerry Maguire?" as a follow-up: a result of `r.roles` (lists) was put
+    in a set to see whether its rows repeat, and the question ended in "TypeError: unhashable type:
+    'list'" (conversation run)."""
+    stores, source = movies
+    query = ("MATCH (p:Person)-[r:ACTED_IN]->(m:Movie) WHERE p.name = 'Cuba Gooding Jr.' "
+             "RETURN r.roles ORDER BY m.title")
+    outcome = write_and_run(ScriptedLLM([query]), "Which parts did Cuba Gooding Jr. play?", source, stores)
+    assert outcome.ok and outcome.result is not None and ["Rod Tidwell"] in [row[0] for row in outcome.result.rows]
