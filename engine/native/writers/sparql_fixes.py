@@ -290,7 +290,7 @@ _NAME_LIKE = re.compile(r"(?:^|[_-])(?:name|fname|lname|first_?name|last_?name|g
                         r"title|label)$", re.IGNORECASE)
 NAMES_TRIED = 4  # name-like properties tried at most for one variable
 # a class's own name, beside which `singer:song_name` (a song's) is no name of the singer
-_BARE_NAME = re.compile(r"name|title|label|f?name|first_?name|last_?name|lname", re.IGNORECASE)
+_BARE_NAME = re.compile(r"[fl]?name|first_?name|last_?name|title|label", re.IGNORECASE)
 
 
 def with_names(query: str, variable: str, schema: str) -> tuple[str, list[str]] | None:
