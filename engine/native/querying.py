@@ -636,8 +636,12 @@ def _shown_columns(result: QueryResult) -> int:
 
 _LISTING = re.compile(r"\s*(?:(?:in|from|of|among)\b[^?]{0,120}?,\s*)?(?:which|who|list|name)\b", re.IGNORECASE)
 _COUNTING = re.compile(r"\b(?:how\s+many|number|count|total|how\s+much)\b", re.IGNORECASE)
-_ONLY_COUNT = re.compile(r"^\s*select\s+(?:distinct\s+)?count\s*\([^()]*\)(?:\s+as\s+\w+)?\s+from\b",
-                         re.IGNORECASE)
+_ONLY_COUNT = (  # a query that returns one count and nothing else, in SQL, Cypher and SPARQL
+    re.compile(r"^\s*select\s+(?:distinct\s+)?count\s*\([^()]*\)(?:\s+as\s+\w+)?\s+from\b", re.IGNORECASE),
+    re.compile(r"\bRETURN\s+(?:DISTINCT\s+)?count\s*\([^()]*\)(?:\s+AS\s+\w+)?\s*;?\s*$", re.IGNORECASE),
+    re.compile(r"\bSELECT\s+(?:DISTINCT\s+)?\(\s*COUNT\s*\([^()]*\)\s+AS\s+\?\w+\s*\)\s*(?:WHERE\b|\{)",
+               re.IGNORECASE),
+)
 
 
 _NOT_NOUN = r"(?!(?:is|was|has|does|this|its|his|us|yes)\b)"
@@ -683,7 +687,7 @@ def _counts_instead_of_listing(question: str, statement: str, result: QueryResul
     """"Which laureates are Belgian?" answered by `SELECT COUNT(*) …`: one number where the
     question asks for the items (and does not ask how many)."""
     return (bool(_LISTING.match(question)) and not _COUNTING.search(question) and len(result.rows) == 1
-            and len(result.columns) == 1 and bool(_ONLY_COUNT.match(statement)))
+            and len(result.columns) == 1 and any(pattern.search(statement) for pattern in _ONLY_COUNT))
 
 
 _ID = re.compile(r"(?:^|[_.\s])[iI][dD]$|[a-z]ID$")  # student_id, ID, StuID; not paid, valid
@@ -705,7 +709,7 @@ def counts_the_named(question: str, statement: str, result: QueryResult, source:
     (one): what the query counted is the named row, not nurses, when no table or column of the source
     names nurses. The problem to send back, or None."""
     asked = _HOW_MANY.search(question)
-    if source.language != "sql" or asked is None or not _ONLY_COUNT.match(statement) or \
+    if source.language != "sql" or asked is None or not _ONLY_COUNT[0].match(statement) or \
             [tuple(row) for row in result.rows] != [(1,)]:
         return None
     thing = asked.group(1).lower()

@@ -475,3 +475,20 @@ def test_rows_that_hold_lists_are_compared_without_failing(movies):  # noqa: ANN
              "RETURN r.roles ORDER BY m.title")
     outcome = write_and_run(ScriptedLLM([query]), "Which parts did Cuba Gooding Jr. play?", source, stores)
     assert outcome.ok and outcome.result is not None and ["Rod Tidwell"] in [row[0] for row in outcome.result.rows]
+
+
+def test_a_count_where_the_question_asks_which_ones_is_sent_back_in_cypher_too(movies):  # noqa: ANN001
+    """"Which movies in my movie collection did Tom Hanks act in, released before 1995?" (a follow-up's
+    rewrite) answered `RETURN count(m) AS movies`: "Tom Hanks acted in 3 movies" (conversation run)."""
+    stores, source = movies
+    counted = ("MATCH (p:Person {name: 'Tom Hanks'})-[:ACTED_IN]->(m:Movie) WHERE m.released < 1995 "
+               "RETURN count(m) AS movies")
+    listed = counted.replace("RETURN count(m) AS movies", "RETURN m.title ORDER BY m.title")
+    llm = ScriptedLLM([counted, listed])
+    outcome = write_and_run(llm, "Which movies in my movie collection did Tom Hanks act in, released before 1995?",
+                            source, stores)
+    assert len(llm.sent) == 2 and "which ones, not how many" in llm.sent[1][-1]["content"]
+    assert outcome.ok and outcome.result is not None and ("A League of Their Own",) in outcome.result.rows
+    how_many = ScriptedLLM([counted])
+    kept = write_and_run(how_many, "How many movies did Tom Hanks act in before 1995?", source, stores)
+    assert kept.ok and len(how_many.sent) == 1

@@ -694,3 +694,17 @@ def test_a_club_that_only_names_the_table_cannot_be_one_side_of_the_difference(t
                             source, stores)
     assert "'saracens', which is in how the question names its file or table" in outcome.attempts[0].error
     assert outcome.ok and outcome.result.rows == [(4,)]
+
+
+def test_one_count_for_a_question_that_asks_which_ones_is_read_in_each_language():
+    from engine.native.querying import _counts_instead_of_listing
+
+    one = QueryResult(["n"], [(3,)], False)
+    asked = "Which singers are from France?"
+    assert _counts_instead_of_listing(asked, "SELECT COUNT(*) FROM singer WHERE country = 'France'", one)
+    assert _counts_instead_of_listing(asked, "MATCH (s:Singer) WHERE s.country = 'France' RETURN count(s) AS n", one)
+    sparql = "PREFIX s: <http://x/s#>\nSELECT (COUNT(?s) AS ?n) WHERE { ?s s:c ?c }"
+    assert _counts_instead_of_listing(asked, sparql, one)
+    assert not _counts_instead_of_listing(asked, "MATCH (s:Singer) RETURN s.name, count(s) AS n", one)
+    assert not _counts_instead_of_listing("How many singers are from France?",
+                                          "SELECT COUNT(*) FROM singer WHERE country = 'France'", one)
