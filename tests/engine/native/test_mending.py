@@ -25,6 +25,12 @@ def stores(tmp_path: Path) -> sources.Stores:
                           RdfStore(tmp_path / "rdf"))
 
 
+def database(name: str, *parts: str) -> sources.Source:
+    """A SQLite database of ../shared/eval as a source."""
+    path = shared_path("eval", "sql", *parts)
+    return sources.Source(name, "database", "sqlite", str(path), describe_database(path))
+
+
 @pytest.mark.parametrize(("error", "unknown"), [
     ("no such table: treatments_types", ("part", "treatments_types")),
     ("no such column: T2.costs_of_treatment", ("field", "costs_of_treatment")),
@@ -57,8 +63,7 @@ def test_a_name_is_renamed_as_code_never_inside_a_text_value():
 def test_a_misspelt_table_runs_on_sqlite_without_a_repair(stores: sources.Stores):
     """"How much has been spent on treating Lyric and Evangeline?" (Spider's dog_kennels) written with
     `treatments_types`: the model's repair wrote the same query again, so nothing was answered."""
-    path = shared_path("eval", "sql", "spider", "database", "dog_kennels", "dog_kennels.sqlite")
-    source = sources.Source("dog_kennels", "database", "sqlite", str(path), describe_database(path))
+    source = database("dog_kennels", "spider", "database", "dog_kennels", "dog_kennels.sqlite")
     written = ("SELECT SUM(T2.cost_of_treatment) FROM dogs AS T1 JOIN treatments AS T2 ON T1.dog_id = T2.dog_id "
                "JOIN treatments_types AS T3 ON T2.treatment_type_code = T3.treatment_type_code "
                "WHERE T1.name = 'Lyric' OR T1.name = 'Evangeline'")
@@ -82,8 +87,7 @@ def test_a_misspelt_column_and_label_run_on_duckdb_and_kuzu(stores: sources.Stor
 
 
 def test_a_name_the_source_has_elsewhere_is_no_spelling_to_mend(tmp_path: Path):
-    path = shared_path("eval", "sql", "spider", "database", "dog_kennels", "dog_kennels.sqlite")
-    source = sources.Source("dog_kennels", "database", "sqlite", str(path), describe_database(path))
+    source = database("dog_kennels", "spider", "database", "dog_kennels", "dog_kennels.sqlite")
     assert mending.mended("SELECT T1.breed_name FROM dogs AS T1", "no such column: T1.breed_name", source) is None
     assert mending.mended("SELECT T1.nam FROM dogs AS T1", "no such column: T1.nam", source) == \
         "SELECT T1.name FROM dogs AS T1"
@@ -98,8 +102,7 @@ def test_the_repair_hears_the_error_of_the_query_as_mended(stores: sources.Store
     it): the repair is shown the mended query with that error, not the table it no longer misspells.
     A column only read under the wrong alias (`T3.cost_of_treatment`, the cost is in treatments) is
     mended too, with no repair."""
-    path = shared_path("eval", "sql", "spider", "database", "dog_kennels", "dog_kennels.sqlite")
-    source = sources.Source("dog_kennels", "database", "sqlite", str(path), describe_database(path))
+    source = database("dog_kennels", "spider", "database", "dog_kennels", "dog_kennels.sqlite")
     written = ("SELECT SUM(T3.price) FROM dogs AS T1 JOIN treatments AS T2 ON T1.dog_id = T2.dog_id "
                "JOIN treatments_types AS T3 ON T2.treatment_type_code = T3.treatment_type_code "
                "WHERE T1.name = 'Lyric'")
@@ -121,8 +124,7 @@ def test_a_column_read_under_the_alias_of_a_table_that_lacks_it_is_read_under_th
     """"Who bought the most tickets in a single visit, and how old is that visitor?" (Spider's
     museum_visit) written `T2.age` where `visit AS T2` has no age and `visitor AS T1` has: the repair
     wrote the same query again (unseen set). On SQLite and on DuckDB's message alike."""
-    path = shared_path("eval", "sql", "spider", "database", "museum_visit", "museum_visit.sqlite")
-    source = sources.Source("museum_visit", "database", "sqlite", str(path), describe_database(path))
+    source = database("museum_visit", "spider", "database", "museum_visit", "museum_visit.sqlite")
     written = ("SELECT T1.name, T2.age FROM visitor AS T1 JOIN visit AS T2 ON T1.id = T2.visitor_id "
                "ORDER BY T2.num_of_ticket DESC LIMIT 1")
     llm = ScriptedLLM([written])
@@ -140,8 +142,7 @@ def test_a_column_read_under_the_alias_of_a_table_that_lacks_it_is_read_under_th
 def test_a_column_named_without_its_tables_name_is_read_as_the_one_named_with_it(stores: sources.Stores):
     """"What is the largest state bordering Arkansas?" (GeoQuery) written `T2.name` where `state AS T2`
     has `state_name` (and `country_name`): the repair wrote the same query again (unseen set)."""
-    path = shared_path("eval", "sql", "geoquery", "geography-db.added-in-2020.sqlite")
-    source = sources.Source("geography", "database", "sqlite", str(path), describe_database(path))
+    source = database("geography", "geoquery", "geography-db.added-in-2020.sqlite")
     written = ("SELECT T2.name FROM border_info AS T1 JOIN state AS T2 ON T1.border = T2.name "
                "WHERE T1.state_name = 'arkansas' ORDER BY T2.area DESC LIMIT 1")
     llm = ScriptedLLM([written])
@@ -158,8 +159,7 @@ def test_a_column_named_without_its_tables_name_is_read_as_the_one_named_with_it
 def test_rows_tied_for_first_place_are_all_returned(stores: sources.Stores):
     """"Which states border the most other states, and how many?" (GeoQuery): Missouri and Tennessee
     border 8 each; `ORDER BY … DESC LIMIT 1` named one of them as if it alone did (unseen set)."""
-    path = shared_path("eval", "sql", "geoquery", "geography-db.added-in-2020.sqlite")
-    source = sources.Source("geography", "database", "sqlite", str(path), describe_database(path))
+    source = database("geography", "geoquery", "geography-db.added-in-2020.sqlite")
     written = ("SELECT state_name, COUNT(DISTINCT border) AS borders FROM border_info GROUP BY state_name "
                "ORDER BY borders DESC LIMIT 1")
     outcome = write_and_run(ScriptedLLM([written]), "Which states border the most other states?", source, stores)
