@@ -11,7 +11,7 @@ import re
 from typing import TYPE_CHECKING
 
 from engine.native.described import tables_read
-from engine.native.literals import CYPHER_TEXT, SQL_TEXT, outside
+from engine.native.literals import CYPHER_TEXT, PLAIN_NAME, SQL_TEXT, outside
 
 if TYPE_CHECKING:
     from engine.native.sources import Source
@@ -72,7 +72,6 @@ def closest(name: str, names: list[str]) -> str | None:
     return scored[0][1]
 
 
-_PLAIN = re.compile(r"[A-Za-z_]\w*")  # a name written into a query bare, as the model wrote the one it replaces
 
 
 def renamed(query: str, old: str, new: str, language: str) -> str:
@@ -95,7 +94,7 @@ def mended(query: str, error: str, source: Source) -> str | None:
         return on_relationship(query, error, source)
     if (near := closest(name, known)) is None and source.language == "sql":
         return table_prefixed(query, error, source)
-    if near is None or not _PLAIN.fullmatch(near):
+    if near is None or not PLAIN_NAME.fullmatch(near):
         return None  # none close, or one that would need quoting: the repair hears the engine instead
     changed = renamed(query, name, near, source.language)
     return changed if changed != query else None
@@ -138,7 +137,7 @@ def table_prefixed(query: str, error: str, source: Source) -> str | None:
         table or "").lower() for c in t.get("columns", [])}
     named = next((columns[f"{stem}_{column.lower()}"] for stem in _stems(table or "") if f"{stem}_{column.lower()}"
                   in columns), None)
-    if named is None or not _PLAIN.fullmatch(named):
+    if named is None or not PLAIN_NAME.fullmatch(named):
         return None
     changed = outside(query, SQL_TEXT, lambda code: re.sub(
         rf"(?<![\w$.]){re.escape(alias)}\.{re.escape(column)}(?![\w$])", f"{alias}.{named}", code, flags=re.IGNORECASE))

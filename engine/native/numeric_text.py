@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from engine.native.literals import SQL_TEXT, outside
+from engine.native.literals import PLAIN_NAME, SQL_TEXT, outside
 
 if TYPE_CHECKING:
     from engine.native.sources import Source
@@ -79,7 +79,7 @@ def _renamed(reference: str, column: str) -> str:
 def _worded_pairs(columns: list[dict]) -> dict[str, str]:
     """{text column whose values start with a number: the one number column named by its words}."""
     numbers = [str(c["name"]) for c in columns if NUMBER_TYPE.match(str(c.get("type", "")))
-               and _PLAIN.fullmatch(str(c["name"]))]  # written into the query as it is: a plain name only
+               and PLAIN_NAME.fullmatch(str(c["name"]))]  # written into the query as it is: a plain name only
     pairs = {}
     for column in columns:
         samples = [str(v) for v in column.get("samples", []) if v is not None]
@@ -93,6 +93,5 @@ def _worded_pairs(columns: list[dict]) -> dict[str, str]:
     return pairs
 
 
-_PLAIN = re.compile(r"[A-Za-z_]\w*")
 _WORDED_NUMBER = re.compile(r"\s*\d[\d,.]*\s+[A-Za-z]")  # "10 years, 228 days", "5 ft 11 in"
 NUMBER_TYPE = re.compile(r"(?:BIG|SMALL|TINY|HUGE|U)?INT|DOUBLE|FLOAT|REAL|DECIMAL|NUMERIC|NUMBER", re.IGNORECASE)

@@ -12,7 +12,7 @@ from engine.generation.untrusted import inline, quoted
 from engine.native import periods
 from engine.native.conditions import both_at_once
 from engine.native.examples import Example
-from engine.native.literals import CYPHER_TEXT, outside
+from engine.native.literals import CYPHER_TEXT, PLAIN_NAME, outside
 from engine.native.writers.cypher_fixes import NODE as _NODE
 from engine.native.writers.cypher_fixes import VARIABLE as _VARIABLE
 from engine.native.writers.cypher_fixes import (
@@ -214,13 +214,12 @@ def _substituted(query: str, substitutions: list[tuple[str, str]], flags: int = 
     return outside(query, CYPHER_TEXT, change)
 
 
-_PLAIN = re.compile(r"[A-Za-z_]\w*")
 
 
 def _written(name: str) -> str:
     """A name from the graph's schema as a query Trove rewrites holds it: bare when it is a plain
     identifier (as the model writes it), else quoted (`cy.ident` refuses what cannot be quoted)."""
-    return name if _PLAIN.fullmatch(name) else str(cy.ident(name))
+    return name if PLAIN_NAME.fullmatch(name) else str(cy.ident(name))
 
 
 def _property_names(descriptor: dict) -> set[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from engine.native.literals import CYPHER_TEXT
+from engine.native.literals import CYPHER_TEXT, PLAIN_NAME
 from engine.native.writers.sparql_fixes import closing
 
 NODE = re.compile(r"\(\s*([A-Za-z_]\w*)\s*:\s*`?(\w+)`?")  # a node's variable and its label
@@ -178,7 +178,6 @@ def wrong_ends(bare: str, nodes: dict, rels: dict) -> str | None:
     return None
 
 
-_PLAIN = re.compile(r"[A-Za-z_]\w*")
 
 
 def linked_instead(query: str, literal: str, place: str, quote: Callable[[str], str]) -> str | None:
@@ -188,13 +187,14 @@ def linked_instead(query: str, literal: str, place: str, quote: Callable[[str], 
     lower(x.name) = 'tom cruise' }` (`quote` writes a text literal). None when the literal is not
     compared with a property of a relationship that has `Label` at one end and a variable at the other."""
     label, _, field = place.partition(".")
-    if not _PLAIN.fullmatch(label) or not _PLAIN.fullmatch(field):  # written bare into the query
+    if not PLAIN_NAME.fullmatch(label) or not PLAIN_NAME.fullmatch(field):  # written bare into the query
         return None
     bare = masked(query)
     labels = dict(NODE.findall(bare))
     for left, left_label, back, variable, rel, _, forward, right, right_label in _STEP.findall(bare):
         ends = (left_label or labels.get(left), right_label or labels.get(right))
-        if not _PLAIN.fullmatch(variable) or label not in ends or not (other := right if ends[0] == label else left):
+        other = right if ends[0] == label else left
+        if not PLAIN_NAME.fullmatch(variable) or label not in ends or not other:
             continue
         if (compared := _compared_on(query, variable, literal)) is None:
             continue
