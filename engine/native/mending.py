@@ -108,39 +108,46 @@ def requalified(query: str, error: str, source: Source) -> str | None:
     """The SQL `query` with a column read under the alias of a table that lacks it (`T2.age`, where
     `visitor AS T1` has age and `visit AS T2` has not) read under the one alias whose table has it;
     None when the message names no alias, or no single alias fits."""
-    found = next((m for pattern in _QUALIFIED if (m := pattern.search(error))), None)
-    if found is None:
+    if (qualified := _qualified(error)) is None:
         return None
-    alias, column = found.group(1), found.group(2)
+    alias, column = qualified
     holding = {table.lower() for table in _tables_with(source, column)}
     fitting = {a for a, table in tables_read(query).items() if table.lower() in holding and a != table.lower()}
     if len(fitting) != 1:
         return None
     (other,) = fitting
     written = next(m.group(0) for m in re.finditer(rf"\b{re.escape(other)}\b", query, re.IGNORECASE))
-    changed = outside(query, SQL_TEXT, lambda code: re.sub(
-        rf"(?<![\w$.]){re.escape(alias)}\.{re.escape(column)}(?![\w$])", f"{written}.{column}", code,
-        flags=re.IGNORECASE))
-    return changed if changed != query else None
+    return _read_as(query, alias, column, f"{written}.{column}")
 
 
 def table_prefixed(query: str, error: str, source: Source) -> str | None:
     """The SQL `query` with a column read under an alias whose table lacks it (`T2.name`, where
     `state AS T2` has `state_name`) read as that table's column named by the table and it
     (`T2.state_name`); None when the message names no alias or the table has no such column."""
-    found = next((m for pattern in _QUALIFIED if (m := pattern.search(error))), None)
-    if found is None:
+    if (qualified := _qualified(error)) is None:
         return None
-    alias, column = found.group(1), found.group(2)
-    table = tables_read(query).get(alias.lower())
-    columns = {str(c["name"]).lower(): str(c["name"]) for t in source.tables if str(t["table"]).lower() == (
-        table or "").lower() for c in t.get("columns", [])}
-    named = next((columns[f"{stem}_{column.lower()}"] for stem in _stems(table or "") if f"{stem}_{column.lower()}"
+    alias, column = qualified
+    table = tables_read(query).get(alias.lower()) or ""
+    columns = {str(c["name"]).lower(): str(c["name"]) for t in source.tables if str(t["table"]).lower() == table.lower()
+               for c in t.get("columns", [])}
+    named = next((columns[f"{stem}_{column.lower()}"] for stem in _stems(table) if f"{stem}_{column.lower()}"
                   in columns), None)
     if named is None or not PLAIN_NAME.fullmatch(named):
         return None
+    return _read_as(query, alias, column, f"{alias}.{named}")
+
+
+def _qualified(error: str) -> tuple[str, str] | None:
+    """(alias, column) of the engine's message about a column its alias's table lacks, or None."""
+    found = next((m for pattern in _QUALIFIED if (m := pattern.search(error))), None)
+    return None if found is None else (found.group(1), found.group(2))
+
+
+def _read_as(query: str, alias: str, column: str, reference: str) -> str | None:
+    """`query` with `alias.column` (as code, never inside a text value) written `reference`; None when
+    that changes nothing."""
     changed = outside(query, SQL_TEXT, lambda code: re.sub(
-        rf"(?<![\w$.]){re.escape(alias)}\.{re.escape(column)}(?![\w$])", f"{alias}.{named}", code, flags=re.IGNORECASE))
+        rf"(?<![\w$.]){re.escape(alias)}\.{re.escape(column)}(?![\w$])", reference, code, flags=re.IGNORECASE))
     return changed if changed != query else None
 
 
