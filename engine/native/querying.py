@@ -267,10 +267,11 @@ def _tied(store: NativeStore, statement: str, result: QueryResult, language: str
     found = _instead(store, probe, timeout_s, MAX_TIED + 1) if probe is not None else None
     if found is None or found[1].rows[0][at] != result.rows[0][at]:
         return statement, result
-    tied = next((i for i, row in enumerate(found[1].rows) if row[at] != result.rows[0][at]), len(found[1].rows))
-    if tied <= 1 or (every := with_limit(statement, language, min(tied, MAX_TIED))) is None:
+    probed, rows = found
+    tied = min(MAX_TIED, next((i for i, row in enumerate(rows.rows) if row[at] != result.rows[0][at]), len(rows.rows)))
+    if tied <= 1 or (every := with_limit(probed, language, tied)) is None:
         return statement, result
-    return _instead(store, every, timeout_s, MAX_TIED) or (statement, result)
+    return every, QueryResult(rows.columns, rows.rows[:tied])  # the probe's first rows: what `every` returns
 
 
 def _valued_first(store: NativeStore, statement: str, result: QueryResult, language: str, timeout_s: float,
