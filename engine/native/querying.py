@@ -174,7 +174,7 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if not _YES_NO.match(question) and (echoed := echo(result, statement)):
                 raise QueryFailed(f"the result only repeats {echoed!r}, the value the query filters on: return "
                                   "what the question asks for instead")
-            if _counts_instead_of_listing(question, statement, result):
+            if _counts_instead_of_listing(question, statement, result, source.language):
                 raise QueryFailed("the question asks which ones, not how many: return the items themselves "
                                   "(their names), not a count")
             if (filtered := only_the_filtered(question, statement, result)) is not None:
@@ -637,12 +637,12 @@ def _shown_columns(result: QueryResult) -> int:
 
 _LISTING = re.compile(r"\s*(?:(?:in|from|of|among)\b[^?]{0,120}?,\s*)?(?:which|who|list|name)\b", re.IGNORECASE)
 _COUNTING = re.compile(r"\b(?:how\s+many|number|count|total|how\s+much)\b", re.IGNORECASE)
-_ONLY_COUNT = (  # a query that returns one count and nothing else, in SQL, Cypher and SPARQL
-    re.compile(r"^\s*select\s+(?:distinct\s+)?count\s*\([^()]*\)(?:\s+as\s+\w+)?\s+from\b", re.IGNORECASE),
-    re.compile(r"\bRETURN\s+(?:DISTINCT\s+)?count\s*\([^()]*\)(?:\s+AS\s+\w+)?\s*;?\s*$", re.IGNORECASE),
-    re.compile(r"\bSELECT\s+(?:DISTINCT\s+)?\(\s*COUNT\s*\([^()]*\)\s+AS\s+\?\w+\s*\)\s*(?:WHERE\b|\{)",
-               re.IGNORECASE),
-)
+_ONLY_COUNT = {  # a query that returns one count and nothing else, per language
+    "sql": re.compile(r"^\s*select\s+(?:distinct\s+)?count\s*\([^()]*\)(?:\s+as\s+\w+)?\s+from\b", re.IGNORECASE),
+    "cypher": re.compile(r"\bRETURN\s+(?:DISTINCT\s+)?count\s*\([^()]*\)(?:\s+AS\s+\w+)?\s*;?\s*$", re.IGNORECASE),
+    "sparql": re.compile(r"\bSELECT\s+(?:DISTINCT\s+)?\(\s*COUNT\s*\([^()]*\)\s+AS\s+\?\w+\s*\)\s*(?:WHERE\b|\{)",
+                         re.IGNORECASE),
+}
 
 
 _NOT_NOUN = r"(?!(?:is|was|has|does|this|its|his|us|yes)\b)"
@@ -684,11 +684,11 @@ def without_repeats(question: str, statement: str, result: QueryResult, language
     return projection.sub(lambda m: f"{m.group(0)}DISTINCT ", statement, count=1)
 
 
-def _counts_instead_of_listing(question: str, statement: str, result: QueryResult) -> bool:
+def _counts_instead_of_listing(question: str, statement: str, result: QueryResult, language: str) -> bool:
     """"Which laureates are Belgian?" answered by `SELECT COUNT(*) …`: one number where the
     question asks for the items (and does not ask how many)."""
     return (bool(_LISTING.match(question)) and not _COUNTING.search(question) and len(result.rows) == 1
-            and len(result.columns) == 1 and any(pattern.search(statement) for pattern in _ONLY_COUNT))
+            and len(result.columns) == 1 and language in _ONLY_COUNT and bool(_ONLY_COUNT[language].search(statement)))
 
 
 _ID = re.compile(r"(?:^|[_.\s])[iI][dD]$|[a-z]ID$")  # student_id, ID, StuID; not paid, valid
@@ -710,7 +710,7 @@ def counts_the_named(question: str, statement: str, result: QueryResult, source:
     (one): what the query counted is the named row, not nurses, when no table or column of the source
     names nurses. The problem to send back, or None."""
     asked = _HOW_MANY.search(question)
-    if source.language != "sql" or asked is None or not _ONLY_COUNT[0].match(statement) or \
+    if source.language != "sql" or asked is None or not _ONLY_COUNT["sql"].match(statement) or \
             [tuple(row) for row in result.rows] != [(1,)]:
         return None
     thing = asked.group(1).lower()

@@ -701,10 +701,11 @@ def test_one_count_for_a_question_that_asks_which_ones_is_read_in_each_language(
 
     one = QueryResult(["n"], [(3,)], False)
     asked = "Which singers are from France?"
-    assert _counts_instead_of_listing(asked, "SELECT COUNT(*) FROM singer WHERE country = 'France'", one)
-    assert _counts_instead_of_listing(asked, "MATCH (s:Singer) WHERE s.country = 'France' RETURN count(s) AS n", one)
+    assert _counts_instead_of_listing(asked, "SELECT COUNT(*) FROM singer WHERE country = 'France'", one, "sql")
+    cypher = "MATCH (s:Singer) WHERE s.country = 'France' RETURN count(s) AS n"
+    assert _counts_instead_of_listing(asked, cypher, one, "cypher")
     sparql = "PREFIX s: <http://x/s#>\nSELECT (COUNT(?s) AS ?n) WHERE { ?s s:c ?c }"
-    assert _counts_instead_of_listing(asked, sparql, one)
-    assert not _counts_instead_of_listing(asked, "MATCH (s:Singer) RETURN s.name, count(s) AS n", one)
+    assert _counts_instead_of_listing(asked, sparql, one, "sparql")
+    assert not _counts_instead_of_listing(asked, "MATCH (s:Singer) RETURN s.name, count(s) AS n", one, "cypher")
     assert not _counts_instead_of_listing("How many singers are from France?",
-                                          "SELECT COUNT(*) FROM singer WHERE country = 'France'", one)
+                                          "SELECT COUNT(*) FROM singer WHERE country = 'France'", one, "sql")
