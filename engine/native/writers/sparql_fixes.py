@@ -473,7 +473,7 @@ def _misplaced(query: str, m: re.Match, iri: str, pairs: list[tuple[re.Match, st
         return None
     if any(other.group(2) == m.group(2) and known in predicates for other, known in pairs if other is not m):
         return _without_pair(query, m)
-    links = [p for p in namesakes if _kind_of(p, source) == "iri"]
+    links = [p for p in namesakes if _described(p, source).get("kind") == "iri"]
     return _through_class(query, m, iri, links[0], source) if len(links) == 1 else None
 
 
@@ -486,11 +486,6 @@ def _namesakes(iri: str, predicates: set[str]) -> list[str]:
     def bare(name: str) -> str:
         return local_name(name).lower().removeprefix("ref-")
     return [p for p in predicates if bare(p) == bare(iri) and _namespace(p) != _namespace(iri)]
-
-
-def _kind_of(predicate: str, source: Source) -> str:
-    return next((str(p.get("kind", "")) for c in source.descriptor.get("classes", []) for p in c.get("predicates", [])
-                 if p["iri"] == predicate), "")
 
 
 def _without_pair(query: str, m: re.Match) -> str | None:
@@ -521,20 +516,15 @@ def _through_class(query: str, m: re.Match, iri: str, namesake: str, source: Sou
     if len(links) != 1:
         return None
     via = "via_" + variable_name(local_name(holder), "thing")
-    opening = query.find("{", _where_start(query))
-    if opening < 0:
+    if (block := _where_block(query)) is None:
         return None
+    opening = block[0]
     try:
         link, onward = str(sq.iri(links[0])), str(sq.iri(namesake))
     except Unquotable:
         return None
     mended = query[:m.start()] + f"{link} ?{via}" + query[m.end():]
     return mended[:opening + 1] + f"\n  ?{via} {onward} ?{m.group(2)} ." + mended[opening + 1:]
-
-
-def _where_start(query: str) -> int:
-    found = re.search(r"\bWHERE\b", query, re.IGNORECASE)
-    return found.start() if found else 0
 
 
 def _subject_classes(query: str) -> dict[str, list[str]]:
@@ -643,8 +633,13 @@ def _join_by_link(query: str, literal: str, variable: str, used: dict, source: S
 
 
 def _range_of(link: str, source: Source) -> str:
-    return next((p.get("range", "") for c in source.descriptor.get("classes", []) for p in c.get("predicates", [])
-                 if p["iri"] == link), "")
+    return str(_described(link, source).get("range") or "")
+
+
+def _described(predicate: str, source: Source) -> dict:
+    """What the descriptor says of a predicate (its kind, its range), or {}."""
+    return next((p for c in source.descriptor.get("classes", []) for p in c.get("predicates", [])
+                 if p["iri"] == predicate), {})
 
 
 def _link_for(literal: str, used: set[str], source: Source) -> str | None:
