@@ -269,7 +269,7 @@ def fix(query: str, source: Source) -> str:
         query = _declared(query, source)  # the fixes below parse the query: its prefixes must be known
         schema = schema_text(source)
         query = sparql_fixes.bind_missing(sparql_fixes.class_from(query, source), schema)
-        query = sparql_fixes.filters_bound(query, schema)
+        query = _declared(sparql_fixes.filters_bound(query, schema), source)  # patterns just bound use prefixes too
         query = sparql_fixes.without_self_links(sparql_fixes.mend_classes(query, source), source)
         query = sparql_fixes.mend_predicates(sparql_fixes.misplaced_links(query, source), source)
         query = sparql_fixes.follow_links(query, source)

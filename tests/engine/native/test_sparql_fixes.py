@@ -417,3 +417,19 @@ SELECT ?ship_name WHERE {
     two = """PREFIX high_schooler: <http://valuenet/ontop/high_schooler#>
 SELECT ?friend WHERE { ?h high_schooler:name ?n . ?friend high_schooler:ref-student_id ?h . }"""
     assert sparql_fixes.misplaced_links(two, friend_source) == two  # friend's and likes' links: no guess
+
+
+def test_a_value_followed_as_a_link_is_mended_when_the_pattern_bound_for_a_filter_brings_its_prefix(tmp_path):  # noqa: ANN001
+    """Spider's "number of car models created by the car maker American Motor Company?": the model
+    filtered on a full name no pattern bound and joined by the maker's id (a number). The pattern
+    bound for the filter names `car_makers:`, which the query never declared: it is declared before
+    the fixes that parse the query, so the id becomes the link and the count is 1, not 0."""
+    store, source = spider_graph("car_1_triples", tmp_path)
+    written = """SELECT (COUNT(?model_list) AS ?count) WHERE {
+  ?model_list model_list:maker ?car_makers .
+  FILTER(lcase(str(?car_makers_fullname)) = "american motor company")
+}"""
+    fixed = sparql.fix(written, source)
+    assert "PREFIX car_makers: <http://valuenet/ontop/car_makers#>" in fixed
+    assert "?model_list model_list:ref-maker ?car_makers ." in fixed and sparql.fix(fixed, source) == fixed
+    assert rows((store, source), written) == [(1,)]
