@@ -1,6 +1,7 @@
 """What a query's conditions say on their own text, before any engine runs it: a field compared
 with two different values in one AND-chain, which no row (or node) can meet; a name compared with
-that the question never names and the prompt showed (copied, not asked)."""
+that the question never names and the prompt showed (copied, not asked); a question's "not" the
+query leaves out."""
 
 from __future__ import annotations
 
@@ -339,3 +340,29 @@ def _without_entry(statement: str, m: re.Match) -> str:
     if (comma := re.match(r"\s*,\s*", after)) is not None:
         return before + after[comma.end():]
     return re.sub(r",\s*$", "", before) + after
+
+
+_NEGATED = re.compile(r"\b(?:(?:do|does|did|have|has|had|is|are|was|were|can|could|will|would)\s+(?:not|never)|"
+                      r"(?:don|doesn|didn|haven|hasn|hadn|isn|aren|wasn|weren)['’]t|never|without|"
+                      r"(?:with|have|has|had)\s+no)\b", re.IGNORECASE)
+_QUESTION_QUOTE = re.compile(r"(?<!\w)['\"“‘][^'\"”’]*['\"”’](?!\w)")  # 'Speed has no limits': a value
+_NEGATING = re.compile(r"\bNOT\b|\bMINUS\b|\bEXCEPT\b|!=|<>|!\s*(?:BOUND|EXISTS|REGEX|CONTAINS)\b|FILTER\s*\(\s*!|"
+                       r"\bIS\s+NULL\b|\bNONE\s*\(|=\s*0(?![\d.])|=\s*'(?:no|none|n/?a)?'", re.IGNORECASE)
+_COMPARING = re.compile(r"<=|>=|<|>")
+_IRI_OR_ARROW = re.compile(r"<[^<>\s]*>|<-|->")
+_WAYS_TO_LEAVE_OUT = {"sql": "NOT IN (SELECT …) or NOT EXISTS (SELECT …)", "cypher": "WHERE NOT (…)-[…]-(…)",
+                      "sparql": "FILTER NOT EXISTS { … } or MINUS { … }"}
+
+
+def negation_dropped(question: str, statement: str, language: str) -> str | None:
+    """What to tell the repair when the question asks for the things that do not do something ("the
+    teachers whose courses have not been arranged") and the query leaves none out: no NOT, MINUS,
+    EXCEPT, `!=`, `IS NULL` or `= 0` in it, so it answers with every one (the arranged ones too).
+    None when the question negates nothing, or the query compares (`<=` for "not higher than 4")."""
+    negated = _NEGATED.search(_QUESTION_QUOTE.sub(" ", question))
+    if negated is None:
+        return None
+    if _NEGATING.search(statement) or _COMPARING.search(_IRI_OR_ARROW.sub(" ", QUOTED_VALUE.sub("''", statement))):
+        return None
+    return (f"the question asks for the ones that {negated.group(0).lower()} …, but the query leaves none out, so it "
+            f"returns every one: leave out those that do ({_WAYS_TO_LEAVE_OUT.get(language, 'NOT')})")

@@ -20,6 +20,7 @@ from engine.native.conditions import (
     counts_a_count,
     each_named,
     intersect_of_differing,
+    negation_dropped,
     other_date_compared,
     other_field_returned,
     pattern_and_where,
@@ -113,7 +114,7 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
         query = apostrophes_quoted(every_one_asked(question, query), question, source.language)
         try:
             statement = _explained(store, writer, query, source)
-            if problem := writer.check(statement, source):
+            if problem := writer.check(statement, source) or negation_dropped(question, statement, source.language):
                 raise QueryFailed(problem)
             if (summed := sums_years(statement, question)) is not None:
                 raise QueryFailed(f"the query adds up {summed}, which holds years: a sum of years means nothing. Use "

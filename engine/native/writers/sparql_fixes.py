@@ -750,6 +750,32 @@ def _joined(groups: list[set]) -> list[set]:
     return merged
 
 
+_GROUP_BY = re.compile(r"\bGROUP\s+BY((?:\s+[?$]\w+)+)", re.IGNORECASE)
+
+
+def grouped_values(query: str) -> str:
+    """`SELECT ?employee_name … GROUP BY ?employee`: a selected value of a grouped thing (its name),
+    neither grouped nor aggregated, which SPARQL refuses. It is grouped too: a thing's value is one
+    per thing, so the groups stay the same. Other ungrouped variables are left to the repair."""
+    group_by, span = _GROUP_BY.search(query), _select_clause(query)
+    if group_by is None or span is None or len(re.findall(r"\bSELECT\b", query, re.IGNORECASE)) > 1:
+        return query
+    grouped = set(_VARIABLE.findall(group_by.group(1)))
+    selected = flat(query[span[0]:span[1]])  # what brackets hold (aggregates, `AS ?n`) blanked
+    wanted = [v for v in dict.fromkeys(_VARIABLE.findall(selected)) if v not in grouped]
+    triples = _parsed_triples(query) if wanted else None
+    if not triples:
+        return query
+    from rdflib import Variable
+
+    valued = {str(o) for s, _, o in triples
+              if isinstance(o, Variable) and isinstance(s, Variable) and str(s) in grouped}
+    added = [v for v in wanted if v in valued]
+    if not added:
+        return query
+    return query[:group_by.end(1)] + "".join(f" ?{v}" for v in added) + query[group_by.end(1):]
+
+
 _HYPHENED = re.compile(r"([?$][A-Za-z_]\w*)((?:-[A-Za-z_]\w*)+)")
 
 

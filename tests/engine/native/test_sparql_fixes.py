@@ -433,3 +433,26 @@ def test_a_value_followed_as_a_link_is_mended_when_the_pattern_bound_for_a_filte
     assert "PREFIX car_makers: <http://valuenet/ontop/car_makers#>" in fixed
     assert "?model_list model_list:ref-maker ?car_makers ." in fixed and sparql.fix(fixed, source) == fixed
     assert rows((store, source), written) == [(1,)]
+
+
+def test_a_grouped_things_name_selected_but_not_grouped_is_grouped_on_the_spider_evaluations(tmp_path):  # noqa: ANN001
+    """Spider's "find the name of employee who was awarded the most times": the model grouped by the
+    employee and selected the name, which SPARQL refuses; the repair gave the same query back. The name
+    is one per employee, so grouping by it too keeps the groups; a value of another thing is left alone."""
+    store, source = spider_graph("employee_hire_evaluation_triples", tmp_path)
+    written = """PREFIX employee: <http://valuenet/ontop/employee#>
+PREFIX evaluation: <http://valuenet/ontop/evaluation#>
+PREFIX ontop: <http://valuenet/ontop/>
+SELECT ?employee_name WHERE { ?employee employee:name ?employee_name .
+  ?evaluation a ontop:evaluation ;
+    evaluation:ref-employee_id ?employee ;
+    evaluation:year_awarded ?year_awarded .
+}
+GROUP BY ?employee
+  ORDER BY DESC(COUNT(?year_awarded))
+  LIMIT 1"""
+    fixed = sparql.fix(written, source)
+    assert "GROUP BY ?employee ?employee_name\n" in fixed and sparql.fix(fixed, source) == fixed
+    assert rows((store, source), written) == [("George Chuter",)]
+    other = written.replace("SELECT ?employee_name", "SELECT ?year_awarded")
+    assert sparql_fixes.grouped_values(other) == other  # an evaluation's year is not one per employee
