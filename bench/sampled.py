@@ -9,7 +9,8 @@ bench.answers asks questions written here by reading the data; these are the ben
 that judge the project are. Each is asked of Trove over the bench.answers home (its disk and index,
 `--work`), so routing and the choice among 20 databases, 19 RDF graphs, a property graph, 155 tables
 and the documents are part of every question. Gold values: Spider's SQL run on its SQLite file (for
-Spider4SPARQL too: the same questions, the same data), the movies set's stored result, WTQ's target.
+Spider4SPARQL too: the same questions, the same data), the movies set's stored result (its names
+only, where its gold query returns counts or years beside them to rank by), WTQ's target.
 A question is kept when its gold result has at most 6 rows of at most 3 values. Correct: every gold
 value is in the answer (citation markers left out; numbers compared at the answer's precision).
 Wrong with a citation: an answer with citations that is not correct. Writes sampled.md / sampled.json.
@@ -95,9 +96,16 @@ def sparql(rng: random.Random, n: int) -> list[Sampled]:
 
 def movies(rng: random.Random, n: int) -> list[Sampled]:
     dev = json.loads((EVAL / "cypher" / "movies" / "movies_eval.json").read_text(encoding="utf-8"))
-    kept = [Sampled("movies", q["question"], _flat(q["result"]), q["cypher"])
+    kept = [Sampled("movies", q["question"], _named(q["result"]), q["cypher"])
             for q in rng.sample(dev, len(dev)) if _small(q["result"])]
     return kept[:n]
+
+
+def _named(rows: Sequence[Sequence[Value]]) -> tuple[Value, ...]:
+    """The names a movies result gives (its titles, people), without the counts and years its gold
+    query returns beside them to rank by; all of its values when it holds no name."""
+    values = _flat(rows)
+    return tuple(v for v in values if _as_number(v) is None) or values
 
 
 def wtq(rng: random.Random, n: int) -> list[Sampled]:

@@ -24,6 +24,7 @@ from engine.native.conditions import (
     other_date_compared,
     other_field_returned,
     pattern_and_where,
+    ranking_dropped,
     sized_by_population,
     subtracts_itself,
     sums_years,
@@ -190,6 +191,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if (missing := _aggregates_missing(question, result)) is not None:
                 raise QueryFailed(f"the question asks for {missing}, each as its own column of one row: the "
                                   f"query returned {len(result.columns)} column(s)")
+            if (unranked := ranking_dropped(question, statement, mending.names_of(source, "field"))) is not None:
+                raise QueryFailed(unranked)  # after the aggregates: "the minimum and maximum" are theirs to say
             if len(parts := asked_parts(question)) > _shown_columns(result) and not _empty(result):
                 fallback = fallback or (statement, result)  # a part of the answer, if no repair gives it all
                 raise QueryFailed(f"the question asks {len(parts)} things ({'; '.join(parts)}): return each as "

@@ -1,11 +1,12 @@
-"""What a query's conditions say on their own text: a question's "not" the query leaves out."""
+"""What a query's conditions say on their own text: a question's "not" or "the first" the query leaves out."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from engine.native.conditions import negation_dropped
+from engine.native import sources
+from engine.native.conditions import negation_dropped, ranking_dropped
 from engine.native.querying import write_and_run
 from engine.native.sources import Stores
 from tests.conftest import shared_path
@@ -23,6 +24,7 @@ def test_a_question_that_negates_is_sent_back_when_the_query_leaves_nothing_out(
     for left_out in ("SELECT name FROM teacher WHERE teacher_id NOT IN (SELECT teacher_id FROM course_arrange)",
                      "SELECT name FROM teacher EXCEPT SELECT T1.name FROM teacher T1 JOIN course_arrange T2 USING (id)",
                      "SELECT name FROM hospital WHERE operating_rooms = 0",
+                     "SELECT name FROM teacher WHERE subject != 'math'",
                      "SELECT T1.name FROM teacher T1 LEFT JOIN course_arrange T2 USING (id) WHERE T2.id IS NULL"):
         assert negation_dropped(_NOT_ARRANGED, left_out, "sql") is None
 
@@ -38,21 +40,59 @@ def test_a_negated_comparison_a_quoted_no_and_a_question_without_not_are_left_al
     assert negation_dropped(_NOT_ARRANGED, iri_only, "sparql") is not None
 
 
-def test_how_often_spider_questions_that_negate_are_answered_with_a_negation_by_their_gold_queries():
-    """Spider's own dev set: of the questions the check reads as negating, the gold queries that it
-    would send back (no NOT, EXCEPT, `!=`… and no comparison) must be none."""
+def test_spiders_own_gold_queries_are_never_sent_back_for_a_not_or_a_ranking():
+    """Spider's dev set: of the questions each check reads as negating or ranking, the gold queries it
+    would send back (no NOT, EXCEPT, `!=`…; no ORDER BY, MIN/MAX, LIMIT) must be none."""
     dev = json.loads(shared_path("eval", "sql", "spider", "dev.json").read_text(encoding="utf-8"))
     negating = [d for d in dev if negation_dropped(d["question"], "SELECT 1", "sql") is not None]
     assert len(negating) > 40  # the check hears Spider's "not" questions
     assert [d["question"] for d in negating if negation_dropped(d["question"], d["query"], "sql")] == []
+    ranking = [d for d in dev if ranking_dropped(d["question"], "SELECT 1", []) is not None]
+    assert len(ranking) > 120
+    assert [d["question"] for d in ranking if ranking_dropped(d["question"], d["query"], [])] == []
+
+
+def test_a_ranking_question_is_sent_back_when_the_query_ranks_nothing_and_names_are_no_ranking():
+    assert "ORDER BY … LIMIT 1" in (ranking_dropped("Who is the first student to register?",
+                                                    "SELECT first_name FROM students", []) or "")
+    for asked in ("How many students have the first name John?", "What are the first, middle, and last names?",
+                  "How much was sold in the last 5 years?", "Which player has the highest score?"):
+        assert ranking_dropped(asked, "SELECT name FROM player ORDER BY score DESC LIMIT 1", []) is None
+        assert asked.startswith("Which") or ranking_dropped(asked, "SELECT name FROM player", []) is None
+    assert ranking_dropped("Who won the Most Valuable Player award?",
+                           "SELECT name FROM awards WHERE award = 'Most Valuable Player'", []) is None
+    assert ranking_dropped("Which players have the longest drive?", "SELECT name FROM p", ["longest_drive"]) is None
+
+
+def test_the_first_place_registered_comes_back_after_a_query_that_lists_every_one(tmp_path: Path):
+    from local_stores.graph_store import GraphStore
+    from local_stores.rdf_store import RdfStore
+    from local_stores.table_store import TableStore
+
+    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
+    csv = "name,registered\nThompson Hall,1983-05-02\nBack River Farm,1979-11-20\nSmith Chapel,1990-01-15\n"
+    info = stores.tables.load_csv("register", tmp_path / "register.csv", csv)
+    source = sources.Source("register", "table", "duckdb", str(tmp_path / "register.csv"), info.descriptor())
+    llm = ScriptedLLM(["SELECT name FROM register", "SELECT name FROM register ORDER BY registered LIMIT 1"])
+    outcome = write_and_run(llm, "Which place was registered first?", source, stores)
+    assert outcome.ok and [r[0] for r in outcome.result.rows] == ["Back River Farm"]  # with its date
+    assert "the query ranks nothing" in (outcome.attempts[0].error or "")
 
 
 def test_the_teachers_whose_courses_were_not_arranged_on_the_spider_graph(tmp_path: Path):
-    """The model's query listed every teacher (its `!=` compared an id with a teacher, always true);
-    one with no negation at all is sent back, and the repair's FILTER NOT EXISTS gives the two."""
+    """The model's query listed every teacher: its `!=` compared a teacher's id with the teacher, two
+    variables, which leaves none out. It is sent back; the repair's FILTER NOT EXISTS gives the two."""
     store, source = spider_graph("course_teach_triples", tmp_path)
-    every = """PREFIX teacher: <http://valuenet/ontop/teacher#>
-SELECT ?teacher_name WHERE { ?teacher teacher:name ?teacher_name . }"""
+    every = """PREFIX course_arrange: <http://valuenet/ontop/course_arrange#>
+PREFIX ontop: <http://valuenet/ontop/>
+PREFIX teacher: <http://valuenet/ontop/teacher#>
+SELECT ?teacher_name WHERE { ?teacher teacher:name ?teacher_name .
+  ?teacher a ontop:teacher .
+  ?teacher teacher:teacher_id ?teacher_teacher_id .
+  ?course_arrange a ontop:course_arrange .
+  ?course_arrange course_arrange:ref-teacher_id ?teacher .
+  FILTER(?teacher_teacher_id != ?teacher)
+}"""
     left_out = """PREFIX teacher: <http://valuenet/ontop/teacher#>
 PREFIX course_arrange: <http://valuenet/ontop/course_arrange#>
 SELECT ?teacher_name WHERE { ?teacher teacher:name ?teacher_name .
