@@ -362,8 +362,8 @@ def negation_dropped(question: str, statement: str, language: str) -> str | None
     too; `?teacher_id != ?teacher`, two variables, left none out).
     None when the question negates nothing, or the query compares (`<=` for "not higher than 4")."""
     negated = _NEGATED.search(_QUESTION_QUOTE.sub(" ", question))
-    if negated is None:
-        return None
+    if negated is None or _compares_a_value_with(negated.group(0).split()[-1], statement):
+        return None  # "Never Say Never Again" is a title the query compares
     if _NEGATING.search(statement) or _COMPARING.search(_IRI_OR_ARROW.sub(" ", QUOTED_VALUE.sub("''", statement))):
         return None
     return (f"the question asks for the ones that {negated.group(0).lower()} …, but the query leaves none out, so it "
@@ -387,9 +387,14 @@ def ranking_dropped(question: str, statement: str, fields: list[str]) -> str | N
     if ranked is None or _RANKING.search(statement):
         return None
     word = ranked.group(0).lower()
-    named = [re.split(r"[#/]", f)[-1] for f in fields] + [m.group(1) or m.group(2) or "" for m in
-                                                           QUOTED_VALUE.finditer(statement)]  # "Most Valuable Player"
-    if any(word in re.split(r"[^a-z]+", name.lower()) for name in named):
+    fielded = any(word in re.split(r"[^a-z]+", re.split(r"[#/]", f)[-1].lower()) for f in fields)
+    if fielded or _compares_a_value_with(word, statement):  # "Most Valuable Player" is a value the query compares
         return None
     return (f"the question asks for the {word}, but the query ranks nothing, so it returns every one: order by what "
             f"makes one the {word} and keep the first (ORDER BY … LIMIT 1), or take MIN/MAX of it")
+
+
+def _compares_a_value_with(word: str, statement: str) -> bool:
+    """Whether one of the quoted values `statement` compares holds `word` (any case) as a word."""
+    return any(word.lower() in re.findall(r"[\w'’]+", (m.group(1) or m.group(2) or "").lower())
+               for m in QUOTED_VALUE.finditer(statement))

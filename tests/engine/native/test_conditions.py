@@ -36,6 +36,8 @@ def test_a_negated_comparison_a_quoted_no_and_a_question_without_not_are_left_al
                             "MATCH (p:Person)-[:ACTED_IN]->(m:Movie {tagline: 'Speed has no limits'}) RETURN p.name",
                             "cypher") is None
     assert negation_dropped("Which teachers teach math?", "SELECT name FROM teacher", "sql") is None
+    assert negation_dropped("Who starred in Never Say Never Again?",
+                            "SELECT star FROM film WHERE title = 'Never Say Never Again'", "sql") is None
     iri_only = "SELECT ?n WHERE { ?t <http://valuenet/ontop/teacher#name> ?n }"  # its <…> compare nothing
     assert negation_dropped(_NOT_ARRANGED, iri_only, "sparql") is not None
 
