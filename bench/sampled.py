@@ -23,7 +23,6 @@ import json
 import random
 import re
 import shlex
-import sqlite3
 import statistics
 import sys
 import time
@@ -33,6 +32,7 @@ from datetime import datetime
 from pathlib import Path
 
 from bench.answers.disk import EVAL
+from bench.sql import run_sql
 
 MAX_ROWS, MAX_VALUES = 6, 3
 Value = str | int | float
@@ -60,16 +60,7 @@ def _flat(rows: Sequence[Sequence[Value]]) -> tuple[Value, ...]:
 def _spider_rows(db_id: str, sql: str) -> list[tuple] | None:
     """Spider's gold SQL run on its SQLite file, read-only (None when the file is missing or it fails)."""
     file = EVAL / "sql" / "spider" / "database" / db_id / f"{db_id}.sqlite"
-    if not file.is_file():
-        return None
-    con = sqlite3.connect(f"file:{file}?mode=ro", uri=True)
-    con.text_factory = lambda b: b.decode("utf-8", "replace")
-    try:
-        return con.execute(sql).fetchall()
-    except sqlite3.Error:
-        return None
-    finally:
-        con.close()
+    return run_sql(sql, file) if file.is_file() else None
 
 
 def spider(rng: random.Random, n: int) -> list[Sampled]:

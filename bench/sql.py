@@ -46,8 +46,10 @@ def questions(split: str) -> list[dict]:
     return out
 
 
-def run_sql(sql: str) -> list[tuple] | None:
-    con = sqlite3.connect(f"file:{DB}?mode=ro", uri=True)
+def run_sql(sql: str, db: Path = DB) -> list[tuple] | None:
+    """The rows of `sql` on the SQLite file `db` (GeoQuery's by default), read-only; None when it fails."""
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    con.text_factory = lambda b: b.decode("utf-8", "replace")  # a few Spider values are not UTF-8
     try:
         return con.execute(sql).fetchall()
     except sqlite3.Error:
