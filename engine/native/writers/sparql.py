@@ -254,8 +254,9 @@ def fix(query: str, source: Source) -> str:
     and the habits `sparql_fixes` knows (variables named with a hyphen, years compared as text, SQL's
     commas between the selected items and its AND/OR, brackets, ORDER BY direction, FROM a class,
     variables no pattern binds, a class named in another namespace or case, a predicate named in
-    another namespace, a link written on the wrong class, a value followed as a link, a thing linked
-    to itself by a predicate the data lacks, a grouped thing's value selected but not grouped)."""
+    another namespace, a link written on the wrong class or named after the class it reaches, a value
+    followed as a link, a thing linked to itself by a predicate the data lacks, a grouped thing's value
+    selected but not grouped)."""
     query = re.sub(r"(?<![\w:?$])lower\s*\(", "lcase(", query, flags=re.IGNORECASE)
     query = re.sub(r"(?<![\w:?$])upper\s*\(", "ucase(", query, flags=re.IGNORECASE)
     inside = re.search(r"\s((?:GROUP\s+BY|ORDER\s+BY|HAVING|LIMIT|OFFSET)\b[^{}]*?)\s*\}\s*$", query, re.IGNORECASE)
@@ -272,6 +273,7 @@ def fix(query: str, source: Source) -> str:
         query = _declared(sparql_fixes.filters_bound(query, schema), source)  # patterns just bound use prefixes too
         query = sparql_fixes.without_self_links(sparql_fixes.mend_classes(query, source), source)
         query = sparql_fixes.mend_predicates(sparql_fixes.misplaced_links(query, source), source)
+        query = sparql_fixes.links_named_by_class(query, source)
         query = sparql_fixes.grouped_values(sparql_fixes.follow_links(query, source))
     return query
 

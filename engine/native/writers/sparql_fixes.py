@@ -444,6 +444,17 @@ def mend_predicates(query: str, source: Source) -> str:
     return _unknown_mended(query, source, _PREFIXED, 1, mended, classes=False)
 
 
+def links_named_by_class(query: str, source: Source) -> str:
+    """A link the data lacks, named after the class it reaches (`countrylanguage:country ?country`),
+    written as the one link of the subject's class to that class (`countrylanguage:ref-countrycode`);
+    left as written when the class has no such link, or several."""
+    def mended(m: re.Match, iri: str, predicates: set[str]) -> str:
+        links = [p["iri"] for p in (_own_class(iri, source) or {}).get("predicates", []) if p.get("kind") == "iri"
+                 and local_name(str(p.get("range") or "")).lower() == local_name(iri).lower()]
+        return f"<{links[0]}>{m.group(0)[m.end(1) - m.start(0):]}" if len(links) == 1 else m.group(0)
+    return _unknown_mended(query, source, _PAIR, 1, mended, classes=False)  # a predicate: a variable follows
+
+
 def misplaced_links(query: str, source: Source) -> str:
     """A predicate the data lacks, whose name the data has on one other class (a link written on the
     wrong end), made into what the data can answer. Joined by a shared value (`?battle
@@ -508,8 +519,7 @@ def _through_class(query: str, m: re.Match, iri: str, namesake: str, source: Sou
     link to B; None when A has no such one link."""
     holder = next((c["iri"] for c in source.descriptor.get("classes", [])
                    if any(p["iri"] == namesake for p in c.get("predicates", []))), None)
-    own = next((c for c in source.descriptor.get("classes", [])
-                if any(_namespace(p["iri"]) == _namespace(iri) for p in c.get("predicates", []))), None)
+    own = _own_class(iri, source)
     if holder is None or own is None:
         return None
     links = [p["iri"] for p in own.get("predicates", []) if p.get("kind") == "iri" and p.get("range") == holder]
@@ -525,6 +535,15 @@ def _through_class(query: str, m: re.Match, iri: str, namesake: str, source: Sou
         return None
     mended = query[:m.start()] + f"{link} ?{via}" + query[m.end():]
     return mended[:opening + 1] + f"\n  ?{via} {onward} ?{m.group(2)} ." + mended[opening + 1:]
+
+
+def _own_class(iri: str, source: Source) -> dict | None:
+    """The one class of the data whose predicates are in `iri`'s namespace (`countrylanguage:` ->
+    countrylanguage): the class a predicate written in that namespace is about. None when no class,
+    or several, have predicates there (one namespace for the whole data)."""
+    owners = [c for c in source.descriptor.get("classes", [])
+              if any(_namespace(p["iri"]) == _namespace(iri) for p in c.get("predicates", []))]
+    return owners[0] if len(owners) == 1 else None
 
 
 def _subject_classes(query: str) -> dict[str, list[str]]:

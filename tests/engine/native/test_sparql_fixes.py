@@ -456,3 +456,28 @@ GROUP BY ?employee
     assert rows((store, source), written) == [("George Chuter",)]
     other = written.replace("SELECT ?employee_name", "SELECT ?year_awarded")
     assert sparql_fixes.grouped_values(other) == other  # an evaluation's year is not one per employee
+
+
+def test_a_link_named_after_the_class_it_reaches_is_the_classs_one_link_there(tmp_path):  # noqa: ANN001
+    """Spider's "total number of languages used in Aruba?" written with `countrylanguage:country
+    ?country`, which the data lacks: a language entry reaches its country by `ref-countrycode`, its
+    one link to that class. The repair had given the same query back."""
+    store, source = spider_graph("world_1_triples", tmp_path)
+    written = """PREFIX country: <http://valuenet/ontop/country#>
+PREFIX countrylanguage: <http://valuenet/ontop/countrylanguage#>
+PREFIX ontop: <http://valuenet/ontop/>
+SELECT (COUNT(?language) AS ?total_languages) WHERE { ?countrylanguage countrylanguage:language ?language .
+  ?country a ontop:country ;
+         country:name ?country_name .
+  ?countrylanguage a ontop:countrylanguage ;
+                   countrylanguage:country ?country .
+  FILTER(lcase(str(?country_name)) = "aruba")
+}"""
+    assert "countrylanguage:country is not in this data" in (sparql.check(written, source) or "")
+    fixed = sparql.fix(written, source)
+    assert "<http://valuenet/ontop/countrylanguage#ref-countrycode> ?country ." in fixed
+    assert sparql.check(fixed, source) is None and sparql.fix(fixed, source) == fixed
+    assert rows((store, source), written) == [(4,)]
+    concerts, concert_source = spider_graph("concert_singer_triples", tmp_path / "c")
+    unknown = "SELECT ?s WHERE { ?s <http://valuenet/ontop/singer#stadium> ?x }"  # a singer has no stadium link
+    assert sparql_fixes.links_named_by_class(unknown, concert_source) == unknown
