@@ -192,17 +192,22 @@ def fix(query: str, source: Source) -> str:
     """Functions Kùzu and Neo4j name differently, spelt as the source's engine names them (FalkorDB
     and Neo4j servers speak Neo4j's Cypher); text inside quotes is left alone. A node compared with
     two values at once is matched once per value (`one_node_per_value`), a property named for a
-    relationship is read through it (`through_relationship`), a label the graph lacks at an end of
-    a relationship that has one label there is that label (`mend_labels`), SQL inside `IN (…)` is left
-    out, a subquery inside `IN (…)` is an `EXISTS { … }` and a pattern in WHERE that binds what the
-    query uses joins the MATCH (`cypher_fixes`)."""
+    relationship is read through it (`through_relationship`), an apostrophe doubled as SQL does is
+    escaped, a label the graph lacks at an end of a relationship that has one label there is that
+    label (`mend_labels`), SQL inside `IN (…)` is left out, a subquery inside `IN (…)` is an
+    `EXISTS { … }` and a pattern in WHERE that binds what the query uses joins the MATCH
+    (`cypher_fixes`)."""
     renames = _RENAMES if source.engine == "kuzu" else _NEO4J_RENAMES
+    query = _SQL_APOSTROPHE.sub(r"\\'", query)  # 'something''s gotta give': Cypher escapes it, SQL doubles it
     query = without_sql_subqueries(query) or query
     query = subqueries_as_exists(query) or query
     query = patterns_into_match(query) or query
     query = mend_labels(query, source)
     query = one_node_per_value(query) or query
     return _substituted(through_relationship(query, source) or query, renames, re.IGNORECASE)
+
+
+_SQL_APOSTROPHE = re.compile(r"(?<=\w)''(?=\w)")  # nowhere else in Cypher: two quotes between letters
 
 
 def _substituted(query: str, substitutions: list[tuple[str, str]], flags: int = 0) -> str:

@@ -492,3 +492,17 @@ def test_a_count_where_the_question_asks_which_ones_is_sent_back_in_cypher_too(m
     how_many = ScriptedLLM([counted])
     kept = write_and_run(how_many, "How many movies did Tom Hanks act in before 1995?", source, stores)
     assert kept.ok and len(how_many.sent) == 1
+
+
+def test_an_apostrophe_doubled_as_sql_does_is_escaped_on_the_movies_graph(movies):  # noqa: ANN001
+    """The movies set's "Who wrote 'Something's Gotta Give'…?" written `'something''s gotta give'`,
+    which Kùzu's parser refuses (the repair gave it back): Cypher escapes the apostrophe."""
+    stores, source = movies
+    written = ("MATCH (a:Person)-[:WROTE]->(b:Movie) WHERE lower(b.title) = 'something''s gotta give' "
+               "RETURN a.name, b.released")
+    fixed = cypher.fix(written, source)
+    assert "'something\\'s gotta give'" in fixed and cypher.fix(fixed, source) == fixed
+    graph = open_store(source, stores)
+    assert graph.execute(graph.explain(fixed)).rows == [("Nancy Meyers", 2003)]
+    empty = "MATCH (m:Movie) WHERE m.tagline <> '' RETURN m.title"  # an empty text is no doubled apostrophe
+    assert cypher.fix(empty, source) == empty
