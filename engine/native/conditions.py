@@ -374,6 +374,7 @@ _RANKED = re.compile(r"\b(?:(?<!at )most|(?<!at )least|fewest|highest|lowest|lar
                      r"oldest|youngest|earliest|latest|newest|longest|shortest|heaviest|lightest|maximum|minimum|"
                      r"(?:first|last)(?![\w\s,]{0,30}?\bnames?\b)(?!\s+(?:\d+|few|several|half|quarter|weeks?|"
                      r"months?|years?|days?|decades?|time)\b))\b", re.IGNORECASE)  # not "first names", "last 5 years"
+_FIRST_ONLY = "ORDER BY … LIMIT 1"  # the advice, not a statement: kept out of the message's f-string
 _RANKING = re.compile(r"\bORDER\s+BY\b|\b(?:MIN|MAX|ARGMIN|ARGMAX)\s*\(|\bLIMIT\b|\bTOP\s+\d", re.IGNORECASE)
 
 
@@ -391,7 +392,7 @@ def ranking_dropped(question: str, statement: str, fields: list[str]) -> str | N
     if fielded or _compares_a_value_with(word, statement):  # "Most Valuable Player" is a value the query compares
         return None
     return (f"the question asks for the {word}, but the query ranks nothing, so it returns every one: order by what "
-            f"makes one the {word} and keep the first (ORDER BY … LIMIT 1), or take MIN/MAX of it")
+            f"makes one the {word} and keep the first ({_FIRST_ONLY}), or take MIN/MAX of it")
 
 
 def _compares_a_value_with(word: str, statement: str) -> bool:

@@ -16,6 +16,7 @@ from engine.native.literals import CYPHER_TEXT, PLAIN_NAME, outside
 from engine.native.writers.cypher_fixes import NODE as _NODE
 from engine.native.writers.cypher_fixes import VARIABLE as _VARIABLE
 from engine.native.writers.cypher_fixes import (
+    comparisons_out_of_maps,
     free,
     patterns_into_match,
     subqueries_as_exists,
@@ -193,12 +194,13 @@ def fix(query: str, source: Source) -> str:
     and Neo4j servers speak Neo4j's Cypher); text inside quotes is left alone. A node compared with
     two values at once is matched once per value (`one_node_per_value`), a property named for a
     relationship is read through it (`through_relationship`), an apostrophe doubled as SQL does is
-    escaped, a label the graph lacks at an end of a relationship that has one label there is that
-    label (`mend_labels`), SQL inside `IN (…)` is left out, a subquery inside `IN (…)` is an
-    `EXISTS { … }` and a pattern in WHERE that binds what the query uses joins the MATCH
-    (`cypher_fixes`)."""
+    escaped, a comparison inside a property map is a condition of the WHERE, a label the graph lacks
+    at an end of a relationship that has one label there is that label (`mend_labels`), SQL inside
+    `IN (…)` is left out, a subquery inside `IN (…)` is an `EXISTS { … }` and a pattern in WHERE that
+    binds what the query uses joins the MATCH (`cypher_fixes`)."""
     renames = _RENAMES if source.engine == "kuzu" else _NEO4J_RENAMES
     query = _SQL_APOSTROPHE.sub(r"\\'", query)  # 'something''s gotta give': Cypher escapes it, SQL doubles it
+    query = comparisons_out_of_maps(query) or query
     query = without_sql_subqueries(query) or query
     query = subqueries_as_exists(query) or query
     query = patterns_into_match(query) or query

@@ -217,3 +217,48 @@ def _compared_on(query: str, variable: str, literal: str) -> re.Match[str] | Non
         if found := re.search(form, query, re.IGNORECASE):
             return found
     return None
+
+
+_MAP = re.compile(r"([(\[])\s*([A-Za-z_]\w*)?(\s*:\s*`?\w+`?)?\s*\{([^{}]*)\}")  # `(m:Movie {…})`, `[r:REVIEWED {…}]`
+_MAP_COMPARISON = re.compile(r"^\s*([A-Za-z_]\w*)\s*(<=|>=|<>|<|>)\s*(.+?)\s*$")
+_CLAUSE_AFTER = re.compile(r"\b(WHERE|RETURN|WITH|MATCH|OPTIONAL|UNWIND|ORDER|CALL)\b", re.IGNORECASE)
+
+
+def comparisons_out_of_maps(query: str) -> str | None:
+    """`-[r:REVIEWED {rating < 50}]->`: a comparison written inside a property map, which only holds
+    equalities (every engine refuses it), moved to the MATCH's WHERE as `r.rating < 50` (the element
+    gets a variable when it has none). None when no map holds a comparison."""
+    bare = masked(query)
+    for m in _MAP.finditer(bare):
+        entries = _top_level_parts(query[m.start(4):m.end(4)], bare[m.start(4):m.end(4)])
+        compared = [(text, found) for text, found in ((e, _MAP_COMPARISON.match(b)) for e, b in entries) if found]
+        if not compared:
+            continue
+        variable = m.group(2) or free("x", set(VARIABLE.findall(bare)) | {"x"})
+        kept = ", ".join(text.strip() for text, found in ((e, _MAP_COMPARISON.match(b)) for e, b in entries)
+                         if not found)
+        conditions = " AND ".join(f"{variable}.{found.group(1)} {found.group(2)} {text[found.start(3):found.end(3)]}"
+                                  for text, found in compared)
+        element = f"{m.group(1)}{variable}{m.group(3) or ''}{' {' + kept + '}' if kept else ''}"
+        query, bare = (query[:m.start()] + element + query[m.end():]), (bare[:m.start()] + element + bare[m.end():])
+        return _with_condition(query, bare, m.start() + len(element), conditions)
+    return None
+
+
+def _top_level_parts(text: str, bare: str) -> list[tuple[str, str]]:
+    """`text` split at its commas outside quotes, each part with its masked twin."""
+    parts, start = [], 0
+    for at in [i for i, char in enumerate(bare) if char == ","] + [len(bare)]:
+        parts.append((text[start:at], bare[start:at]))
+        start = at + 1
+    return [(t, b) for t, b in parts if b.strip()]
+
+
+def _with_condition(query: str, bare: str, after: int, condition: str) -> str:
+    """`condition` added to the WHERE of the clause that goes on at `after` (one made when it has none)."""
+    clause = _CLAUSE_AFTER.search(bare, after)
+    if clause is None:
+        return f"{query.rstrip()} WHERE {condition}"
+    if clause.group(1).upper() == "WHERE":
+        return f"{query[:clause.end()]} {condition} AND{query[clause.end():]}"
+    return f"{query[:clause.start()]}WHERE {condition} {query[clause.start():]}"

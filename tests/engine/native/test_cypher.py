@@ -506,3 +506,20 @@ def test_an_apostrophe_doubled_as_sql_does_is_escaped_on_the_movies_graph(movies
     assert graph.execute(graph.explain(fixed)).rows == [("Nancy Meyers", 2003)]
     empty = "MATCH (m:Movie) WHERE m.tagline <> '' RETURN m.title"  # an empty text is no doubled apostrophe
     assert cypher.fix(empty, source) == empty
+
+
+def test_a_comparison_inside_a_property_map_is_a_condition_of_the_where_on_the_movies_graph(movies):  # noqa: ANN001
+    """The movies set's "top five people who have reviewed a movie with a rating less than 50",
+    written `-[r:REVIEWED {rating < 50}]->`, which Kùzu's parser refuses (the repair gave it back)."""
+    stores, source = movies
+    written = ("MATCH (p:Person)-[r:REVIEWED {rating < 50}]->(m:Movie) "
+               "RETURN p.name, r.rating ORDER BY r.rating ASC LIMIT 5")
+    fixed = cypher.fix(written, source)
+    assert fixed.startswith("MATCH (p:Person)-[r:REVIEWED]->(m:Movie) WHERE r.rating < 50 RETURN")
+    graph = open_store(source, stores)
+    assert graph.execute(graph.explain(fixed)).rows == [("Jessica Thompson", 45)]
+    unnamed = "MATCH (m:Movie {released >= 2006, title: 'V for Vendetta'}) WHERE m.tagline <> '' RETURN m.title"
+    assert cypher.fix(unnamed, source) == ("MATCH (m:Movie {title: 'V for Vendetta'}) WHERE m.released >= 2006 "
+                                           "AND m.tagline <> '' RETURN m.title")
+    equal = "MATCH (m:Movie {title: 'Top Gun'}) RETURN m.released"
+    assert cypher.fix(equal, source) == equal
