@@ -260,5 +260,10 @@ def _with_condition(query: str, bare: str, after: int, condition: str) -> str:
     if clause is None:
         return f"{query.rstrip()} WHERE {condition}"
     if clause.group(1).upper() == "WHERE":
-        return f"{query[:clause.end()]} {condition} AND{query[clause.end():]}"
+        ends = _CLAUSE_AFTER.search(bare, clause.end())
+        end = ends.start() if ends else len(query)
+        existing = query[clause.end():end].strip()
+        if re.search(r"\bOR\b", bare[clause.end():end], re.IGNORECASE):
+            existing = f"({existing})"  # `cond AND a OR b` would read as `(cond AND a) OR b`
+        return f"{query[:clause.end()]} {condition} AND {existing}{' ' if ends else ''}{query[end:]}"
     return f"{query[:clause.start()]}WHERE {condition} {query[clause.start():]}"

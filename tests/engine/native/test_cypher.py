@@ -521,5 +521,7 @@ def test_a_comparison_inside_a_property_map_is_a_condition_of_the_where_on_the_m
     unnamed = "MATCH (m:Movie {released >= 2006, title: 'V for Vendetta'}) WHERE m.tagline <> '' RETURN m.title"
     assert cypher.fix(unnamed, source) == ("MATCH (m:Movie {title: 'V for Vendetta'}) WHERE m.released >= 2006 "
                                            "AND m.tagline <> '' RETURN m.title")
+    either = "MATCH (m:Movie {released >= 2006}) WHERE m.title = 'Cloud Atlas' OR m.title = 'Top Gun' RETURN m.title"
+    assert graph.execute(graph.explain(cypher.fix(either, source))).rows == [("Cloud Atlas",)]  # not `(… AND a) OR b`
     equal = "MATCH (m:Movie {title: 'Top Gun'}) RETURN m.released"
     assert cypher.fix(equal, source) == equal
