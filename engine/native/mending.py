@@ -72,8 +72,6 @@ def closest(name: str, names: list[str]) -> str | None:
     return scored[0][1]
 
 
-
-
 def renamed(query: str, old: str, new: str, language: str) -> str:
     """`query` with the identifier `old` (bare or quoted as an identifier) written `new`, never inside
     a text value."""

@@ -221,8 +221,6 @@ def _substituted(query: str, substitutions: list[tuple[str, str]], flags: int = 
     return outside(query, CYPHER_TEXT, change)
 
 
-
-
 def _written(name: str) -> str:
     """A name from the graph's schema as a query Trove rewrites holds it: bare when it is a plain
     identifier (as the model writes it), else quoted (`cy.ident` refuses what cannot be quoted)."""

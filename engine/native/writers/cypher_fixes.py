@@ -230,13 +230,13 @@ def comparisons_out_of_maps(query: str) -> str | None:
     gets a variable when it has none). None when no map holds a comparison."""
     bare = masked(query)
     for m in _MAP.finditer(bare):
-        entries = _top_level_parts(query[m.start(4):m.end(4)], bare[m.start(4):m.end(4)])
-        compared = [(text, found) for text, found in ((e, _MAP_COMPARISON.match(b)) for e, b in entries) if found]
+        entries = [(text, _MAP_COMPARISON.match(masked_text)) for text, masked_text in
+                   _top_level_parts(query[m.start(4):m.end(4)], bare[m.start(4):m.end(4)])]
+        compared = [(text, found) for text, found in entries if found]
         if not compared:
             continue
         variable = m.group(2) or free("x", set(VARIABLE.findall(bare)) | {"x"})
-        kept = ", ".join(text.strip() for text, found in ((e, _MAP_COMPARISON.match(b)) for e, b in entries)
-                         if not found)
+        kept = ", ".join(text.strip() for text, found in entries if not found)
         conditions = " AND ".join(f"{variable}.{found.group(1)} {found.group(2)} {text[found.start(3):found.end(3)]}"
                                   for text, found in compared)
         element = f"{m.group(1)}{variable}{m.group(3) or ''}{' {' + kept + '}' if kept else ''}"

@@ -722,11 +722,16 @@ def _algebra(query: str) -> object | None:
         return None
 
 
+def _has_subquery(query: str) -> bool:
+    """Whether `query` holds a SELECT inside its own: the fixes that read one query's parts leave it alone."""
+    return len(re.findall(r"\bSELECT\b", query, re.IGNORECASE)) > 1
+
+
 def apart(statement: str) -> str | None:
     """A message when the query's patterns fall into groups that share no variable (nor a filter
     that compares them): every match of one is paired with every match of the other, which is never
     what a question means. None when they are joined, or for a query with a subquery or UNION."""
-    if len(re.findall(r"\bSELECT\b", statement, re.IGNORECASE)) > 1 or re.search(r"\bUNION\b", statement, re.I):
+    if _has_subquery(statement) or re.search(r"\bUNION\b", statement, re.I):
         return None
     from rdflib import Variable
 
@@ -777,7 +782,7 @@ def grouped_values(query: str) -> str:
     neither grouped nor aggregated, which SPARQL refuses. It is grouped too: a thing's value is one
     per thing, so the groups stay the same. Other ungrouped variables are left to the repair."""
     group_by, span = _GROUP_BY.search(query), _select_clause(query)
-    if group_by is None or span is None or len(re.findall(r"\bSELECT\b", query, re.IGNORECASE)) > 1:
+    if group_by is None or span is None or _has_subquery(query):
         return query
     grouped = set(_VARIABLE.findall(group_by.group(1)))
     selected = flat(query[span[0]:span[1]])  # what brackets hold (aggregates, `AS ?n`) blanked
