@@ -426,7 +426,7 @@ def mend_classes(query: str, source: Source) -> str:
     or case (`battle:Battle` for `ontop:battle`), as that class: it cannot be meant otherwise."""
     def mended(m: re.Match, iri: str, classes: set[str]) -> str:
         namesakes = [c for c in classes if same_local(c, iri)]
-        return m.group(0)[:m.start(1) - m.start(0)] + f"<{namesakes[0]}>" if len(namesakes) == 1 else m.group(0)
+        return _written_at(m, namesakes[0]) if len(namesakes) == 1 else m.group(0)
     return _unknown_mended(query, source, _CLASS_AFTER_A, 1, mended, classes=True)
 
 
@@ -440,7 +440,7 @@ def mend_predicates(query: str, source: Source) -> str:
         namesakes = [p for p in predicates if same_local(p, iri)]
         if len(namesakes) != 1 or not all(namesakes[0] in _predicates_of(c, source) for c in subjects.get(iri, [])):
             return m.group(0)  # none, several, or one the subject's class lacks (a battle has no ship's link)
-        return f"<{namesakes[0]}>"
+        return _written_at(m, namesakes[0])
     return _unknown_mended(query, source, _PREFIXED, 1, mended, classes=False)
 
 
@@ -451,8 +451,18 @@ def links_named_by_class(query: str, source: Source) -> str:
     def mended(m: re.Match, iri: str, predicates: set[str]) -> str:
         links = [p["iri"] for p in (_own_class(iri, source) or {}).get("predicates", []) if p.get("kind") == "iri"
                  and local_name(str(p.get("range") or "")).lower() == local_name(iri).lower()]
-        return f"<{links[0]}>{m.group(0)[m.end(1) - m.start(0):]}" if len(links) == 1 else m.group(0)
+        return _written_at(m, links[0]) if len(links) == 1 else m.group(0)
     return _unknown_mended(query, source, _PAIR, 1, mended, classes=False)  # a predicate: a variable follows
+
+
+def _written_at(m: re.Match, iri: str) -> str:
+    """The text `m` matched with its first group (a name the data lacks) written as the data's `iri`,
+    quoted as SPARQL quotes an IRI; as it was when the IRI cannot be written into SPARQL."""
+    try:
+        written = str(sq.iri(iri))
+    except Unquotable:
+        return m.group(0)
+    return m.group(0)[:m.start(1) - m.start(0)] + written + m.group(0)[m.end(1) - m.start(0):]
 
 
 def misplaced_links(query: str, source: Source) -> str:

@@ -232,6 +232,10 @@ def test_a_link_whose_iri_cannot_be_written_into_sparql_leaves_the_query_as_it_w
     linked = sparql_fixes.follow_links(written, data("http://x/sic#ref-singer_id"))
     assert "?x <http://x/sic#ref-singer_id> ?singer" in linked
     assert sparql_fixes.follow_links(written, data("http://x/sic#ref singer>")) == written
+    by_class = "SELECT ?n WHERE { ?x <http://x/sic#singer> ?singer . ?singer <http://x/singer#name> ?n . }"
+    assert "?x <http://x/sic#ref-singer_id> ?singer" in sparql_fixes.links_named_by_class(
+        by_class, data("http://x/sic#ref-singer_id"))
+    assert sparql_fixes.links_named_by_class(by_class, data("http://x/sic#ref singer>")) == by_class
 
 
 def test_years_compared_with_text_are_compared_as_text_on_the_library(tmp_path: Path):
