@@ -33,6 +33,7 @@ from pathlib import Path
 
 from bench.answers.disk import EVAL
 from bench.sql import run_sql
+from engine.scope import Scope
 
 MAX_ROWS, MAX_VALUES = 6, 3
 Value = str | int | float
@@ -46,6 +47,7 @@ class Sampled:
     question: str
     expect: tuple[Value, ...]
     gold: str  # the gold query, or for WTQ the table it asks
+    place: str = ""  # the file or folder (under the home's disk) that holds the answer: `--scoped` asks there
 
 
 def _small(rows: Sequence[Sequence[Value]]) -> bool:
@@ -68,7 +70,7 @@ def spider(rng: random.Random, n: int) -> list[Sampled]:
     out: list[Sampled] = []
     for q in rng.sample(dev, len(dev)):
         if len(out) < n and (rows := _spider_rows(q["db_id"], q["query"])) is not None and _small(rows):
-            out.append(Sampled("spider", q["question"], _flat(rows), q["query"]))
+            out.append(Sampled("spider", q["question"], _flat(rows), q["query"], f"sql/spider/database/{q['db_id']}"))
     return out
 
 
@@ -81,13 +83,14 @@ def sparql(rng: random.Random, n: int) -> list[Sampled]:
     for q in rng.sample(dev, len(dev)):
         gold = sql.get((q["kg_name"], q["question"]))
         if len(out) < n and gold and (rows := _spider_rows(q["kg_name"], gold)) is not None and _small(rows):
-            out.append(Sampled("sparql", q["question"], _flat(rows), q["query"]))
+            out.append(Sampled("sparql", q["question"], _flat(rows), q["query"],
+                               f"sparql/spider4sparql/kg/{q['kg_name']}_triples.ttl"))
     return out
 
 
 def movies(rng: random.Random, n: int) -> list[Sampled]:
     dev = json.loads((EVAL / "cypher" / "movies" / "movies_eval.json").read_text(encoding="utf-8"))
-    kept = [Sampled("movies", q["question"], _named(q["result"]), q["cypher"])
+    kept = [Sampled("movies", q["question"], _named(q["result"]), q["cypher"], "cypher/movies")
             for q in rng.sample(dev, len(dev)) if _small(q["result"])]
     return kept[:n]
 
@@ -101,7 +104,13 @@ def _named(rows: Sequence[Sequence[Value]]) -> tuple[Value, ...]:
 
 def wtq(rng: random.Random, n: int) -> list[Sampled]:
     dev = json.loads((EVAL / "tables" / "wtq" / "questions.json").read_text(encoding="utf-8"))
-    return [Sampled("wtq", q["utterance"], (q["targetValue"],), q["context"]) for q in rng.sample(dev, len(dev))][:n]
+    return [Sampled("wtq", q["utterance"], (q["targetValue"],), q["context"], _wtq_place(q["context"]))
+            for q in rng.sample(dev, len(dev))][:n]
+
+
+def _wtq_place(context: str) -> str:
+    """Where the home's disk keeps a WTQ table ("csv/203-csv/381.csv" is tables/wtq/csv/csv__203-csv__381.csv)."""
+    return f"tables/wtq/csv/{context.replace('/', '__')}"
 
 
 SETS: dict[str, Callable[[random.Random, int], list[Sampled]]] = {
@@ -151,10 +160,12 @@ def judge(sampled: Sampled, result: dict) -> dict[str, bool]:
             "wrong_cited": not correct and bool(result.get("citations"))}
 
 
-def ask(trove, sampled: Sampled) -> dict:  # noqa: ANN001 (Trove)
+def ask(trove, sampled: Sampled, disk: Path | None = None) -> dict:  # noqa: ANN001 (Trove)
+    """Ask one question; with `disk` (the home's folder of files), inside the file that holds its answer."""
     t0 = time.perf_counter()
     try:
-        result = trove.ask(sampled.question).to_dict()
+        scope = Scope(paths=(str(disk / sampled.place),)) if disk is not None and sampled.place else None
+        result = trove.ask(sampled.question, scope=scope).to_dict()
     except Exception as exc:  # noqa: BLE001 - a failed question is scored, the run goes on
         result = {"answer": f"ERROR {type(exc).__name__}: {exc}", "citations": [], "answered": False, "queries": []}
     seconds = time.perf_counter() - t0
@@ -198,6 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--llm", default="llm")
     parser.add_argument("--work", type=Path, default=Path.home() / ".cache" / "trove" / "bench-answers")
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out")
+    parser.add_argument("--scoped", action="store_true",
+                        help="ask each question inside the file that holds its answer (no source choice)")
     args = parser.parse_args(argv)
     unknown = [s for s in args.sets.split(",") if s not in SETS]
     if unknown:
@@ -210,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     trove = open_home(args.work, args.llm, False, load_questions())
     rows = []
     for i, sampled in enumerate(questions, start=1):
-        rows.append(row := ask(trove, sampled))
+        rows.append(row := ask(trove, sampled, args.work / "disk" if args.scoped else None))
         mark = "ok" if row["verdict"]["correct"] else "XX"
         print(f"[{i}/{len(questions)}] {mark} {sampled.set}: {sampled.question[:80]!r} ({row['seconds']:.0f} s): "
               f"{row['answer'][:120]!r}", file=sys.stderr, flush=True)

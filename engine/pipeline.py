@@ -188,7 +188,9 @@ class Trove:
         gathered = self.gatherer.gather(asked_as, image, labels, on_routes, follow_up(question, turns), within)
         gathered.timings = {**timings, **gathered.timings}
         from_files = bool(turns) and turns[-1].result.answered and bool(turns[-1].result.citations)
-        result = self.answerer.answer(asked_as, gathered, [notice] if notice else [], heard, general=not from_files)
+        scoped = scope is not None and not scope.empty  # asked of chosen files: the model's knowledge is no answer
+        result = self.answerer.answer(asked_as, gathered, [notice] if notice else [], heard,
+                                      general=not (from_files or scoped))
         result.question, result.asked_as = question, asked_as if asked_as != question else ""
         result.scope = scope.as_dict() if scope is not None else {}
         result.timings_ms["total"] = (time.perf_counter() - t_start) * 1000

@@ -261,6 +261,7 @@ class TableStore:
                 if o != n:
                     con.execute(f"COMMENT ON COLUMN {duck.ident(name)}.{duck.ident(n)} IS {duck.literal(o)}")
             _header_rows_dropped(con, name, dict(zip(renamed, original, strict=True)))
+            _totals_row_dropped(con, name, renamed)
             _numbers_undecorated(con, name)
         info = self.describe(name)
         info.file, info.warnings = str(path), warnings
@@ -350,6 +351,51 @@ def _header_rows_dropped(con: duckdb.DuckDBPyConnection, name: str, headers: dic
         return
     same = " AND ".join(f"lower(trim(CAST({duck.ident(column)} AS VARCHAR))) = lower(trim(?))" for column in headers)
     con.execute(f"DELETE FROM {duck.ident(name)} WHERE {same}", list(headers.values()))
+
+
+TOTALS = re.compile(r"(?:grand\s+)?(?:totals?|totaal|totale|totalt|gesamt|insgesamt|summe)\b", re.IGNORECASE)
+
+
+def _totals_row_dropped(con: duckdb.DuckDBPyConnection, name: str, columns: list[str]) -> None:
+    """A last row that says it is the total ("Total", "Totals", "Grand total") and whose numbers are
+    mostly the sums of the rows above is no data: left out, so that SUM does not count everything
+    twice, MAX does not pick it and "the last row" is the last of the data. A sum over the rows still
+    gives each of its figures."""
+    table = duck.ident(name)
+    last = con.execute(f"SELECT max(_row), count(*) FROM {table}").fetchone()
+    if last is None or last[0] is None or last[1] < 3:
+        return
+    cells = [str(v).strip() if v is not None else "" for v in con.execute(
+        f"SELECT {', '.join(f'CAST({duck.ident(c)} AS VARCHAR)' for c in columns)} FROM {table} WHERE _row = ?",
+        [last[0]]).fetchone() or ()]
+    if not TOTALS.match(next((cell for cell in cells if cell), "")):
+        return
+    figures = {column: figure for column, cell in zip(columns, cells, strict=True)
+               if (figure := _number(cell)) is not None}
+    agree = sum(_sums_to(figure, _column_sum(con, table, column, last[0])) for column, figure in figures.items())
+    if figures and agree * 2 >= len(figures):
+        con.execute(f"DELETE FROM {table} WHERE _row = ?", [last[0]])
+
+
+def _sums_to(figure: float, total: float | None) -> bool:
+    """Whether a totals row's figure is the column's sum, as rounded where it was written."""
+    return total is not None and abs(total - figure) <= 0.005 * abs(total) + 0.51
+
+
+def _number(cell: str) -> float | None:
+    """A cell's number without its decoration ("1,500", "$5", "12%"), None when it is not one."""
+    match = re.fullmatch(DECORATED_NUMBER, cell)
+    if not match:
+        return None
+    sign = -1.0 if re.match(r"[\s*†‡§#~^]*[-−]", cell) else 1.0
+    return sign * float(match.group(1).replace(",", "") + (match.group(3) or ""))
+
+
+def _column_sum(con: duckdb.DuckDBPyConnection, table: Quoted, column: str, before: int) -> float | None:
+    """The sum of a column's numbers (decorations taken off) in the rows before row `before`."""
+    value = Quoted(f"regexp_replace(CAST({duck.ident(column)} AS VARCHAR), '[^0-9.\\-]', '', 'g')")
+    found = con.execute(f"SELECT sum(TRY_CAST({value} AS DOUBLE)) FROM {table} WHERE _row < ?", [before]).fetchone()
+    return float(found[0]) if found and found[0] is not None else None
 
 
 def _numbers_undecorated(con: duckdb.DuckDBPyConnection, name: str) -> None:

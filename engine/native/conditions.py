@@ -213,13 +213,22 @@ def counts_a_count(statement: str, question: str, columns: set[str]) -> str | No
     1, where the row says 8); None otherwise ("how many players won a title?" may count them).
     `columns`: the source's number columns."""
     held = {c.lower(): c for c in columns}
-    wanted, counted = _asked_for(question), _how_many_of(question)
+    wanted, counted, first = _asked_for(question), _how_many_of(question), _how_many_first(question)
     for m in _COUNTED.finditer(statement):
         column = held.get(m.group(1).lower())
         if column is not None and (_A_COUNT.search(column) and _words_of(_A_COUNT.sub("", column)) <= wanted
-                                   or _words_of(column) and _words_of(column) <= counted):
+                                   or _words_of(column) and _words_of(column) <= counted
+                                   or first in _words_of(column)):  # "how many points" of `final_points`
             return column
     return None
+
+
+def _how_many_first(question: str) -> str | None:
+    """The first word (by its first five letters) of what the question asks how many of: "point" of
+    "how many points did Ann Fargher have?"."""
+    m = _HOW_MANY_OF.search(question)
+    word = _WORD.match(m.group(1)) if m else None
+    return word.group(0).lower()[:5] if word and len(word.group(0)) >= 3 else None
 
 
 _HOW_MANY_OF = re.compile(r"\bhow\s+many\s+((?:[\w-]+\s+)?[\w-]+)", re.IGNORECASE)

@@ -95,6 +95,14 @@ class NativeQuerier:
         """Per structured route label, how near its nearest source is to the question (routing evidence)."""
         return by_label(self.source_index().nearest_per_kind(vector))
 
+    def reachable(self, question: str, vector: np.ndarray) -> dict[str, float]:
+        """Per structured route label, the score its best source is chosen by (`answer`'s: nearness
+        raised by the values and fields the question names); below `source_min_similarity` the route
+        has no source to query."""
+        index = self.source_index()
+        return by_label(index.nearest_per_kind(vector, selection.bonus(index, question, self.value_index(),
+                                                                         self.settings)))
+
     def query(self, name: str, query: str) -> QueryResult:
         """One read-only query in source `name`'s own language, time- and row-limited."""
         found = [s for s in self.sources() if s.name == name]

@@ -49,6 +49,7 @@ from engine.native.ranking import (
     with_limit,
     with_ranked_value,
 )
+from engine.native.row_order import in_row_order
 from engine.native.sources import Source, Stores
 from engine.native.writers import QueryWriter, writer_for
 from engine.native.writers.sparql_fixes import bind_variable, with_names
@@ -144,6 +145,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if (way := turned(question, statement, source.language)) is not None:
                 query = way  # "the oldest person" ranked by year of birth, latest first
                 statement = _explained(store, writer, query, source)
+            if source.language == "sql" and (placed := in_row_order(question, statement, source)) is not None:
+                statement = store.explain(placed)  # "the song before 'Part of Your World'": the rows' order
             if (spelt := variants.widened(statement, source, held)) != statement:
                 statement = store.explain(spelt)  # "Franklin County" counts "Franklin County." too
             if (numeric := by_number_column(as_numbers(statement, source), source)) != statement:

@@ -85,8 +85,8 @@ def with_ranked_value(query: str, language: str) -> str | None:
         return None
     key = query[ranking.start:ranking.end].strip()
     items = query[head.start("items"):head.end("items")]
-    if re.fullmatch(r"\d+", key) or _shown(key, items, language):
-        return None
+    if re.fullmatch(r"\d+", key) or key.strip('"') == "_row" or _shown(key, items, language):
+        return None  # a place in the file (engine.native.row_order) is no value to state
     added = _item(key, language)
     if added is None:
         return None

@@ -75,13 +75,17 @@ class SourceIndex:
                 out[name] = out.get(name, 0.0) + weight
         return out
 
-    def nearest_per_kind(self, vector: np.ndarray) -> dict[str, float]:
-        """Per source kind, the similarity of its source nearest the question (routing evidence)."""
+    def nearest_per_kind(self, vector: np.ndarray, bonus: dict[str, float] | None = None) -> dict[str, float]:
+        """Per source kind, the similarity of its source nearest the question (routing evidence), each
+        source's raised by its `bonus` when given (the score `nearest` ranks by)."""
         if not self._sources:
             return {}
-        similarity = self._matrix @ vector
-        kinds = np.array([source.kind for source in self._sources])[self._owner]
-        return {str(kind): float(similarity[kinds == kind].max()) for kind in np.unique(kinds)}
+        best = np.full(len(self._sources), -1.0, dtype=np.float32)
+        np.maximum.at(best, self._owner, self._matrix @ vector)
+        if bonus:
+            best += np.array([bonus.get(source.name, 0.0) for source in self._sources], dtype=np.float32)
+        kinds = np.array([source.kind for source in self._sources])
+        return {str(kind): float(best[kinds == kind].max()) for kind in np.unique(kinds)}
 
     def nearest(self, vector: np.ndarray, k: int, kinds: set[str] | None = None,
                 bonus: dict[str, float] | None = None, among: frozenset[str] | None = None

@@ -63,8 +63,26 @@ class CheckedRouter:
         if _unsure(routes) and not {route.label for route in routes} & set(NATIVE) and (held := self._holding(request)):
             routes = held + routes  # the LLM router's guess ("a clip") beside the sources that hold the name asked
         elif structured := {route.label for route in routes} & set(NATIVE):
-            routes = self._held_elsewhere(request, routes, structured)
+            routes = self._reachable(request, self._held_elsewhere(request, routes, structured))
         return self._settled(request, routes)
+
+    def _reachable(self, request: RouteRequest, routes: list[Route]) -> list[Route]:
+        """Structured routes none of whose kind's sources is near enough to be queried, replaced by the
+        structured kind that has one: the router chose structured data, and only the sources can tell
+        which kind of file holds it ("How many hospitals have at least 10 operating rooms?" read as
+        RDF, where no graph is about hospitals and a table has their operating rooms)."""
+        if any(route.router == Decision.HELD for route in routes):
+            return routes  # the sources that hold a name the question writes: stronger evidence than nearness
+        level = self.settings.source_min_similarity
+        scores = {label: score for label, score in self.native.reachable(request.question, request.vector).items()
+                  if label in request.available}
+        if any(scores.get(route.label, -1.0) >= level for route in routes if route.label in NATIVE):
+            return routes
+        best = max(scores, key=scores.__getitem__, default=None)
+        if best is None or scores[best] < level:
+            return routes
+        return [route for route in routes if route.label not in NATIVE] + [
+            Route(best, round(scores[best], 3), Decision.SOURCES)]
 
     def _held_elsewhere(self, request: RouteRequest, routes: list[Route], structured: set[str]) -> list[Route]:
         """Structured routes whose kind holds none of the names the question writes that one or two

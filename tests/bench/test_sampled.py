@@ -42,3 +42,4 @@ def test_each_set_samples_the_same_small_gold_results_for_a_seed(name: str):
     assert len(first) == 4 and first == sampled.SETS[name](random.Random(7), 4)
     assert all(q.set == name and q.question and 0 < len(q.expect) <= sampled.MAX_ROWS * sampled.MAX_VALUES
                for q in first)
+    assert all((EVAL / q.place).exists() for q in first)  # the bench's disk copies the eval data as it lies

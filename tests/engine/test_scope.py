@@ -102,3 +102,15 @@ def test_mail_is_in_a_time_span_by_the_date_it_was_sent_not_its_file_time(trove:
     assert any(h.item.locator.get("date", "").startswith("2025-03-04") for h in everything)  # which is found unscoped
     with pytest.raises(TroveError, match="nothing indexed is in the scope"):
         trove.search(query, k=5, scope=Scope(since="2025-04-01"))
+
+
+def test_a_scoped_question_the_files_do_not_answer_is_not_answered_from_general_knowledge(trove: Trove, bills: Path):
+    """Unscoped, "What is the boiling point of water?" is the model's general knowledge (said so);
+    asked of chosen files, only those files answer, and they do not say."""
+    trove.index([bills])
+    question = "What is the boiling point of water?"
+    trove.models.llm = ScriptedLLM(["Water boils at 100 degrees Celsius at sea level."])
+    assert trove.ask(question, labels=["none"]).general
+    trove.models.llm = ScriptedLLM([])  # asking the model would fail the test
+    scoped = trove.ask(question, labels=["none"], scope=Scope(paths=(str(bills / "bills-2023"),)))
+    assert not scoped.general and not scoped.answered and not scoped.citations

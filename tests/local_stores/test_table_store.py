@@ -144,6 +144,32 @@ def test_a_row_that_repeats_the_header_is_no_data_and_numbers_with_one_unit_are_
     assert throws["notes"]["type"] == "DOUBLE" and throws["notes"]["label"] == "Notes (m)"
 
 
+def test_a_last_row_of_totals_is_no_data(tmp_path: Path):
+    """A medal table's last row "Total, Total, 43, 41, 42, 126" was a nation to MAX and COUNT, and a
+    budget's "Total" line doubles every SUM; "the last description of losses" was "Total". Its
+    numbers are the columns' sums, so it is left out; SUM still gives them."""
+    store = TableStore(tmp_path / "t.duckdb")
+    medals = _wtq(store, "csv__204-csv__382.csv", "medals")
+    assert medals["gold"]["type"] == "BIGINT" and medals["nation"]["type"] == "VARCHAR"
+    assert store.execute("SELECT sum(gold), sum(total) FROM medals").rows == [(43, 126)]
+    assert "Total" not in {r[0] for r in store.execute("SELECT nation FROM medals").rows}
+    losses = _wtq(store, "csv__204-csv__149.csv", "losses")  # "504,000" … as numbers once the totals are out
+    last = store.execute("SELECT description_losses FROM losses ORDER BY _row DESC LIMIT 1")
+    assert last.rows == [("Deaths other countries",)] and losses[""]["rows"] == 6  # 7 lines of data
+    _wtq(store, "csv__203-csv__624.csv", "career")  # "", "", "Totaal", 278, 4: in Dutch, under the competition
+    most = store.execute("SELECT club FROM career GROUP BY club ORDER BY sum(games) DESC LIMIT 1")
+    assert most.rows == [("KSV Roeselare",)]
+
+
+def test_a_last_row_named_total_whose_numbers_are_not_sums_is_data(tmp_path: Path):
+    store = TableStore(tmp_path / "t.duckdb")
+    text = "band,albums\nAlpha,3\nBeta,4\nTotal Eclipse,2\n"
+    assert store.load_csv("bands", tmp_path / "bands.csv", text).rows == 3
+    spending = "item,amount\nrent,900\nfood,250.50\nTotal,1150.50\n"
+    assert store.load_csv("spending", tmp_path / "spending.csv", spending).rows == 2
+    assert store.execute("SELECT sum(amount) FROM spending").rows == [(1150.5,)]
+
+
 def test_numbers_but_for_a_few_words_are_numbers_with_the_words_in_the_label(tmp_path: Path):
     """The Green Line's "Station Parking" writes "2050 Spaces" … and one "No parking": as text,
     "the most parking spaces" sorted "No parking" first (unseen set). A column of many wordings

@@ -197,7 +197,21 @@ def fix(sql: str, source: Source) -> str:
         sql = re.sub(r"\b(lower|upper|substr|substring|left)\(\s*" + col, r"\1(CAST(\2 AS VARCHAR)", sql,
                      flags=re.IGNORECASE)
     sql = _dates_as_text(sql, _columns_typed(source, ("VARCHAR",)))
+    sql = _cased_like_the_call(sql)
     return _like_any_case(sql) if source.engine in ("duckdb", "postgres") else sql
+
+
+_CASED_CALL = re.compile(r"\b(lower|upper)\s*\(([^()']*)\)(\s*(?:=|<>|!=|(?:NOT\s+)?I?LIKE)\s*)('(?:[^']|'')*')",
+                         re.IGNORECASE)
+
+
+def _cased_like_the_call(sql: str) -> str:
+    """`lower(mvp) = 'greg Sutton'` can never hold: the text compared with lower() (upper()) of a
+    column is written in lower (upper) case too, as the model meant."""
+    def cased(m: re.Match[str]) -> str:
+        text = m[4].lower() if m[1].lower() == "lower" else m[4].upper()
+        return f"{m[1]}({m[2]}){m[3]}{text}"
+    return _CASED_CALL.sub(cased, sql)
 
 
 def _columns_typed(source: Source, types: tuple[str, ...]) -> set[str]:

@@ -661,6 +661,9 @@ def test_a_count_of_the_column_named_for_what_the_question_asks_how_many_of_is_s
                           "How many final points did Kelly McCormick score?", numbers) is None
     scorers = "SELECT COUNT(goals) FROM players WHERE goals > 0"
     assert counts_a_count(scorers, "How many players scored goals?", numbers) is None
+    fargher = "SELECT COUNT(final_points) FROM diving WHERE diver ILIKE '%ann fargher%'"  # the sampled WTQ set
+    assert counts_a_count(fargher, "how many points did ann fargher have?", numbers) == "final_points"
+    assert counts_a_count(fargher, "how many divers did ann fargher beat?", numbers) is None
 
 
 def test_the_words_a_column_of_numbers_held_are_shown_to_the_model_not_matched_as_its_fields(tmp_path):  # noqa: ANN001

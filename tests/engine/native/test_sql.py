@@ -95,6 +95,16 @@ def test_like_ignores_case_as_people_expect(table):  # noqa: ANN001
     assert fix("SELECT 1 WHERE 'a' ILIKE 'A'", source) == "SELECT 1 WHERE 'a' ILIKE 'A'"
 
 
+def test_a_text_compared_with_lower_of_a_column_is_written_in_lower_case(table):  # noqa: ANN001
+    """`lower(mvp) = 'greg Sutton'` (the sampled WTQ set) matched no row, ever."""
+    store, source = table
+    sql = fix("SELECT count(*) FROM expenses WHERE lower(shop) = 'Albert Heijn' OR upper(shop) LIKE '%hema%'", source)
+    assert sql == "SELECT count(*) FROM expenses WHERE lower(shop) = 'albert heijn' OR upper(shop) ILIKE '%HEMA%'"
+    assert store.execute(sql).rows[0][0] > 0
+    kept = "SELECT count(*) FROM expenses WHERE shop = 'Albert Heijn'"
+    assert fix(kept, source) == kept
+
+
 def test_results_become_evidence_with_rows_and_values(table):  # noqa: ANN001
     store, source = table
     rows = store.execute("SELECT _row, shop FROM expenses WHERE amount_eur > 20")

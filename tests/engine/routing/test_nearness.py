@@ -225,7 +225,7 @@ def test_a_general_question_that_names_a_title_only_one_source_holds_goes_to_tha
     trove.routing.router = _TableRouter()  # sure of the wrong structured kind: the name's holder decides
     assert [(r.label, r.router) for r in trove.routing.route("Who directed A Few Good Men?")] == [
         ("graph", Decision.HELD)]
-    assert [r.label for r in trove.routing.route("Which films did the United States make?")] == ["table"]
+    assert [r.label for r in trove.routing.route("Which players did the United States draft?")] == ["table"]
 
 
 def test_a_structured_question_goes_to_the_kind_whose_source_holds_the_name_and_the_field_asked(trove, tmp_path):  # noqa: ANN001
@@ -272,3 +272,28 @@ def test_of_two_kinds_named_the_file_the_question_is_in_is_the_one_asked():
     assert named_label("In my document templates database, which documents use a presentation (PPT) template?",
                        available) == "table"
     assert named_label("Which documents mention the sales table?", available) is None
+
+
+def test_a_structured_route_with_no_source_near_enough_goes_to_the_kind_that_has_one(trove, tmp_path):  # noqa: ANN001
+    """"How many hospitals have at least 10 operating rooms?" read as RDF: no graph is about hospitals,
+    so that route would query nothing; a table has their operating rooms. A question a graph is
+    about keeps its route."""
+    import shutil
+
+    from engine.routing.base import Decision
+    from tests.conftest import shared_path
+
+    folder = tmp_path / "files"
+    folder.mkdir()
+    shutil.copy(shared_path("eval", "tables", "wtq", "csv", "csv__203-csv__319.csv"), folder / "hospitals.csv")
+    (folder / "cities.ttl").write_text(
+        '@prefix ex: <http://example.org/> .\n'
+        'ex:ashdod a ex:City ; ex:name "Ashdod" ; ex:population 204153 .\n'
+        'ex:lyon a ex:City ; ex:name "Lyon" ; ex:population 513275 .\n', encoding="utf-8")
+    trove.index([folder])
+    trove.routing.router = _RdfRouter()
+    question = "How many hospitals have at least 10 operating rooms?"
+    reachable = trove.native.reachable(question, trove.models.embedder.embed_one(question))
+    assert reachable["rdf"] < trove.settings.source_min_similarity <= reachable["table"]
+    assert [(r.label, r.router) for r in trove.routing.route(question)] == [("table", Decision.SOURCES)]
+    assert [r.label for r in trove.routing.route("What is the population of the city of Lyon?")] == ["rdf"]
