@@ -223,6 +223,13 @@ def counts_a_count(statement: str, question: str, columns: set[str]) -> str | No
     return None
 
 
+def added_up(statement: str, column: str) -> str:
+    """The statement adding up `column` where it counted its rows (`COUNT(no_of_titles)` of a row that
+    says 8 is 1; `SUM(no_of_titles)` is 8, and the total over several rows)."""
+    return re.sub(rf"\bCOUNT\s*\(\s*(?:DISTINCT\s+)?((?:\w+\.)?\"?{re.escape(column)}\"?)\s*\)", r"SUM(\1)", statement,
+                  flags=re.IGNORECASE)
+
+
 def _how_many_first(question: str) -> str | None:
     """The first word (by its first five letters) of what the question asks how many of: "point" of
     "how many points did Ann Fargher have?"."""

@@ -14,6 +14,7 @@ from engine.generation.budget import Budget
 from engine.generation.untrusted import inline
 from engine.native import mending, periods, values, variants
 from engine.native.conditions import (
+    added_up,
     both_at_once,
     compared_twice,
     counted_not_read,
@@ -125,8 +126,7 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 raise QueryFailed(f"the question ranks by {ranked}, a column of numbers: order by it (its SUM per "
                                   "group when a group has several rows), not by a count of rows")
             if source.language == "sql" and (tally := counts_a_count(statement, question, _numbers(source))):
-                raise QueryFailed(f"{tally} already holds a count: read its value (SUM it over several rows), "
-                                  "do not COUNT its rows")
+                statement = store.explain(added_up(statement, tally))  # its value, not how many rows hold one
             if source.language == "sql" and (by_date := other_date_compared(question, statement, source.columns)):
                 raise QueryFailed(f"the question asks by {by_date[0]}, which the query never reads; it compares "
                                   f"{by_date[1]} instead: compare {by_date[0]}")

@@ -59,6 +59,8 @@ class CheckedRouter:
         routes = self.router.route(request)
         if {route.label for route in routes} == {"none"}:
             own = self._own_things(request) if FIRST_PERSON.search(question) else None
+            if allowed is not None:  # asked of chosen files: about what they hold, however far it reads
+                own = own or self._own_things(request, level=-1.0)
             return own or self._holding(request) or routes
         if _unsure(routes) and not {route.label for route in routes} & set(NATIVE) and (held := self._holding(request)):
             routes = held + routes  # the LLM router's guess ("a clip") beside the sources that hold the name asked
@@ -131,15 +133,17 @@ class CheckedRouter:
                                                  self.settings.route_evidence_margin)
         return named_kind(routes, question, available)
 
-    def _own_things(self, request: RouteRequest) -> list[Route] | None:
+    def _own_things(self, request: RouteRequest, level: float | None = None) -> list[Route] | None:
         """A question about the user's own things ("my", "I") is not general knowledge when some
-        corpus or source holds an item near it: the route of the nearest one, or of the near one of
-        the kind of file the question names ("in my periodic table of elements": a table)."""
+        corpus or source holds an item near it (at least `level` similar; `min_relevance` when not
+        given): the route of the nearest one, or of the near one of the kind of file the question
+        names ("in my periodic table of elements": a table)."""
         question, available, retriever = request.question, request.available, self._retriever()
         near = [(hits[0].relevance, label) for label in OWN_LABELS if label in available and (corpus := LABELS[label])
                 and (hits := retriever.search(question, corpus, 1, vector=request.vector))]
         near += [(similarity, label) for label, similarity in request.nearness.items()]
-        near = [(similarity, label) for similarity, label in near if similarity >= self.settings.min_relevance]
+        level = self.settings.min_relevance if level is None else level
+        near = [(similarity, label) for similarity, label in near if similarity >= level]
         if not near:
             return None
         similarity, label = max(near)

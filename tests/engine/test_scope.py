@@ -114,3 +114,25 @@ def test_a_scoped_question_the_files_do_not_answer_is_not_answered_from_general_
     trove.models.llm = ScriptedLLM([])  # asking the model would fail the test
     scoped = trove.ask(question, labels=["none"], scope=Scope(paths=(str(bills / "bills-2023"),)))
     assert not scoped.general and not scoped.answered and not scoped.citations
+
+
+class _NoneRouter:
+    """A trained router that reads every question as general knowledge (control flow only)."""
+
+    name = "trained"
+
+    def route(self, request):  # noqa: ANN001, ANN201, ARG002
+        from engine.routing.base import Route
+
+        return [Route("none", 0.9, "trained")]
+
+
+def test_a_scoped_question_read_as_general_knowledge_goes_to_what_the_scope_holds(trove: Trove, bills: Path):
+    """"What are is the total number of points earned by kelly mcormick?" asked of one table was read
+    as general knowledge: asked of chosen files, it is about what they hold."""
+    trove.index([bills])
+    trove.routing.router = _NoneRouter()
+    question = "What was the reading in March?"
+    assert [r.label for r in trove.routing.route(question)] == ["none"]
+    within = trove.within(Scope(paths=(str(bills / "bills-2024" / "energy_2024.csv"),)))
+    assert [r.label for r in trove.routing.route(question, allowed=within.labels)] == ["table"]
