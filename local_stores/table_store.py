@@ -263,6 +263,7 @@ class TableStore:
             _header_rows_dropped(con, name, dict(zip(renamed, original, strict=True)))
             _totals_row_dropped(con, name, renamed)
             _numbers_undecorated(con, name)
+            _worked_sums_totalled(con, name, set(renamed))
         info = self.describe(name)
         info.file, info.warnings = str(path), warnings
         return info
@@ -417,6 +418,32 @@ def _numbers_undecorated(con: duckdb.DuckDBPyConnection, name: str) -> None:
             _label_with_unit(con, name, column, unit)
         elif (words := _few_words(con, name, column, pattern)) and _to_numbers(con, name, column, pattern, words):
             _label_with_unit(con, name, column, unit or "", words)
+
+
+WORKED_SUM = r"\s*\d+(?:\s*[-+]\s*\d+)+\s*=\s*(\d+)\s*"  # a sum with its result: a golfer's "72-68-70-69=279"
+
+
+def _worked_sums_totalled(con: duckdb.DuckDBPyConnection, name: str, taken: set[str]) -> None:
+    """A text column whose every value is a sum written out with its result ("72-68-70-69=279") gets
+    a number column beside it holding the results (`score_total`, "Score (total)"), so that "his
+    total score" is read and ranked as a number; the rounds stay readable in the column itself."""
+    table = duck.ident(name)
+    for (column,) in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = ? "
+                                 "AND data_type = 'VARCHAR'", [name]).fetchall():
+        value = duck.ident(column)
+        given = _given(name, value)
+        counts = con.execute(f"SELECT count(*), count(*) FILTER (WHERE regexp_full_match({value}, ?)) {given}",
+                             [WORKED_SUM, *NO_VALUE]).fetchone()
+        total = f"{column}_total"
+        if not counts or not counts[0] or counts[0] != counts[1] or total in taken:
+            continue
+        con.execute(f"ALTER TABLE {table} ADD COLUMN {duck.ident(total)} BIGINT")
+        con.execute(f"UPDATE {table} SET {duck.ident(total)} = TRY_CAST(regexp_extract({value}, ?, 1) AS BIGINT)",
+                    [WORKED_SUM])
+        label = con.execute("SELECT comment FROM duckdb_columns() WHERE table_name = ? AND column_name = ?",
+                            [name, column]).fetchone()
+        text = f"{label[0] if label and label[0] else column} (total)"
+        con.execute(f"COMMENT ON COLUMN {table}.{duck.ident(total)} IS {duck.literal(text)}")
 
 
 UNIT = r"\s*([A-Za-z]{1,12})\.?"  # after a number: "days", "m", "Spaces", "km."

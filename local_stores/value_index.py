@@ -23,12 +23,15 @@ CREATE INDEX IF NOT EXISTS source_values_source ON source_values(source);
 _QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")  # "(USA)" of "Kelly McCormick (USA)"
 
 
+_QUOTES = "\"'“”‘’«»"  # around a title a table writes in quotes ("\"Part of Your World\"")
+
+
 def keys(value: str) -> list[str]:
     """What a held value is found by: its lower-cased text, and that text without a qualifier in
-    brackets at its end ("kelly mccormick" of "Kelly McCormick (USA)", as a question names her)."""
+    brackets at its end ("kelly mccormick" of "Kelly McCormick (USA)", as a question names her) and
+    without the quotes around it ("part of your world" of "\"Part of Your World\"")."""
     key = value.strip().lower()
-    bare = unqualified(key)
-    return [key, bare] if bare and bare != key else [key]
+    return list(dict.fromkeys(k for k in (key, unqualified(key), key.strip(_QUOTES).strip()) if k))
 
 
 def unqualified(value: str) -> str:

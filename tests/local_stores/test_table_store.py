@@ -161,6 +161,18 @@ def test_a_last_row_of_totals_is_no_data(tmp_path: Path):
     assert most.rows == [("KSV Roeselare",)]
 
 
+def test_a_sum_written_out_with_its_result_gets_a_number_column_of_its_results(tmp_path: Path):
+    """A golf table's "72-72-70-71=285": SUM(score) failed on text and CAST failed on the rounds
+    (the sampled WTQ set, "what was Frank Nobilo's total score?")."""
+    store = TableStore(tmp_path / "t.duckdb")
+    golf = _wtq(store, "csv__204-csv__900.csv", "golf")
+    assert golf["score"]["type"] == "VARCHAR" and golf["score_total"]["type"] == "BIGINT"
+    assert golf["score_total"]["label"] == "Score (total)"
+    assert store.execute("SELECT score_total FROM golf WHERE player = 'Frank Nobilo'").rows == [(285,)]
+    medals = _wtq(store, "csv__204-csv__382.csv", "medals")
+    assert not any(name.endswith("_total") for name in medals)
+
+
 def test_a_last_row_named_total_whose_numbers_are_not_sums_is_data(tmp_path: Path):
     store = TableStore(tmp_path / "t.duckdb")
     text = "band,albums\nAlpha,3\nBeta,4\nTotal Eclipse,2\n"

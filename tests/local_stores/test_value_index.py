@@ -60,3 +60,15 @@ def test_a_value_with_a_qualifier_in_brackets_is_found_without_it(index_db: Inde
                                                   "Kelly McCormick (USA)")]
     assert index.lookup(["kelly mccormick (usa)"])[0][3] == "Kelly McCormick (USA)"
     assert index.lookup(["none"]) == []  # a value that is all qualifier keeps its whole text only
+
+
+def test_a_title_written_between_quotes_is_found_without_them(index_db: IndexDatabase):  # noqa: F811
+    """A WTQ track list writes "\"Part of Your World\""; the question quotes part of your world, and
+    the table that holds it was not chosen (the sampled WTQ set)."""
+    index = ValueIndex(index_db)
+    titles = [('"Part of Your World"', "songs.title"), ("“Kiss the Girl”", "songs.title")]
+    assert index.replace("songs", "s1", titles) == 2
+    assert index.lookup(["part of your world"]) == [("part of your world", "songs", "songs.title",
+                                                     '"Part of Your World"')]
+    assert index.lookup(["kiss the girl"])[0][3] == "“Kiss the Girl”"
+    assert index.lookup(['"part of your world"'])[0][3] == '"Part of Your World"'
