@@ -113,17 +113,18 @@ class NativeQuerier:
 
     def answer(self, question: str, vector: np.ndarray, kinds: set[str], prior: PriorQuery | None = None,
                among: frozenset[str] | None = None) -> tuple[list[tuple[str, Hit]], list[QueryRun]]:
-        """Select the sources of `kinds` near the question (of the sources named `among`, a scope's),
-        write, validate, repair and run a query on each; the results that found something as
-        (citation kind, hit), and every attempt. A follow-up leans to the source of the `prior` query
-        it refines, and is shown that query to edit."""
+        """Select the sources of `kinds` near the question (of the sources named `among`, a scope's, near
+        or not: the user chose them), write, validate, repair and run a query on each; the results that
+        found something as (citation kind, hit), and every attempt. A follow-up leans to the source of
+        the `prior` query it refines, and is shown that query to edit."""
         held = self.value_index()
         index = self.source_index()
         bonus = selection.bonus(index, question, held, self.settings)
         if prior is not None:
             bonus[prior.source] = bonus.get(prior.source, 0.0) + self.settings.follow_up_source_bonus
         nearest = index.nearest(vector, self.settings.source_candidates, kinds, bonus, among)
-        candidates = [(s, sim) for s, sim in nearest if sim >= self.settings.source_min_similarity]
+        level = self.settings.source_min_similarity if among is None else -1.0  # a scope's sources were chosen
+        candidates = [(s, sim) for s, sim in nearest if sim >= level]
         if rows := values.row_numbers(question, [s for s, _ in candidates], self.stores):  # "with 63 gold and 141"
             weight = self.settings.source_value_weight
             candidates = sorted(((s, sim + weight * rows.get(s.name, 0)) for s, sim in candidates), key=lambda c: -c[1])

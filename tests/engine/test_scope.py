@@ -136,3 +136,19 @@ def test_a_scoped_question_read_as_general_knowledge_goes_to_what_the_scope_hold
     assert [r.label for r in trove.routing.route(question)] == ["none"]
     within = trove.within(Scope(paths=(str(bills / "bills-2024" / "energy_2024.csv"),)))
     assert [r.label for r in trove.routing.route(question, allowed=within.labels)] == ["table"]
+
+
+def test_a_scoped_source_is_queried_however_far_its_description_reads(trove: Trove, bills: Path):
+    """"What are is the total number of points earned by kelly mcormick?" asked of the one table that
+    holds her: its description read too far from the question for a source to be chosen unscoped."""
+    trove.index([bills])
+    question = "What is the total for Visser?"
+    within = trove.within(Scope(paths=(str(bills / "bills-2024" / "energy_2024.csv"),)))
+    (source,) = within.sources or ()
+    vector = trove.models.embedder.embed_one(question)
+    assert trove.native.reachable(question, vector)["table"] < trove.settings.source_min_similarity
+    trove.models.llm = ScriptedLLM([])  # unscoped, no source is near enough to write a query for
+    assert trove.native.answer(question, vector, {"table"}) == ([], [])
+    trove.models.llm = ScriptedLLM([f"SELECT sum(kwh) FROM {source}"])
+    hits, runs = trove.native.answer(question, vector, {"table"}, among=within.sources)
+    assert [run.source for run in runs] == [source] and runs[0].ok and hits
