@@ -41,8 +41,10 @@ from engine.native.matched import outside_span, over_nothing
 from engine.native.numeric_text import NUMBER_TYPE, as_numbers, by_number_column
 from engine.native.ranking import (
     QUOTED,
+    grouped_key,
     key_column,
     limit_of,
+    named_groups,
     nulls_last,
     ordering_key,
     same_rows,
@@ -229,6 +231,7 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 source.language == "sql" and outside_span(statement, result, store, timeout_s)):
             return QueryOutcome(source, statement, QueryResult(result.columns, []), attempts)  # no 0 of nothing
         statement, result = _ranked(store, statement, result, source.language, timeout_s, max_rows)
+        statement, result = _named_first(store, statement, result, source.language, timeout_s, max_rows)
         statement, result = _tied(store, statement, result, source.language, timeout_s)
         statement, result = _valued_first(store, statement, result, source.language, timeout_s, max_rows)
         return QueryOutcome(source, statement, result, attempts)
@@ -279,6 +282,17 @@ def _tied(store: NativeStore, statement: str, result: QueryResult, language: str
     if tied <= 1 or (every := with_limit(probed, language, tied)) is None:
         return statement, result
     return every, QueryResult(rows.columns, rows.rows[:tied])  # the probe's first rows: what `every` returns
+
+
+def _named_first(store: NativeStore, statement: str, result: QueryResult, language: str, timeout_s: float,
+                 max_rows: int) -> tuple[str, QueryResult]:
+    """A SQL ranking of groups whose first group has no name (the rows with no position, counted as
+    one group, "drafted the most"), ranked again without those rows; else the statement as it ran."""
+    key = grouped_key(statement) if language == "sql" and result.rows else None
+    at = key_column(result, key) if key is not None else None
+    if key is None or at is None or result.rows[0][at] is not None:
+        return statement, result
+    return _instead(store, named_groups(statement, key), timeout_s, max_rows) or (statement, result)
 
 
 def _valued_first(store: NativeStore, statement: str, result: QueryResult, language: str, timeout_s: float,

@@ -177,6 +177,31 @@ def nulls_last(query: str, language: str) -> str | None:
 
 
 _ORDER_BY = re.compile(r"ORDER\s+BY\s+", re.IGNORECASE)
+_GROUP_BY = re.compile(r"\s+GROUP\s+BY\s+((?:\w+\.)?\"?\w+\"?)\s*(?=ORDER\b|HAVING\b|LIMIT\b|$|;)", re.IGNORECASE)
+_WHERE = re.compile(r"\bWHERE\s+", re.IGNORECASE)
+
+
+def grouped_key(query: str) -> str | None:
+    """The one column a SQL query that ranks its groups (`GROUP BY position … ORDER BY … LIMIT n`)
+    groups by; None for any other query (several keys, a subquery, a set operation)."""
+    top = flat(query)
+    if _ranking(query, "sql") is None or top.upper().count("SELECT") > 1 or len(_GROUP_BY.findall(top)) != 1:
+        return None
+    found = _GROUP_BY.search(query)
+    return found.group(1) if found else None
+
+
+def named_groups(query: str, key: str) -> str:
+    """The SQL query without the rows whose group `key` is empty: "Position is None; count all is 10"
+    is the rows with no position, counted as one group, not the position drafted most."""
+    group = _GROUP_BY.search(query)
+    assert group is not None  # grouped_key found it
+    where = _WHERE.search(query, 0, group.start())
+    if where is None:
+        return f"{query[:group.start()]} WHERE {key} IS NOT NULL{query[group.start():]}"
+    return (f"{query[:where.end()]}({query[where.end():group.start()].strip()}) AND {key} IS NOT NULL"
+            f"{query[group.start():]}")
+
 
 
 def with_limit(query: str, language: str, n: int) -> str | None:

@@ -150,3 +150,19 @@ def test_the_oldest_and_youngest_in_the_movies_graph_have_a_year_of_birth_on_kuz
     outcome = write_and_run(ScriptedLLM([written]), question, source, stores)
     assert outcome.ok and outcome.result is not None and outcome.result.rows == [(person, born)]
     assert f"ORDER BY {ranking} LIMIT 1" in outcome.query
+
+
+def test_a_ranking_of_groups_never_names_the_group_of_rows_with_no_value(stores: sources.Stores):
+    """A draft table whose Position is empty for most picks: "which position was drafted the most?"
+    answered "Position is None; count all is 10" (the sampled WTQ set); the rows with a position are
+    ranked instead."""
+    path = shared_path("eval", "tables", "wtq", "csv", "csv__204-csv__695.csv")
+    info = stores.tables.load_csv("draft", path, path.read_text(encoding="utf-8"))
+    draft = sources.Source("draft", "table", "duckdb", str(path), info.descriptor())
+    llm = ScriptedLLM(["SELECT position, COUNT(*) FROM draft GROUP BY position ORDER BY COUNT(*) DESC LIMIT 1"])
+    outcome = write_and_run(llm, "which position was drafted the most?", draft, stores)
+    assert outcome.ok and outcome.result.rows[0][0] is not None and "position IS NOT NULL" in outcome.query
+    llm = ScriptedLLM(["SELECT position, COUNT(*) FROM draft WHERE round > 1 OR pick > 0 GROUP BY position "
+                       "ORDER BY COUNT(*) DESC LIMIT 1"])
+    outcome = write_and_run(llm, "which position was drafted the most?", draft, stores)
+    assert outcome.ok and "WHERE (round > 1 OR pick > 0) AND position IS NOT NULL" in outcome.query

@@ -58,3 +58,4 @@ def test_a_comparison_without_before_or_after_in_the_question_is_left_alone(stor
     assert in_row_order("which songs play before the fifth?", numbers, songs) is None
     listed = in_row_order("which songs play before 'Part of Your World'?", query, songs)
     assert listed is not None and listed.endswith("ORDER BY _row DESC")  # every one of them, nearest first
+
