@@ -209,18 +209,24 @@ class Answerer:
 
 
 def _asked_and_failed(gathered: Gathered, question: str) -> bool:
-    """Whether the sources chosen for the question were asked and could not say, and the question is
-    theirs: the router was sure of them (SURE_OF_SOURCE), or it does not read as general knowledge."""
-    if not any(not run.ok for run in gathered.runs):
+    """Whether the sources chosen for the question were asked and could not say (no query ran, or
+    what ran found nothing), and the question is theirs: the router was sure of them
+    (SURE_OF_SOURCE), or it does not read as general knowledge. "How many points did Ann Fargher
+    have?", whose table holds no final points for her, is not one for the model's knowledge."""
+    if not gathered.runs:
         return False
     sure = max((route.confidence for route in gathered.routes if route.label in NATIVE), default=0.0)
     return sure >= SURE_OF_SOURCE or not _general(question)
 
 
 def queries_failed(runs: list[QueryRun]) -> str:
-    """What to say when the sources chosen for a question could not be queried for it: a question
-    about a graph of one's family is not one for the model's general knowledge."""
+    """What to say when the sources chosen for a question could not be queried for it, or their
+    queries found nothing: a question about a graph of one's family is not one for the model's
+    general knowledge."""
     failed = [run for run in runs if not run.ok]
+    if not failed:
+        names = ", ".join(dict.fromkeys(run.source for run in runs))
+        return f"I could not find this in {names}: the query I wrote for it found nothing that answers it."
     names = ", ".join(dict.fromkeys(run.source for run in failed))
     why = inline(failed[0].error or "no query ran", 200)
     if not any(run.query for run in failed):  # seen before any query was written: the source cannot say

@@ -54,6 +54,25 @@ def test_a_question_its_sources_could_not_be_queried_for_is_not_answered_from_ge
     assert general.general and "Leonardo da Vinci" in general.answer
 
 
+def test_a_question_whose_sure_query_found_nothing_is_not_answered_from_general_knowledge(trove):  # noqa: ANN001
+    """"How many points did Ann Fargher have?": the diving table's query ran and found no final points
+    for her; the model's own answer ("10 points in the 1984 NBA Finals") was given, labelled."""
+    import numpy as np
+
+    from engine.result import QueryRun
+    from engine.retrieval.gathering import Gathered
+    from engine.routing.base import Route
+    from tests.scripted import ScriptedLLM
+
+    trove.models.llm = ScriptedLLM([])  # asking the model would fail the test
+    empty = [QueryRun("sql", "diving", "SELECT SUM(final_points) FROM diving WHERE diver ILIKE '%ann fargher%'",
+                      True, None, 0)]
+    sure = Gathered([Route("table", 0.99, "trained")], [], empty, np.zeros(384, dtype=np.float32))
+    result = trove.answerer.answer("how many points did ann fargher have?", sure, [])
+    assert not result.answered and not result.general
+    assert result.answer == "I could not find this in diving: the query I wrote for it found nothing that answers it."
+
+
 def test_a_source_seen_unable_to_answer_before_any_query_says_why_without_a_query():
     from engine.generation.answerer import queries_failed
     from engine.result import QueryRun
