@@ -18,6 +18,7 @@ from engine.native.writers.cypher_fixes import VARIABLE as _VARIABLE
 from engine.native.writers.cypher_fixes import (
     comparisons_out_of_maps,
     free,
+    groups_as_with,
     patterns_into_match,
     subqueries_as_exists,
     without_sql_subqueries,
@@ -201,6 +202,7 @@ def fix(query: str, source: Source) -> str:
     renames = _RENAMES if source.engine == "kuzu" else _NEO4J_RENAMES
     query = _SQL_APOSTROPHE.sub(r"\\'", query)  # 'something''s gotta give': Cypher escapes it, SQL doubles it
     query = comparisons_out_of_maps(query) or query
+    query = groups_as_with(query) or query
     query = without_sql_subqueries(query) or query
     query = subqueries_as_exists(query) or query
     query = patterns_into_match(query) or query

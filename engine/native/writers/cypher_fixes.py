@@ -267,3 +267,57 @@ def _with_condition(query: str, bare: str, after: int, condition: str) -> str:
             existing = f"({existing})"  # `cond AND a OR b` would read as `(cond AND a) OR b`
         return f"{query[:clause.end()]} {condition} AND {existing}{' ' if ends else ''}{query[end:]}"
     return f"{query[:clause.start()]}WHERE {condition} {query[clause.start():]}"
+
+
+_SQL_GROUP = re.compile(r"\s+GROUP\s+BY\s+(.+?)(?:\s+HAVING\s+(.+?))?\s*(?=\bRETURN\b|\bORDER\s+BY\b|\bLIMIT\b|$)",
+                        re.IGNORECASE | re.DOTALL)
+_AGGREGATE = re.compile(r"\b(?:count|sum|avg|min|max|collect)\s*\((?:[^()]|\([^()]*\))*\)", re.IGNORECASE)
+_NAMED = re.compile(r"(?<![.\w`])([A-Za-z_]\w*)(?=\s*\.)")  # the variable of `m.title`
+
+
+def groups_as_with(query: str) -> str | None:
+    """SQL's `GROUP BY key [HAVING condition]` written in Cypher, which every engine refuses. Cypher
+    groups by what RETURN (or WITH) gives beside its aggregates: the GROUP BY goes, a condition on an
+    aggregate becomes `WITH <the keys' variables>, <aggregate> AS … WHERE …` before the RETURN, and a
+    query that returned nothing returns its keys (and what it orders by). None when the query has no
+    GROUP BY, or its RETURN reads a variable the grouping would drop."""
+    bare = masked(query)
+    group = _SQL_GROUP.search(bare)
+    if group is None:
+        return None
+    keys = [k.strip() for k in query[group.start(1):group.end(1)].split(",") if k.strip()]
+    having = query[group.start(2):group.end(2)].strip() if group.group(2) else ""
+    head, tail = query[:group.start()].rstrip(), query[group.end():].strip()
+    taken = set(VARIABLE.findall(bare))
+    if not re.match(r"RETURN\b", tail, re.IGNORECASE):
+        tail = _returning(keys, tail, taken)
+    if not having:
+        return f"{head} {tail}"
+    held = {v for key in keys for v in [*_NAMED.findall(key), *([key] if PLAIN_NAME.fullmatch(key) else [])]}
+    aggregates = _aliased(_AGGREGATE.findall(having), taken | held)
+    if not held or not aggregates or set(_NAMED.findall(masked(tail))) - held:
+        return None
+    condition = having
+    for text, alias in aggregates.items():
+        condition = condition.replace(text, alias)
+    carried = ", ".join([*sorted(held), *(f"{text} AS {alias}" for text, alias in aggregates.items())])
+    return f"{head} WITH {carried} WHERE {condition} {tail}"
+
+
+def _returning(keys: list[str], tail: str, taken: set[str]) -> str:
+    """A RETURN of the grouping keys and of the aggregates `tail` (its ORDER BY … LIMIT) ranks by."""
+    aggregates = _aliased(_AGGREGATE.findall(tail), taken)
+    for text, alias in aggregates.items():
+        tail = tail.replace(text, alias)
+    items = ", ".join([*keys, *(f"{text} AS {alias}" for text, alias in aggregates.items())])
+    return f"RETURN {items} {tail}".strip()
+
+
+def _aliased(aggregates: list[str], taken: set[str]) -> dict[str, str]:
+    """Each aggregate (once) with a name no variable of the query has: total, total_2, …"""
+    out: dict[str, str] = {}
+    for text in dict.fromkeys(aggregates):
+        alias = "total" if "total" not in taken else free("total", taken)
+        taken = taken | {alias}
+        out[text] = alias
+    return out
