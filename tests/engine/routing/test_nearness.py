@@ -3,6 +3,8 @@ kinds settled by the nearest source, and a near source adding or correcting its 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from engine.routing.base import Route, RouteRequest
 from engine.routing.ensemble import EnsembleRouter
 from engine.routing.llm_router import LLMRouter
@@ -231,21 +233,9 @@ def test_a_general_question_that_names_a_title_only_one_source_holds_goes_to_tha
 def test_a_structured_question_goes_to_the_kind_whose_source_holds_the_name_and_the_field_asked(trove, tmp_path):  # noqa: ANN001
     """"Who is the mayor of Ashdod?" read as RDF: a graph of cities holds Ashdod, a table of Israeli
     cities holds it with its mayor. A field both have (population) leaves the route as it was."""
-    import shutil
-
     from engine.routing.base import Decision
-    from tests.conftest import shared_path
 
-    folder = tmp_path / "files"
-    folder.mkdir()
-    shutil.copy(shared_path("eval", "tables", "wtq", "csv", "csv__204-csv__512.csv"), folder / "israel.csv")
-    (folder / "cities.ttl").write_text(
-        '@prefix ex: <http://example.org/> .\n'
-        'ex:ashdod a ex:City ; ex:name "Ashdod" ; ex:population 204153 .\n'
-        'ex:haifa a ex:City ; ex:name "Haifa" ; ex:population 265600 .\n'
-        'ex:lyon a ex:City ; ex:name "Lyon" ; ex:population 513275 .\n', encoding="utf-8")
-    trove.index([folder])
-    trove.routing.router = _RdfRouter()
+    _table_beside_cities(trove, tmp_path, "csv__204-csv__512.csv", "israel.csv", ("Ashdod", "Haifa", "Lyon"))
     routes = trove.routing.route("Who is the mayor of Ashdod?")
     assert [(r.label, r.router) for r in routes] == [("table", Decision.HELD)]
     assert [r.label for r in trove.routing.route("What is the population of Ashdod?")] == ["rdf"]
@@ -278,22 +268,31 @@ def test_a_structured_route_with_no_source_near_enough_goes_to_the_kind_that_has
     """"How many hospitals have at least 10 operating rooms?" read as RDF: no graph is about hospitals,
     so that route would query nothing; a table has their operating rooms. A question a graph is
     about keeps its route."""
-    import shutil
-
     from engine.routing.base import Decision
-    from tests.conftest import shared_path
 
-    folder = tmp_path / "files"
-    folder.mkdir()
-    shutil.copy(shared_path("eval", "tables", "wtq", "csv", "csv__203-csv__319.csv"), folder / "hospitals.csv")
-    (folder / "cities.ttl").write_text(
-        '@prefix ex: <http://example.org/> .\n'
-        'ex:ashdod a ex:City ; ex:name "Ashdod" ; ex:population 204153 .\n'
-        'ex:lyon a ex:City ; ex:name "Lyon" ; ex:population 513275 .\n', encoding="utf-8")
-    trove.index([folder])
-    trove.routing.router = _RdfRouter()
+    _table_beside_cities(trove, tmp_path, "csv__203-csv__319.csv", "hospitals.csv", ("Ashdod", "Lyon"))
     question = "How many hospitals have at least 10 operating rooms?"
     reachable = trove.native.reachable(question, trove.models.embedder.embed_one(question))
     assert reachable["rdf"] < trove.settings.source_min_similarity <= reachable["table"]
     assert [(r.label, r.router) for r in trove.routing.route(question)] == [("table", Decision.SOURCES)]
     assert [r.label for r in trove.routing.route("What is the population of the city of Lyon?")] == ["rdf"]
+
+
+POPULATIONS = {"Ashdod": 204153, "Haifa": 265600, "Lyon": 513275}
+
+
+def _table_beside_cities(trove, tmp_path: Path, wtq_file: str, name: str, cities: tuple[str, ...]) -> None:  # noqa: ANN001
+    """A WikiTableQuestions table and a small RDF graph of `cities` indexed together, with a router sure
+    every question is about an RDF graph."""
+    import shutil
+
+    from tests.conftest import shared_path
+
+    folder = tmp_path / "files"
+    folder.mkdir()
+    shutil.copy(shared_path("eval", "tables", "wtq", "csv", wtq_file), folder / name)
+    (folder / "cities.ttl").write_text("@prefix ex: <http://example.org/> .\n" + "".join(
+        f'ex:{city.lower()} a ex:City ; ex:name "{city}" ; ex:population {POPULATIONS[city]} .\n' for city in cities),
+        encoding="utf-8")
+    trove.index([folder])
+    trove.routing.router = _RdfRouter()
