@@ -21,6 +21,7 @@ _COMPARED = re.compile(r"(?<![\w.\"])(?:\w+\.)?\"?([A-Za-z_]\w*)\"?\s*(<=|>=|<|>
 _ONE_TABLE = re.compile(r"\bFROM\s+(\"?[A-Za-z_]\w*\"?)(?:\s+(?:AS\s+)?(?!WHERE\b|ORDER\b|GROUP\b|LIMIT\b)\w+)?\s*"
                         r"(?=WHERE\b|ORDER\b|GROUP\b|LIMIT\b|$)", re.IGNORECASE)
 _JOIN = re.compile(r"\bJOIN\b|\bFROM\b[^()]*?,", re.IGNORECASE)
+_WRITTEN_NUMBER = re.compile(r"'\s*[-+]?\d")  # '1990', '2024-03-01': a year or date kept as text orders itself
 _AGGREGATE = re.compile(r"\b(?:COUNT|SUM|AVG|MIN|MAX)\s*\(", re.IGNORECASE)
 _ORDER = re.compile(r"\s*\bORDER\s+BY\b.*?(?=\bLIMIT\b|$)", re.IGNORECASE | re.DOTALL)
 _LIMIT = re.compile(r"\bLIMIT\s+\d+", re.IGNORECASE)
@@ -32,7 +33,8 @@ def in_row_order(question: str, statement: str, source: Source) -> str | None:
     """`statement` with its comparison of a text column with a quoted text read as the rows' order
     (`_row < (SELECT min(_row) FROM t WHERE title = 'X')`), nearest rows first, one row when one is
     asked for; None when the question says neither before nor after (or both), the statement reads
-    more than one table, or compares no text column of a table that numbers its rows."""
+    more than one table, or compares no text column of a table that numbers its rows with a text
+    (a year or a date written as text, `year > '1990'`, is compared as written)."""
     before, after = bool(_BEFORE.search(question)), bool(_AFTER.search(question))
     table = _ONE_TABLE.search(statement)
     nested = SQL_TEXT.sub("''", statement).upper().count("SELECT") > 1
@@ -41,7 +43,8 @@ def in_row_order(question: str, statement: str, source: Source) -> str | None:
     texts = {c["name"].lower() for c in source.columns if str(c.get("type", "")).upper() in ("VARCHAR", "TEXT")}
     if ROW not in {c["name"] for c in source.columns}:
         return None
-    compared = next((m for m in _COMPARED.finditer(statement) if m.group(1).lower() in texts), None)
+    compared = next((m for m in _COMPARED.finditer(statement)
+                     if m.group(1).lower() in texts and not _WRITTEN_NUMBER.match(m.group(3))), None)
     if compared is None:
         return None
     column, value = compared.group(1), compared.group(3)

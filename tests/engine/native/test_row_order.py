@@ -59,3 +59,9 @@ def test_a_comparison_without_before_or_after_in_the_question_is_left_alone(stor
     listed = in_row_order("which songs play before 'Part of Your World'?", query, songs)
     assert listed is not None and listed.endswith("ORDER BY _row DESC")  # every one of them, nearest first
 
+
+
+def test_a_year_or_date_kept_as_text_is_compared_as_written(stores: Stores):
+    songs = _wtq(stores, "csv__203-csv__85.csv", "songs")
+    dated = "SELECT title FROM songs WHERE title > '1990'"
+    assert in_row_order("which songs came out after 1990?", dated, songs) is None
