@@ -394,8 +394,8 @@ def _number(cell: str) -> float | None:
 
 def _column_sum(con: duckdb.DuckDBPyConnection, table: Quoted, column: str, before: int) -> float | None:
     """The sum of a column's numbers (decorations taken off) in the rows before row `before`."""
-    value = Quoted(f"regexp_replace(CAST({duck.ident(column)} AS VARCHAR), '[^0-9.\\-]', '', 'g')")
-    found = con.execute(f"SELECT sum(TRY_CAST({value} AS DOUBLE)) FROM {table} WHERE _row < ?", [before]).fetchone()
+    digits = _digits(Quoted(f"CAST({duck.ident(column)} AS VARCHAR)"))
+    found = con.execute(f"SELECT sum(TRY_CAST({digits} AS DOUBLE)) FROM {table} WHERE _row < ?", [before]).fetchone()
     return float(found[0]) if found and found[0] is not None else None
 
 
@@ -440,10 +440,8 @@ def _worked_sums_totalled(con: duckdb.DuckDBPyConnection, name: str, taken: set[
         con.execute(f"ALTER TABLE {table} ADD COLUMN {duck.ident(total)} BIGINT")
         con.execute(f"UPDATE {table} SET {duck.ident(total)} = TRY_CAST(regexp_extract({value}, ?, 1) AS BIGINT)",
                     [WORKED_SUM])
-        label = con.execute("SELECT comment FROM duckdb_columns() WHERE table_name = ? AND column_name = ?",
-                            [name, column]).fetchone()
-        text = f"{label[0] if label and label[0] else column} (total)"
-        con.execute(f"COMMENT ON COLUMN {table}.{duck.ident(total)} IS {duck.literal(text)}")
+        label = duck.literal(f"{_label(con, name, column)} (total)")
+        con.execute(f"COMMENT ON COLUMN {table}.{duck.ident(total)} IS {label}")
 
 
 UNIT = r"\s*([A-Za-z]{1,12})\.?"  # after a number: "days", "m", "Spaces", "km."
@@ -470,11 +468,16 @@ def _to_numbers(con: duckdb.DuckDBPyConnection, name: str, column: str, pattern:
     if given < 2 or numbers + worded < given:
         return False
     kind = "BIGINT" if whole == numbers else "DOUBLE"
-    digits = Quoted(f"regexp_replace(replace({value}, '−', '-'), '[^0-9.\\-]', '', 'g')")
+    digits = _digits(value)
     literal = duck.literal(pattern)  # an ALTER cannot take parameters
     con.execute(f"ALTER TABLE {duck.ident(name)} ALTER {col} SET DATA TYPE {kind} USING CASE WHEN "
                 f"regexp_full_match({value}, {literal}) THEN TRY_CAST({digits} AS {kind}) END")
     return True
+
+
+def _digits(value: Quoted) -> Quoted:
+    """A text value's number as text, its decoration taken off ("$1,500" -> "1500"; "−5" -> "-5")."""
+    return Quoted(f"regexp_replace(replace({value}, '−', '-'), '[^0-9.\\-]', '', 'g')")
 
 
 def _one_unit(con: duckdb.DuckDBPyConnection, name: str, column: str) -> str | None:
@@ -510,12 +513,17 @@ def _label_with_unit(con: duckdb.DuckDBPyConnection, name: str, column: str, uni
                      words: Sequence[str] = ()) -> None:
     """The column's label with its unit unless it says it ("Station Parking (spaces)"); the wordings
     its numbers replaced ("No parking"), which are now empty, kept after the label (`_comment`)."""
-    row = con.execute("SELECT comment FROM duckdb_columns() WHERE table_name = ? AND column_name = ?",
-                      [name, column]).fetchone()
-    label = str(row[0]) if row and row[0] else column
+    label = _label(con, name, column)
     label += f" ({unit})" if unit and unit.lower() not in label.lower() else ""
     comment = label + (_EMPTIED + json.dumps(list(words)) if words else "")
     con.execute(f"COMMENT ON COLUMN {duck.ident(name)}.{duck.ident(column)} IS {duck.literal(comment)}")
+
+
+def _label(con: duckdb.DuckDBPyConnection, name: str, column: str) -> str:
+    """The column's label: its comment (the file's header), or its name when it has none."""
+    row = con.execute("SELECT comment FROM duckdb_columns() WHERE table_name = ? AND column_name = ?",
+                      [name, column]).fetchone()
+    return str(row[0]) if row and row[0] else column
 
 
 _EMPTIED = "\nempty for: "  # in a column's comment, after its label: the wordings that are now NULL (JSON)
