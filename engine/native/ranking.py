@@ -181,22 +181,29 @@ _GROUP_BY = re.compile(r"\s+GROUP\s+BY\s+((?:\w+\.)?\"?\w+\"?)\s*(?=ORDER\b|HAVI
 _WHERE = re.compile(r"\bWHERE\s+", re.IGNORECASE)
 
 
+def nested_select(statement: str) -> bool:
+    """Whether a SQL statement holds a SELECT inside its own (its quoted text left out): the rewrites
+    that read one query's parts leave it alone."""
+    return QUOTED.sub("''", statement).upper().count("SELECT") > 1
+
+
 def grouped_key(query: str) -> str | None:
     """The one column a SQL query that ranks its groups (`GROUP BY position … ORDER BY … LIMIT n`)
     groups by; None for any other query (several keys, a subquery, a set operation)."""
     top = flat(query)
-    if _ranking(query, "sql") is None or top.upper().count("SELECT") > 1 or len(_GROUP_BY.findall(top)) != 1:
+    if _ranking(query, "sql") is None or nested_select(query) or len(_GROUP_BY.findall(top)) != 1:
         return None
-    found = _GROUP_BY.search(query)
-    return found.group(1) if found else None
+    found = _GROUP_BY.search(top)
+    return query[found.start(1):found.end(1)] if found else None
 
 
 def named_groups(query: str, key: str) -> str:
     """The SQL query without the rows whose group `key` is empty: "Position is None; count all is 10"
     is the rows with no position, counted as one group, not the position drafted most."""
-    group = _GROUP_BY.search(query)
+    top = flat(query)
+    group = _GROUP_BY.search(top)
     assert group is not None  # grouped_key found it
-    where = _WHERE.search(query, 0, group.start())
+    where = _WHERE.search(top, 0, group.start())
     if where is None:
         return f"{query[:group.start()]} WHERE {key} IS NOT NULL{query[group.start():]}"
     return (f"{query[:where.end()]}({query[where.end():group.start()].strip()}) AND {key} IS NOT NULL"

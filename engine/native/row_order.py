@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from engine.native.literals import SQL_TEXT
+from engine.native.ranking import nested_select
 
 if TYPE_CHECKING:
     from engine.native.sources import Source
@@ -37,8 +37,7 @@ def in_row_order(question: str, statement: str, source: Source) -> str | None:
     (a year or a date written as text, `year > '1990'`, is compared as written)."""
     before, after = bool(_BEFORE.search(question)), bool(_AFTER.search(question))
     table = _ONE_TABLE.search(statement)
-    nested = SQL_TEXT.sub("''", statement).upper().count("SELECT") > 1
-    if before == after or table is None or nested or _JOIN.search(statement):
+    if before == after or table is None or nested_select(statement) or _JOIN.search(statement):
         return None
     texts = {c["name"].lower() for c in source.columns if str(c.get("type", "")).upper() in ("VARCHAR", "TEXT")}
     if ROW not in {c["name"] for c in source.columns}:
