@@ -29,9 +29,11 @@ _QUOTES = "\"'“”‘’«»"  # around a title a table writes in quotes ("\"P
 def keys(value: str) -> list[str]:
     """What a held value is found by: its lower-cased text, and that text without a qualifier in
     brackets at its end ("kelly mccormick" of "Kelly McCormick (USA)", as a question names her) and
-    without the quotes around it ("part of your world" of "\"Part of Your World\"")."""
+    without the quotes around it ("part of your world" of "\"Part of Your World\""), or both. A change
+    here raises engine.native.values.KEYS_VERSION, so that every index keys its values again."""
     key = value.strip().lower()
-    return list(dict.fromkeys(k for k in (key, unqualified(key), key.strip(_QUOTES).strip()) if k))
+    bare = unqualified(key)
+    return list(dict.fromkeys(k for k in (key, bare, key.strip(_QUOTES).strip(), bare.strip(_QUOTES).strip()) if k))
 
 
 def unqualified(value: str) -> str:

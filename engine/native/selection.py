@@ -15,7 +15,7 @@ import numpy as np
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline
 from engine.native.sources import Source, part_texts, summary_text
-from engine.native.values import STOPWORDS, source_evidence
+from engine.native.values import STOPWORDS, singular, source_evidence
 from engine.native.writers.summary import stem
 
 if TYPE_CHECKING:
@@ -137,17 +137,9 @@ def year_evidence(question: str, sources: list[Source]) -> dict[str, float]:
 _WORD = re.compile(r"[A-Za-z]{4,}")
 
 
-def _stemmed(word: str) -> str:
-    """A word without its plural ending: "jockeys" -> "jockey", "countries" -> "country"."""
-    word = word.lower()
-    if word.endswith("ies") and len(word) > 5:
-        return word[:-3] + "y"
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 4 else word
-
-
 def naming_words(text: str) -> set[str]:
     """The words of `text` that can name a field: four letters or more, no stopword, stemmed."""
-    return {_stemmed(w) for w in _WORD.findall(text) if w.lower() not in STOPWORDS}
+    return {singular(w.lower()) for w in _WORD.findall(text) if w.lower() not in STOPWORDS}
 
 
 def field_words(source: Source) -> set[str]:

@@ -32,7 +32,7 @@ from local_stores.value_index import ValueIndex
 log = logging.getLogger(__name__)
 
 MAX_WORDS = 4  # longest phrase looked up
-MAX_PHRASES = 120
+MAX_PHRASES = 200
 PARTICLES = frozenset({"out", "up", "off", "away", "over", "down", "back", "in", "on"})  # may end a value's words
 MAX_MATCHES = 8
 _QUOTED = re.compile(r"\"([^\"]{2,80})\"|(?<!\w)'([^']{2,80})'(?!\w)")
@@ -56,8 +56,9 @@ def phrases(question: str) -> list[str]:
     """What the question could name as a stored value, lower-cased: its quoted texts, then its word
     runs of 1 to MAX_WORDS words that neither start nor end with a stopword, except a leading "the"
     (titles: "The Dispossessed", "The Matrix") and a closing particle (a category "going out",
-    "take away"); single words of at least two characters; a
-    possessive 's dropped. A name that ends in a full stop is kept with it too ("Cuba Gooding Jr.")."""
+    "take away"); single words of at least two characters; a possessive 's dropped; a run of two
+    words or more that ends in a plural also in the singular ("year end rankings": "year end
+    ranking"). A name that ends in a full stop is kept with it too ("Cuba Gooding Jr.")."""
     quoted = [(a or b).strip().lower() for a, b in _QUOTED.findall(question) if (a or b).strip()]
     words = [re.sub(r"['’]s$", "", w).strip(".'’-").lower() for w in _WORD.findall(question)]
     out: dict[str, None] = dict.fromkeys(quoted + [name for name in names(question) if name.endswith(".")])
@@ -71,7 +72,17 @@ def phrases(question: str) -> list[str]:
             if n == 1 and len(run_[0]) < 2:
                 continue
             out[" ".join(run_)] = None
+            if n > 1:
+                out[" ".join([*run_[:-1], singular(run_[-1])])] = None
     return list(out)[:MAX_PHRASES]
+
+
+def singular(word: str) -> str:
+    """A word without its plural ending ("rankings" -> "ranking", "countries" -> "country"): a
+    question asks for "year end rankings" where the table's row says "Year End Ranking"."""
+    if word.endswith("ies") and len(word) > 5:
+        return word[:-3] + "y"
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 4 else word
 
 
 def _lookup(store: NativeStore, source: Source, wanted: list[str], timeout_s: float,
@@ -120,7 +131,9 @@ def _phrase_of(value: str, wanted: list[str]) -> str:
 # -- which sources hold the values a question names (the value index) ------------------------------
 HELD_PER_PLACE = 10_000  # distinct values read per column, predicate or node property
 HELD_MAX_CHARS = 60  # longer texts are descriptions, not values a question names
-KEYS_VERSION = 2  # how the value index keys a value (2: without a bracketed qualifier too); a change reads all again
+# How the value index keys a value (local_stores.value_index.keys; 2: without a bracketed qualifier too,
+# 3: without the quotes around it too): a change reads every source's values again.
+KEYS_VERSION = 3
 
 
 def held_values(source: Source, stores: Stores, timeout_s: float = 20.0) -> list[tuple[str, str]]:

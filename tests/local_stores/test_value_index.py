@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from engine.native.values import KEYS_VERSION
 from local_stores.index_database import IndexDatabase
-from local_stores.value_index import ValueIndex
+from local_stores.value_index import ValueIndex, keys
 from tests.local_stores.index_databases import index_db  # noqa: F401 (the fixture)
 from tests.postgres_server import postgres  # noqa: F401 (the server the postgres index_db needs)
 
@@ -72,3 +73,21 @@ def test_a_title_written_between_quotes_is_found_without_them(index_db: IndexDat
                                                      '"Part of Your World"')]
     assert index.lookup(["kiss the girl"])[0][3] == "“Kiss the Girl”"
     assert index.lookup(['"part of your world"'])[0][3] == '"Part of Your World"'
+
+
+# What keys() gives for each probe at the current engine.native.values.KEYS_VERSION. A change to keys()
+# that changes these must raise KEYS_VERSION (and record them again here): otherwise indexes built
+# before keep their old keys, and a value keyed the new way is never found in them.
+KEYED_AT_VERSION = (3, {
+    "Kelly McCormick (USA)": ["kelly mccormick (usa)", "kelly mccormick"],
+    '"Part of Your World"': ['"part of your world"', "part of your world"],
+    "“Kiss the Girl” (single)": ["“kiss the girl” (single)", "“kiss the girl”", "kiss the girl” (single)",
+                                 "kiss the girl"],
+    "  New York ": ["new york"],
+})
+
+
+def test_a_change_to_how_values_are_keyed_raises_the_keys_version():
+    version, keyed = KEYED_AT_VERSION
+    assert version == KEYS_VERSION, "record what keys() gives at the new KEYS_VERSION in KEYED_AT_VERSION"
+    assert {value: keys(value) for value in keyed} == keyed, "keys() changed: raise KEYS_VERSION, record them"

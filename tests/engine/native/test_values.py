@@ -48,6 +48,14 @@ def test_phrases_keep_quoted_text_and_word_runs_not_stopwords():
     assert "out" not in spent and "out in february" not in spent and "on going" not in spent
 
 
+def test_phrases_ending_in_a_plural_are_looked_up_in_the_singular_too():
+    """A WTQ tennis table's row is "Year End Ranking"; the question asks for the "year end rankings"."""
+    found = values.phrases("What is the combined score of year end rankings before 2009?")
+    assert "year end rankings" in found and "year end ranking" in found and "end ranking" in found
+    assert "ranking" not in found  # one word alone stays as asked: "wins" is not the value "Win"
+    assert values.singular("countries") == "country" and values.singular("class") == "class"
+
+
 def test_question_values_are_found_in_the_column_that_holds_them(flights):  # noqa: ANN001
     source, stores = flights
     found = values.find("Give the flight numbers of flights leaving from aberdeen or new york.", source, stores)
