@@ -94,5 +94,12 @@ class ValueIndex:
             "SELECT DISTINCT place, value FROM source_values WHERE source = ? AND key LIKE ? ESCAPE '\\' "
             "ORDER BY place, value LIMIT ?", (source, f"{escaped}%", limit))]
 
+    def in_field(self, source: str, field: str, limit: int) -> list[tuple[str, str]]:
+        """(place, value) of `source`'s held values in a column or property named `field` (any table
+        or class: `songs.title`, `Movie.title`, `movie:title`), at most `limit`."""
+        rows = self.db.query("SELECT DISTINCT place, value FROM source_values WHERE source = ? AND lower(place) LIKE ? "
+                             "ORDER BY place, value LIMIT ?", (source, f"%{field.lower()}", limit))
+        return [(place, value) for place, value in rows if re.split(r"[.:#/]", place)[-1].lower() == field.lower()]
+
     def sources(self) -> int:
         return self.db.query("SELECT count(*) FROM value_sources")[0][0]

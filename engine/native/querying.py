@@ -159,6 +159,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if _empty(result) and (recased := values.recase(statement, source, stores, held=held)) != statement:
                 statement = store.explain(recased)  # checked like any statement the model wrote
                 result = store.execute(statement, timeout_s, max_rows)
+            if _empty(result) and (respelt := variants.respelt(statement, source, held)) != statement:
+                statement, result = _instead(store, respelt, timeout_s, max_rows) or (statement, result)
             if _empty(result) and (loosened := _without_description(question, statement, source)) is not None:
                 statement, result = _instead(store, loosened, timeout_s, max_rows) or (statement, result)
             if _empty(result) and source.language == "sql" and (

@@ -10,6 +10,7 @@ the value the question names."""
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from engine.native.sources import Source
@@ -61,3 +62,52 @@ def _spellings(statement: str, literal: str, source: Source, held: ValueIndex) -
         [value for value in column if folded(unqualified(value)) == key]
     return list(dict.fromkeys([literal, *sorted(found)]))
 
+
+
+CLOSE_SPELLING = 0.88  # difflib ratio from which a held value is the compared text misspelt ("mcormick")
+CLEAR_LEAD = 0.05  # ... and by which it must be nearer than any other held value of its column
+MOST_HELD = 5000  # held values of a column read to find the nearest
+
+
+def respelt(statement: str, source: Source, held: ValueIndex | None) -> str:
+    """The SQL statement with each compared text that its column holds in no spelling written as the
+    one held value of that column spelt nearly the same: "kelly mcormick" is "Kelly McCormick (USA)"
+    (LIKE '%…%' keeps its wildcards and the name without its qualifier). A text held in another column
+    is left alone (the query compares the wrong column: another repair's), as is a short one."""
+    if held is None or source.language != "sql":
+        return statement
+    for literal in dict.fromkeys(writer_for(source.language).compared_literals(statement)):
+        bare = literal.strip("%")
+        compared = compared_field(statement, literal)
+        if compared is None or len(folded(bare)) < 5 or "%" in bare or _held_as_written(bare, source, held):
+            continue
+        nearest = _nearest_spelling(folded(bare), [value for place, value in held.in_field(source.name, compared[1],
+                                                                                           MOST_HELD)])
+        if nearest is None:
+            continue
+        text = literal.replace(bare, unqualified(nearest) if "%" in literal else nearest)
+        try:
+            statement = statement.replace(sql_text.literal(literal), sql_text.literal(text))
+        except Unquotable:
+            continue
+    return statement
+
+
+def _held_as_written(text: str, source: Source, held: ValueIndex) -> bool:
+    return any(found == source.name for _, found, _, _ in held.lookup(list(dict.fromkeys([text.strip().lower(),
+                                                                                            folded(text)]))))
+
+
+def _nearest_spelling(key: str, values: list[str]) -> str | None:
+    """The value whose folded text (or that text without its bracketed qualifier) is spelt nearest
+    `key`, when CLOSE_SPELLING or nearer and CLEAR_LEAD nearer than the next value; else None."""
+    scored = sorted(((max(_likeness(key, folded(v)), _likeness(key, folded(unqualified(v)))), v)
+                     for v in dict.fromkeys(values)), reverse=True)
+    if not scored or scored[0][0] < CLOSE_SPELLING:
+        return None
+    return scored[0][1] if len(scored) == 1 or scored[0][0] - scored[1][0] >= CLEAR_LEAD else None
+
+
+def _likeness(a: str, b: str) -> float:
+    matcher = difflib.SequenceMatcher(None, a, b)
+    return matcher.ratio() if matcher.quick_ratio() >= CLOSE_SPELLING else 0.0

@@ -69,3 +69,35 @@ def test_a_name_the_table_writes_with_a_qualifier_in_brackets_is_compared_with_i
     assert values.source_evidence("How many final points did Kelly McCormick score?", index) == {"diving": 2.0}
     index.replace("diving", "s2", [("Kelly McCormick", "diving.diver"), ("Kelly McCormick (USA)", "diving.diver")])
     assert variants.widened(asked, source, index) == asked
+
+
+def test_a_name_the_question_misspells_is_compared_as_its_column_spells_it(tmp_path: Path):
+    """"… points earned by kelly mcormick?" (WTQ's own question): no diver is spelt so, and the
+    query found nothing; one is spelt nearly so, "Kelly McCormick (USA)"."""
+    source, store, index = _indexed("csv__203-csv__373.csv", "diving", tmp_path)
+    asked = "SELECT final_points FROM diving WHERE diver = 'kelly mcormick'"
+    respelt = variants.respelt(asked, source, index)
+    assert respelt == "SELECT final_points FROM diving WHERE diver = 'Kelly McCormick (USA)'"
+    assert store.execute(store.explain(respelt), 5, 10).rows == [(527.46,)]
+    pattern = "SELECT SUM(final_points) FROM diving WHERE diver ILIKE '%kelly mcormick%'"
+    assert variants.respelt(pattern, source, index) == pattern.replace("kelly mcormick", "Kelly McCormick")
+
+
+def test_a_spelling_far_from_every_value_or_held_elsewhere_is_left_as_written(tmp_path: Path):
+    source, _, index = _indexed("csv__203-csv__373.csv", "diving", tmp_path)
+    for statement in ("SELECT final_points FROM diving WHERE diver = 'Greg Louganis'",  # not in this final
+                      "SELECT final_points FROM diving WHERE diver = 'Kelly McCormick (USA)'",  # held as written
+                      "SELECT final_points FROM diving WHERE diver = 'Kely'",  # too short to tell
+                      "SELECT final_points FROM diving WHERE rank = 'kelly mcormick'"):  # no such held column
+        assert variants.respelt(statement, source, index) == statement
+    place, value = index.in_field("diving", "diver", 100)[0]
+    assert place == "diving.diver" and value
+    assert variants.respelt("SELECT 1 WHERE diver = 'kelly mcormick'", source, None) == \
+        "SELECT 1 WHERE diver = 'kelly mcormick'"
+
+
+def test_two_values_spelt_nearly_alike_leave_the_text_as_written(tmp_path: Path):
+    source, _, index = _indexed("csv__203-csv__373.csv", "diving", tmp_path)
+    index.replace("diving", "s2", [("Anna Fargher", "diving.diver"), ("Ann Fargher (IRL)", "diving.diver")])
+    assert variants.respelt("SELECT 1 FROM diving WHERE diver = 'ann farghe'", source, index) == \
+        "SELECT 1 FROM diving WHERE diver = 'ann farghe'"
