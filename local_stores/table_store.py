@@ -264,6 +264,7 @@ class TableStore:
             _totals_row_dropped(con, name, renamed)
             _numbers_undecorated(con, name)
             _worked_sums_totalled(con, name, set(renamed))
+            _written_dates_dated(con, name, set(renamed))
         info = self.describe(name)
         info.file, info.warnings = str(path), warnings
         return info
@@ -442,6 +443,40 @@ def _worked_sums_totalled(con: duckdb.DuckDBPyConnection, name: str, taken: set[
                     [WORKED_SUM])
         label = duck.literal(f"{_label(con, name, column)} (total)")
         con.execute(f"COMMENT ON COLUMN {table}.{duck.ident(total)} IS {label}")
+
+
+# Dates written as people write them, which DuckDB's reader leaves as text; a month alone is its first day.
+WRITTEN_DATES = ["%d %B %Y", "%B %d, %Y", "%B %d %Y", "%d %b %Y", "%b %d, %Y", "%b %d %Y", "%b. %d, %Y",
+                 "%d %B, %Y", "%B %Y", "%b %Y", "%Y-%m-%d"]
+DATED_SHARE = 0.8  # of a column's values written as dates, from which it gets a date column beside it
+
+
+def _written_dates_dated(con: duckdb.DuckDBPyConnection, name: str, taken: set[str]) -> None:
+    """A text column of dates written out ("5 October 1801", "September 6, 1998", "October 1761") gets
+    a DATE column beside it (`date_from_as_date`, "Date from (as a date)"), so that SQL orders, compares
+    and subtracts them as dates: as text, "5 October 1801" sorts before "October 1761" and
+    `date_until - date_from` fails. Ordinals ("1st May") and a footnote mark ("[2]") are read past."""
+    table = duck.ident(name)
+    formats = Quoted("[" + ", ".join(duck.literal(f) for f in WRITTEN_DATES) + "]")
+    for (column,) in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = ? "
+                                 "AND data_type = 'VARCHAR'", [name]).fetchall():
+        dated, value = f"{column}_as_date", duck.ident(column)
+        dates = _as_date(value, formats)
+        held = _given(name, value)
+        given, parsed = con.execute(f"SELECT count(*), count({dates}) {held}", list(NO_VALUE)).fetchone() or (0, 0)
+        if parsed < 3 or parsed < DATED_SHARE * given or dated in taken:
+            continue
+        con.execute(f"ALTER TABLE {table} ADD COLUMN {duck.ident(dated)} DATE")
+        con.execute(f"UPDATE {table} SET {duck.ident(dated)} = {dates}")
+        label = duck.literal(f"{_label(con, name, column)} (as a date)")
+        con.execute(f"COMMENT ON COLUMN {table}.{duck.ident(dated)} IS {label}")
+
+
+def _as_date(value: Quoted, formats: Quoted) -> Quoted:
+    """The DATE a written date means, or NULL."""
+    footnote, ordinal = duck.literal(r"\s*\[[^\]]*\]$"), duck.literal(r"(\d)(st|nd|rd|th)\b")
+    bare = f"regexp_replace(regexp_replace(trim({value}), {footnote}, ''), {ordinal}, '\\1', 'g')"
+    return Quoted(f"CAST(try_strptime({bare}, {formats}) AS DATE)")
 
 
 UNIT = r"\s*([A-Za-z]{1,12})\.?"  # after a number: "days", "m", "Spaces", "km."

@@ -8,6 +8,7 @@ keeps for the same thing ("Duration (Days)")."""
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import TYPE_CHECKING
 
 from engine.native.literals import PLAIN_NAME, SQL_TEXT, outside
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 _ORDER_BY = re.compile(r"\bORDER\s+BY\b(.*?)(?=\bLIMIT\b|\bOFFSET\b|\)|;|$)", re.IGNORECASE | re.DOTALL)
 _OPERATOR = r"(<=|>=|<>|!=|<|>|=)"
 _NUMBER = r"(-?\d+(?:\.\d+)?)(?![\w.])"
+AS_DATE = "_as_date"  # the DATE column the table store keeps beside a text column of written dates
 
 
 def text_number_columns(source: Source) -> set[str]:
@@ -52,11 +54,14 @@ def by_number_column(statement: str, source: Source) -> str:
     column that writes the same thing in words and numbers: "10 years, 228 days" sorts as text
     ("9 years" above "10 years"), and the table's "Duration (Days)" holds it as one number. The
     number column's name is made of words of the text column's (duration_days of
-    duration_years_days); unchanged when no such pair is ranked."""
+    duration_years_days). Likewise a text column of written dates ranked or subtracted
+    (`date_until - date_from`) reads the DATE column the table store keeps beside it
+    (`date_until_as_date`). Unchanged when no such pair is read."""
     if source.language != "sql":
         return statement
     for table in source.tables:
-        for worded, counted in _worded_pairs(table.get("columns", [])).items():
+        columns = table.get("columns", [])
+        for worded, counted in (_worded_pairs(columns) | dated_pairs(columns)).items():
             ref = _reference({worded})
 
             def change(code: str, counted: str = counted, ref: str = ref) -> str:
@@ -67,7 +72,34 @@ def by_number_column(statement: str, source: Source) -> str:
                 return _ORDER_BY.sub(lambda m: "ORDER BY" + re.sub(ref, lambda r: _renamed(r.group(1), counted),
                                                                    m.group(1), flags=re.I), code)
             statement = outside(statement, SQL_TEXT, change)
+        statement = outside(statement, SQL_TEXT, partial(_dates_subtracted, pairs=dated_pairs(columns)))
     return statement
+
+
+def dated_pairs(columns: list[dict]) -> dict[str, str]:
+    """{text column of written dates: the DATE column the table store keeps beside it}."""
+    dated = {str(c["name"]).lower() for c in columns if str(c.get("type", "")).upper() == "DATE"}
+    return {str(c["name"]).lower(): f"{str(c['name']).lower()}{AS_DATE}" for c in columns
+            if f"{str(c['name']).lower()}{AS_DATE}" in dated and PLAIN_NAME.fullmatch(f"{c['name']}{AS_DATE}")}
+
+
+def _dates_subtracted(code: str, pairs: dict[str, str]) -> str:
+    """`date_until - date_from` of two written-date columns as their DATE columns' difference: days, or
+    years (to a tenth) where the query names the difference so (`AS years`)."""
+    if not pairs:
+        return code
+    ref = _reference(set(pairs))
+
+    def dated(m: re.Match) -> str:
+        days = f"{_renamed(m.group(1), pairs[_bare(m.group(1))])} - {_renamed(m.group(3), pairs[_bare(m.group(3))])}"
+        alias = m.group(4) or ""
+        return (f"ROUND(({days}) / 365.25, 1)" if "year" in alias.lower() else days) + alias
+    return re.sub(rf"{ref}(\s*-\s*){ref}(\s+AS\s+\"?\w+\"?)?", dated, code, flags=re.I)
+
+
+def _bare(reference: str) -> str:
+    """The column of a reference: `T1."date_from"` -> `date_from`."""
+    return reference.rsplit(".", 1)[-1].strip('"').lower()
 
 
 def _renamed(reference: str, column: str) -> str:

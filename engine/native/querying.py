@@ -242,6 +242,14 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
     return QueryOutcome(source, query, None, attempts)
 
 
+def _accepted(store: NativeStore, statement: str) -> str | None:
+    """The statement as the engine accepts it, or None when it refuses it."""
+    try:
+        return store.explain(statement)
+    except QueryFailed:
+        return None
+
+
 def _instead(store: NativeStore, statement: str, timeout_s: float, max_rows: int) -> tuple[str, QueryResult] | None:
     """Trove's rewrite of a query that found nothing, with its rows, when it finds some (None when it
     finds none or the engine refuses it: the query stays as the model wrote it)."""
@@ -322,6 +330,8 @@ def _explained(store: NativeStore, writer: QueryWriter, query: str, source: Sour
             raise QueryFailed(f"the query stops before its end: it opens more brackets or braces than it closes (a "
                               f"reply is cut after {writer.REPLY_TOKENS} tokens). Write the whole query, shorter: only "
                               "the parts the question needs, no comments") from exc
+        if (dated := by_number_column(query, source)) != query and (statement := _accepted(store, dated)):
+            return statement  # `date_until - date_from` of written dates: their DATE columns' difference
         spelt = _spelt_right(store, query, str(exc), source)
         if spelt.statement is not None:
             return spelt.statement

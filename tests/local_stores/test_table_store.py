@@ -205,3 +205,20 @@ def test_a_header_holding_the_emptied_words_marker_stays_the_label(tmp_path: Pat
     header = '"n\nempty for: [oops"'
     info = store.load_csv("odd", tmp_path / "odd.csv", f"{header},name\n1,a\n2,b\n")
     assert info.columns[-2]["label"] == "n\nempty for: [oops" and "empty_for" not in info.columns[-2]
+
+
+def test_a_column_of_written_dates_gets_a_date_column_beside_it(tmp_path: Path):
+    """Russian ambassadors to Austria, "October 1761" … "5 October 1801" (the sampled WTQ set: "who
+    served the longest?" subtracted two text columns and failed); air dates "September 22, 1965" under
+    a first row that is a name."""
+    store = TableStore(tmp_path / "t.duckdb")
+    envoys = _wtq(store, "csv__203-csv__840.csv", "envoys")
+    assert envoys["date_from"]["type"] == "VARCHAR" and envoys["date_from_as_date"]["type"] == "DATE"
+    assert envoys["date_until_as_date"]["label"] == "Date until (as a date)"
+    first = store.execute("SELECT date_from_as_date FROM envoys WHERE date_from = 'October 1761'").rows
+    assert first == [("1761-10-01",)]  # a month alone: its first day (results give dates as ISO text)
+    longest = store.execute("SELECT name FROM envoys ORDER BY date_until_as_date - date_from_as_date DESC LIMIT 1")
+    assert longest.rows == [("Dmitry Mikhailovich Golitsyn",)]
+    episodes = _wtq(store, "csv__203-csv__315.csv", "episodes")
+    assert episodes["original_air_date_as_date"]["type"] == "DATE"
+    assert "name_as_date" not in envoys and "russian_state_as_date" not in envoys

@@ -84,3 +84,28 @@ def test_a_ranking_by_a_duration_in_words_ranks_by_the_same_duration_in_days(tmp
         "SELECT p.president, p.duration_years_days FROM presidents p ORDER BY p.duration_days DESC")
     shown = "SELECT duration_years_days FROM presidents WHERE president = 'Herbert Hoover'"
     assert by_number_column(shown, source) == shown  # read, not ranked: as written
+
+
+def test_written_dates_ranked_or_subtracted_read_their_date_columns(tmp_path: Path):
+    """"Which ambassador served the Russian Empire for the most amount of time?" (the sampled WTQ set)
+    was `date_until - date_from` over text ("October 1761", "5 October 1801"): DuckDB refused it."""
+    from engine.native.numeric_text import by_number_column
+
+    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
+    path = shared_path("eval", "tables", "wtq", "csv", "csv__203-csv__840.csv")
+    info = stores.tables.load_csv("envoys", path, path.read_text(encoding="utf-8"))
+    source = Source("envoys", "table", "duckdb", str(path), info.descriptor())
+    written = ("SELECT name, date_until - date_from AS years FROM envoys WHERE title = 'Ambassador' "
+               "AND russian_state = 'Russian Empire' ORDER BY years DESC LIMIT 1")
+    assert by_number_column(written, source) == written.replace(
+        "date_until - date_from", "ROUND((date_until_as_date - date_from_as_date) / 365.25, 1)")
+    outcome = write_and_run(ScriptedLLM([written]), "Which ambassador served the Russian Empire for the most "
+                            "amount of time?", source, stores)
+    assert outcome.ok and outcome.result is not None
+    assert outcome.result.rows == [("Dmitry Mikhailovich Golitsyn", 30.5)]
+    first = "SELECT e.name FROM envoys e ORDER BY e.date_from LIMIT 1"
+    assert by_number_column(first, source) == "SELECT e.name FROM envoys e ORDER BY e.date_from_as_date LIMIT 1"
+    days = "SELECT date_until - date_from FROM envoys"
+    assert by_number_column(days, source) == "SELECT date_until_as_date - date_from_as_date FROM envoys"
+    shown = "SELECT date_from FROM envoys WHERE name = 'Dmitry Mikhailovich Golitsyn'"
+    assert by_number_column(shown, source) == shown  # read, not ranked: as written
