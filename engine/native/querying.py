@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
 from engine.generation.untrusted import inline
-from engine.native import mending, periods, values, variants
+from engine.native import measures, mending, periods, values, variants
 from engine.native.conditions import (
     added_up,
     both_at_once,
@@ -161,6 +161,9 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 result = store.execute(statement, timeout_s, max_rows)
             if _empty(result) and (respelt := variants.respelt(statement, source, held)) != statement:
                 statement, result = _instead(store, respelt, timeout_s, max_rows) or (statement, result)
+            if _empty(result) and (filled := _one_filled(store, measures.others(statement, question, source),
+                                                         timeout_s, max_rows)) is not None:
+                statement, result = filled  # the diver's preliminary points, where her final ones are empty
             if _empty(result) and (loosened := _without_description(question, statement, source)) is not None:
                 statement, result = _instead(store, loosened, timeout_s, max_rows) or (statement, result)
             if _empty(result) and source.language == "sql" and (
@@ -240,6 +243,13 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
     if fallback is not None:  # an empty answer the repairs could not better
         return QueryOutcome(source, fallback[0], fallback[1], attempts)
     return QueryOutcome(source, query, None, attempts)
+
+
+def _one_filled(store: NativeStore, statements: list[str], timeout_s: float,
+                max_rows: int) -> tuple[str, QueryResult] | None:
+    """The one of `statements` that finds something, with its rows; None when none or several do."""
+    found = [run for run in (_instead(store, s, timeout_s, max_rows) for s in statements) if run is not None]
+    return found[0] if len(found) == 1 else None
 
 
 def _accepted(store: NativeStore, statement: str) -> str | None:
