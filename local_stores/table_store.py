@@ -448,6 +448,7 @@ def _worked_sums_totalled(con: duckdb.DuckDBPyConnection, name: str, taken: set[
 # Dates written as people write them, which DuckDB's reader leaves as text; a month alone is its first day.
 WRITTEN_DATES = ["%d %B %Y", "%B %d, %Y", "%B %d %Y", "%d %b %Y", "%b %d, %Y", "%b %d %Y", "%b. %d, %Y",
                  "%d %B, %Y", "%B %Y", "%b %Y", "%Y-%m-%d"]
+AS_DATE = "_as_date"  # ends the name of the DATE column beside a column of written dates
 DATED_SHARE = 0.8  # of a column's values written as dates, from which it gets a date column beside it
 
 
@@ -460,7 +461,7 @@ def _written_dates_dated(con: duckdb.DuckDBPyConnection, name: str, taken: set[s
     formats = Quoted("[" + ", ".join(duck.literal(f) for f in WRITTEN_DATES) + "]")
     for (column,) in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = ? "
                                  "AND data_type = 'VARCHAR'", [name]).fetchall():
-        dated, value = f"{column}_as_date", duck.ident(column)
+        dated, value = f"{column}{AS_DATE}", duck.ident(column)
         dates = _as_date(value, formats)
         held = _given(name, value)
         given, parsed = con.execute(f"SELECT count(*), count({dates}) {held}", list(NO_VALUE)).fetchone() or (0, 0)

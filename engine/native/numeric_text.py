@@ -12,6 +12,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from engine.native.literals import PLAIN_NAME, SQL_TEXT, outside
+from local_stores.table_store import AS_DATE
 
 if TYPE_CHECKING:
     from engine.native.sources import Source
@@ -19,7 +20,6 @@ if TYPE_CHECKING:
 _ORDER_BY = re.compile(r"\bORDER\s+BY\b(.*?)(?=\bLIMIT\b|\bOFFSET\b|\)|;|$)", re.IGNORECASE | re.DOTALL)
 _OPERATOR = r"(<=|>=|<>|!=|<|>|=)"
 _NUMBER = r"(-?\d+(?:\.\d+)?)(?![\w.])"
-AS_DATE = "_as_date"  # the DATE column the table store keeps beside a text column of written dates
 
 
 def text_number_columns(source: Source) -> set[str]:
@@ -78,9 +78,9 @@ def by_number_column(statement: str, source: Source) -> str:
 
 def dated_pairs(columns: list[dict]) -> dict[str, str]:
     """{text column of written dates: the DATE column the table store keeps beside it}."""
-    dated = {str(c["name"]).lower() for c in columns if str(c.get("type", "")).upper() == "DATE"}
-    return {str(c["name"]).lower(): f"{str(c['name']).lower()}{AS_DATE}" for c in columns
-            if f"{str(c['name']).lower()}{AS_DATE}" in dated and PLAIN_NAME.fullmatch(f"{c['name']}{AS_DATE}")}
+    types = {str(c["name"]).lower(): str(c.get("type", "")).upper() for c in columns}
+    return {name: name + AS_DATE for name in types
+            if types.get(name + AS_DATE) == "DATE" and PLAIN_NAME.fullmatch(name + AS_DATE)}
 
 
 def _dates_subtracted(code: str, pairs: dict[str, str]) -> str:

@@ -6,7 +6,8 @@ six ghost towns of Franklin County, and the answer is wrong with a citation. The
 each column's spellings; those that differ from the compared text only in case, spacing or the
 punctuation around it are one value, and the comparison becomes `IN (…)` over all of them. Where the
 column holds no such spelling, values that add a qualifier in brackets ("Kelly McCormick (USA)") are
-the value the question names."""
+the value the question names. A text its column holds in no spelling at all, where one held value is
+spelt nearly the same, is that value misspelt ("kelly mcormick")."""
 
 from __future__ import annotations
 
@@ -61,7 +62,6 @@ def _spellings(statement: str, literal: str, source: Source, held: ValueIndex) -
     found = [value for value in column if folded(value) == key] or \
         [value for value in column if folded(unqualified(value)) == key]
     return list(dict.fromkeys([literal, *sorted(found)]))
-
 
 
 CLOSE_SPELLING = 0.88  # difflib ratio from which a held value is the compared text misspelt ("mcormick")
