@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.ingest.tables import describe_database
-from engine.native.numeric_text import as_numbers, text_number_columns
+from engine.native.numeric_text import as_numbers, by_number_column, text_number_columns
 from engine.native.querying import write_and_run
 from engine.native.sources import Source, Stores
 from local_stores.graph_store import GraphStore
@@ -62,16 +62,19 @@ def test_a_database_file_marks_only_columns_whose_every_value_is_a_number(tmp_pa
     assert not columns["name"].get("numbers_as_text")
 
 
+def _wtq_table(folder: Path, file: str, name: str) -> tuple[Source, Stores]:
+    """A WikiTableQuestions table loaded as the table store loads any CSV, and its source."""
+    stores = Stores(TableStore(folder / "t.duckdb"), GraphStore(folder / "graphs"), RdfStore(folder / "rdf"))
+    path = shared_path("eval", "tables", "wtq", "csv", file)
+    info = stores.tables.load_csv(name, path, path.read_text(encoding="utf-8"))
+    return Source(name, "table", "duckdb", str(path), info.descriptor()), stores
+
+
 def test_a_ranking_by_a_duration_in_words_ranks_by_the_same_duration_in_days(tmp_path: Path):
     """"Which president held the title of oldest living president for the longest time?" answered
     "James Madison" (unseen set): the query took the MAX of "Duration (Years, Days)", text where
     "9 years, 97 days" is above "31 years, 289 days"; "Duration (Days)" holds each as a number."""
-    from engine.native.numeric_text import by_number_column
-
-    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
-    path = shared_path("eval", "tables", "wtq", "csv", "csv__203-csv__260.csv")
-    info = stores.tables.load_csv("presidents", path, path.read_text(encoding="utf-8"))
-    source = Source("presidents", "table", "duckdb", str(path), info.descriptor())
+    source, stores = _wtq_table(tmp_path, "csv__203-csv__260.csv", "presidents")
     written = ("SELECT president FROM presidents WHERE duration_years_days = "
                "(SELECT MAX(duration_years_days) FROM presidents)")
     assert by_number_column(written, source) == (
@@ -89,12 +92,7 @@ def test_a_ranking_by_a_duration_in_words_ranks_by_the_same_duration_in_days(tmp
 def test_written_dates_ranked_or_subtracted_read_their_date_columns(tmp_path: Path):
     """"Which ambassador served the Russian Empire for the most amount of time?" (the sampled WTQ set)
     was `date_until - date_from` over text ("October 1761", "5 October 1801"): DuckDB refused it."""
-    from engine.native.numeric_text import by_number_column
-
-    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
-    path = shared_path("eval", "tables", "wtq", "csv", "csv__203-csv__840.csv")
-    info = stores.tables.load_csv("envoys", path, path.read_text(encoding="utf-8"))
-    source = Source("envoys", "table", "duckdb", str(path), info.descriptor())
+    source, stores = _wtq_table(tmp_path, "csv__203-csv__840.csv", "envoys")
     written = ("SELECT name, date_until - date_from AS years FROM envoys WHERE title = 'Ambassador' "
                "AND russian_state = 'Russian Empire' ORDER BY years DESC LIMIT 1")
     assert by_number_column(written, source) == written.replace(
