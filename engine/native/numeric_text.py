@@ -69,6 +69,10 @@ def by_number_column(statement: str, source: Source) -> str:
                               lambda m: f"{m.group(1)}({_renamed(m.group(2), counted)})", code, flags=re.I)
                 code = re.sub(rf"{ref}(?=\s*(?:=|\bIN\b)\s*\(\s*SELECT\s+(?:MAX|MIN)\s*\()",  # the row that has it
                               lambda m: _renamed(m.group(1), counted), code, flags=re.I)
+                if aliases := [a for _, a in re.findall(rf"(?:\bSELECT\b|,)\s*(?:DISTINCT\s+)?{ref}\s+AS\s+\"?(\w+)\"?",
+                                                           code, flags=re.I)]:  # `date_until AS years … ORDER BY years`
+                    alias = rf"(?<![\w.\"])\"?(?:{'|'.join(map(re.escape, aliases))})\"?(?![\w\"(])"
+                    code = _ORDER_BY.sub(lambda m: "ORDER BY" + re.sub(alias, counted, m.group(1), flags=re.I), code)
                 return _ORDER_BY.sub(lambda m: "ORDER BY" + re.sub(ref, lambda r: _renamed(r.group(1), counted),
                                                                    m.group(1), flags=re.I), code)
             statement = outside(statement, SQL_TEXT, change)

@@ -107,3 +107,14 @@ def test_written_dates_ranked_or_subtracted_read_their_date_columns(tmp_path: Pa
     assert by_number_column(days, source) == "SELECT date_until_as_date - date_from_as_date FROM envoys"
     shown = "SELECT date_from FROM envoys WHERE name = 'Dmitry Mikhailovich Golitsyn'"
     assert by_number_column(shown, source) == shown  # read, not ranked: as written
+
+
+def test_a_written_date_ranked_by_its_alias_ranks_by_its_date_column(tmp_path: Path):
+    """`SELECT name, date_until AS years … ORDER BY years DESC` (the sampled WTQ set, after the
+    subtraction was mended) ranked "April 1792" as text."""
+    source, _ = _wtq_table(tmp_path, "csv__203-csv__840.csv", "envoys")
+    aliased = "SELECT name, date_until AS years FROM envoys ORDER BY years DESC LIMIT 1"
+    assert by_number_column(aliased, source) == aliased.replace("ORDER BY years", "ORDER BY date_until_as_date")
+    subtracted = "SELECT name, date_until - date_from AS years FROM envoys ORDER BY years DESC"
+    assert by_number_column(subtracted, source) == subtracted.replace(
+        "date_until - date_from", "ROUND((date_until_as_date - date_from_as_date) / 365.25, 1)")
