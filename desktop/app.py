@@ -15,7 +15,7 @@ from desktop.ask_view import AskView
 from desktop.models_view import ModelsView
 from desktop.sources_view import SourcesView, progress_text
 from desktop.workers import Engine, IndexProgress
-from engine import preload_libraries
+from engine import preload_modules
 
 if TYPE_CHECKING:
     from engine import IndexReport
@@ -27,7 +27,7 @@ class MainWindow(QMainWindow):
     def __init__(self, engine: Engine, settings: QSettings | None = None, watch: bool = True,
                  index_on_start: bool = True, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        preload_libraries()  # before the window shows: indexing then never loads one while it is shown
+        preload_modules()  # before the window shows: indexing then never loads one while it is shown
         self.engine = engine
         self.qsettings = settings or QSettings()
         self.index_on_start = index_on_start

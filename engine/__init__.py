@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from engine.home_index import backend_problem
     from engine.ingest.extensions import PHOTO as PHOTO_SUFFIXES
     from engine.ingest.indexer import IndexReport, Progress
-    from engine.ingest.libraries import preload as preload_libraries
+    from engine.ingest.preloading import preload as preload_modules
     from engine.locators import (
         Locator,
         MomentLocator,
@@ -58,15 +58,15 @@ _PUBLIC = {
     "source_name": "engine.locators", "backend_problem": "engine.home_index",
     "Locator": "engine.locators", "PassageLocator": "engine.locators", "QueryLocator": "engine.locators",
     "PhotoLocator": "engine.locators", "RegionLocator": "engine.locators", "MomentLocator": "engine.locators",
-    "as_locator": "engine.locators", "preload_libraries": "engine.ingest.libraries",
+    "as_locator": "engine.locators", "preload_modules": "engine.ingest.preloading",
 }
-_RENAMED = {"PHOTO_SUFFIXES": "PHOTO", "preload_libraries": "preload"}  # public name -> its name in its module
+_RENAMED = {"PHOTO_SUFFIXES": "PHOTO", "preload_modules": "preload"}  # public name -> its name in its module
 __all__ = ["AskResult", "Busy", "Citation", "ClipThumb", "Conversation", "Decision", "Gate", "IndexReport",
            "IndexedFile", "Locator", "MomentLocator", "PHOTO_SUFFIXES", "PageText", "PassageLocator",
            "PhotoLocator", "Progress", "QueryLocator", "QueryRun", "RegionLocator", "RootSummary", "Route",
            "Scope", "Settings", "Summary", "Trove", "TroveError", "Turn", "as_locator",
            "attachment_words", "backend_problem", "citation_place", "clock", "holdings", "image_file",
-           "load_settings", "mail_words", "page_picture", "page_words", "photo_pixels", "preload_libraries",
+           "load_settings", "mail_words", "page_picture", "page_words", "photo_pixels", "preload_modules",
            "source_name", "write_markdown"]
 
 

@@ -450,6 +450,7 @@ WRITTEN_DATES = ["%d %B %Y", "%B %d, %Y", "%B %d %Y", "%d %b %Y", "%b %d, %Y", "
                  "%d %B, %Y", "%B %Y", "%b %Y", "%Y-%m-%d"]
 AS_DATE = "_as_date"  # ends the name of the DATE column beside a column of written dates
 DATED_SHARE = 0.8  # of a column's values written as dates, from which it gets a date column beside it
+DATES_SAMPLED = 200  # first values tried before all of them (a big table's other text columns stay cheap)
 
 
 def _written_dates_dated(con: duckdb.DuckDBPyConnection, name: str, taken: set[str]) -> None:
@@ -461,16 +462,25 @@ def _written_dates_dated(con: duckdb.DuckDBPyConnection, name: str, taken: set[s
     formats = Quoted("[" + ", ".join(duck.literal(f) for f in WRITTEN_DATES) + "]")
     for (column,) in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = ? "
                                  "AND data_type = 'VARCHAR'", [name]).fetchall():
-        dated, value = f"{column}{AS_DATE}", duck.ident(column)
+        dated = f"{column}{AS_DATE}"
+        value = duck.ident(column)
         dates = _as_date(value, formats)
         held = _given(name, value)
-        given, parsed = con.execute(f"SELECT count(*), count({dates}) {held}", list(NO_VALUE)).fetchone() or (0, 0)
-        if parsed < 3 or parsed < DATED_SHARE * given or dated in taken:
+        first = Quoted(f"FROM (SELECT {value} {held} LIMIT {DATES_SAMPLED}) AS first_values")
+        if dated in taken or not _dated(con, Quoted(f"SELECT count(*), count({dates}) {first}")) or \
+                not _dated(con, Quoted(f"SELECT count(*), count({dates}) {held}")):
             continue
         con.execute(f"ALTER TABLE {table} ADD COLUMN {duck.ident(dated)} DATE")
         con.execute(f"UPDATE {table} SET {duck.ident(dated)} = {dates}")
         label = duck.literal(f"{_label(con, name, column)} (as a date)")
         con.execute(f"COMMENT ON COLUMN {table}.{duck.ident(dated)} IS {label}")
+
+
+def _dated(con: duckdb.DuckDBPyConnection, counts: Quoted) -> bool:
+    """Whether (values given, dates among them) of `counts` make a column of dates: three at least,
+    DATED_SHARE of them."""
+    given, parsed = con.execute(counts, list(NO_VALUE)).fetchone() or (0, 0)
+    return parsed >= 3 and parsed >= DATED_SHARE * given
 
 
 def _as_date(value: Quoted, formats: Quoted) -> Quoted:

@@ -17,17 +17,18 @@ _WORDS = re.compile(r"[a-z]+")
 
 
 def others(statement: str, question: str, source: Source) -> list[str]:
-    """The statement with each number column its SELECT clause reads replaced by another column of
-    the same measure (sharing a word of its name, the words that tell them apart unasked), one
-    statement per such column; [] when it reads none or the source is not SQL."""
+    """The statement with each number column its SELECT clause reads replaced by the one other column
+    of the same measure (sharing a word of its name, the words that tell them apart unasked; where
+    several share it, as a year's twelve monthly columns do, none is the other), one statement per
+    such column; [] when it reads none or the source is not SQL."""
     if source.language != "sql" or (select := _SQL_SELECT.match(statement)) is None:
         return []
     asked = set(_WORDS.findall(question.lower()))
     numbers = [str(c["name"]) for c in source.columns if NUMBER_TYPE.match(str(c.get("type", "")))]
     out = []
     for column in [n for n in numbers if re.search(rf"(?<![\w.\"]){re.escape(n)}(?![\w\"])", select.group(2))]:
-        for other in _siblings(column, numbers, asked):
-            clause = re.sub(rf"(?<![\w.\"]){re.escape(column)}(?![\w\"])", other, select.group(2))
+        if len(siblings := _siblings(column, numbers, asked)) == 1:
+            clause = re.sub(rf"(?<![\w.\"]){re.escape(column)}(?![\w\"])", siblings[0], select.group(2))
             out.append(select.group(1) + clause + statement[select.start(3):])
     return list(dict.fromkeys(out))
 

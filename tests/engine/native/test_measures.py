@@ -53,3 +53,12 @@ def test_a_column_the_question_names_is_kept_empty_or_not(diving):  # noqa: ANN0
     filled = "SELECT final_points FROM diving WHERE diver ILIKE '%kelly mccormick%'"
     assert write_and_run(ScriptedLLM([filled]), "How many points did Kelly McCormick have?", source, stores,
                          held=held).query == filled  # she has final points: as written
+
+
+def test_a_measure_kept_in_many_columns_has_no_one_other(tmp_path: Path):
+    """A year's sales by month: `jan_sales` empty for a shop is not its `feb_sales`."""
+    store = TableStore(tmp_path / "t.duckdb")
+    text = "shop,jan_sales,feb_sales,mar_sales\nNorth,,12,14\nSouth,9,8,7\n"
+    info = store.load_csv("sales", tmp_path / "sales.csv", text)
+    source = Source("sales", "table", "duckdb", str(tmp_path / "sales.csv"), info.descriptor())
+    assert measures.others("SELECT jan_sales FROM sales WHERE shop = 'North'", "What did North sell?", source) == []
