@@ -14,6 +14,7 @@ SQL_TEXT = re.compile(r"'(?:[^']|'')*'")  # a string; "…" is a quoted name in 
 SQL_QUOTED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"")  # a string or a quoted name
 CYPHER_TEXT = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 QUOTED_VALUE = re.compile(r"'((?:[^'\\]|\\.|'')*)'|\"((?:[^\"\\]|\\.)*)\"")  # its text: group 1 or 2, any language
+SQL_SELECT = re.compile(r"^(\s*SELECT\s+)(.*?)(\s+FROM\b)", re.IGNORECASE | re.DOTALL)  # head, list, FROM
 PLAIN_NAME = re.compile(r"[A-Za-z_]\w*")  # a name a query may hold bare, without quoting it as an identifier
 SPARQL_TEXT = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|<[^<>\s]*>")  # a string or an IRI
 

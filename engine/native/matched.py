@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 
 from engine.native.described import tables_read
+from engine.native.literals import SQL_SELECT
 from local_stores.native_store import NativeStore
 from local_stores.quoting import sqlite_sql as sq
 from local_stores.results import QueryError, QueryResult
 
 _VALUED = re.compile(r"\b(?:SUM|AVG|MIN|MAX)\s*\(", re.IGNORECASE)
 _GROUPED = re.compile(r"\bGROUP\s+BY\b|\bUNION\b|\bINTERSECT\b|\bEXCEPT\b|\bWITH\b", re.IGNORECASE)
-_SQL_SELECT = re.compile(r"^(\s*SELECT\s+)(.*?)(\s+FROM\b)", re.IGNORECASE | re.DOTALL)
 _SPARQL_SELECT = re.compile(r"^(.*?\bSELECT\s+)(.*?)(\s*WHERE\s*\{)", re.IGNORECASE | re.DOTALL)
 _CYPHER_RETURN = re.compile(r"(\bRETURN\s+)(.*?)(\s*(?:ORDER\s+BY\b.*|LIMIT\b.*)?)$", re.IGNORECASE | re.DOTALL)
 
@@ -31,7 +31,7 @@ def counting(statement: str, language: str) -> str | None:
     if not _VALUED.search(statement) or _GROUPED.search(statement):
         return None
     if language == "sql":
-        found = _SQL_SELECT.match(statement)
+        found = SQL_SELECT.match(statement)
         if found is None or re.search(r"\bSELECT\b", found.group(2), re.IGNORECASE):
             return None
         return f"{found.group(1)}COUNT(*){statement[found.start(3):]}"

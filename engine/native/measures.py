@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
+from engine.native.literals import SQL_SELECT
 from engine.native.numeric_text import NUMBER_TYPE
 from engine.native.sources import Source
 
-_SQL_SELECT = re.compile(r"^(\s*SELECT\s+)(.*?)(\s+FROM\b)", re.IGNORECASE | re.DOTALL)
 _WORDS = re.compile(r"[a-z]+")
 
 
@@ -21,14 +21,15 @@ def others(statement: str, question: str, source: Source) -> list[str]:
     of the same measure (sharing a word of its name, the words that tell them apart unasked; where
     several share it, as a year's twelve monthly columns do, none is the other), one statement per
     such column; [] when it reads none or the source is not SQL."""
-    if source.language != "sql" or (select := _SQL_SELECT.match(statement)) is None:
+    if source.language != "sql" or (select := SQL_SELECT.match(statement)) is None:
         return []
     asked = set(_WORDS.findall(question.lower()))
     numbers = [str(c["name"]) for c in source.columns if NUMBER_TYPE.match(str(c.get("type", "")))]
     out = []
-    for column in [n for n in numbers if re.search(rf"(?<![\w.\"]){re.escape(n)}(?![\w\"])", select.group(2))]:
-        if len(siblings := _siblings(column, numbers, asked)) == 1:
-            clause = re.sub(rf"(?<![\w.\"]){re.escape(column)}(?![\w\"])", siblings[0], select.group(2))
+    for column in numbers:
+        named = re.compile(rf"(?<![\w.\"]){re.escape(column)}(?![\w\"])")
+        if named.search(select.group(2)) and len(siblings := _siblings(column, numbers, asked)) == 1:
+            clause = named.sub(siblings[0], select.group(2))
             out.append(select.group(1) + clause + statement[select.start(3):])
     return list(dict.fromkeys(out))
 

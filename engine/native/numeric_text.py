@@ -61,7 +61,8 @@ def by_number_column(statement: str, source: Source) -> str:
         return statement
     for table in source.tables:
         columns = table.get("columns", [])
-        for worded, counted in (_worded_pairs(columns) | dated_pairs(columns)).items():
+        dated = dated_pairs(columns)
+        for worded, counted in (_worded_pairs(columns) | dated).items():
             ref = _reference({worded})
 
             def change(code: str, counted: str = counted, ref: str = ref) -> str:
@@ -76,7 +77,7 @@ def by_number_column(statement: str, source: Source) -> str:
                 return _ORDER_BY.sub(lambda m: "ORDER BY" + re.sub(ref, lambda r: _renamed(r.group(1), counted),
                                                                    m.group(1), flags=re.I), code)
             statement = outside(statement, SQL_TEXT, change)
-        statement = outside(statement, SQL_TEXT, partial(_dates_subtracted, pairs=dated_pairs(columns)))
+        statement = outside(statement, SQL_TEXT, partial(_dates_subtracted, pairs=dated))
     return statement
 
 
