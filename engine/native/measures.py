@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from engine.native.literals import SQL_SELECT
+from engine.native.literals import PLAIN_NAME, SQL_SELECT
 from engine.native.numeric_text import NUMBER_TYPE
 from engine.native.sources import Source
 
@@ -24,7 +24,8 @@ def others(statement: str, question: str, source: Source) -> list[str]:
     if source.language != "sql" or (select := SQL_SELECT.match(statement)) is None:
         return []
     asked = set(_WORDS.findall(question.lower()))
-    numbers = [str(c["name"]) for c in source.columns if NUMBER_TYPE.match(str(c.get("type", "")))]
+    numbers = [str(c["name"]) for c in source.columns if NUMBER_TYPE.match(str(c.get("type", "")))
+               and PLAIN_NAME.fullmatch(str(c["name"]))]  # written into the query as it is: a plain name only
     out = []
     for column in numbers:
         named = re.compile(rf"(?<![\w.\"]){re.escape(column)}(?![\w\"])")

@@ -62,3 +62,13 @@ def test_a_measure_kept_in_many_columns_has_no_one_other(tmp_path: Path):
     info = store.load_csv("sales", tmp_path / "sales.csv", text)
     source = Source("sales", "table", "duckdb", str(tmp_path / "sales.csv"), info.descriptor())
     assert measures.others("SELECT jan_sales FROM sales WHERE shop = 'North'", "What did North sell?", source) == []
+
+
+def test_a_column_whose_name_is_no_plain_name_is_never_written_in(tmp_path: Path):
+    """A file's header becomes a name the mend would write into SQL unquoted: only plain names are."""
+    store = TableStore(tmp_path / "t.duckdb")
+    store.load_csv("scores", tmp_path / "s.csv", "diver,final_points\nAnn,\nBo,3.5\n")
+    with store._writer(True) as con:  # a database file may name a column anything
+        con.execute('ALTER TABLE scores ADD COLUMN "points; DROP" DOUBLE')
+    source = Source("scores", "table", "duckdb", str(tmp_path / "s.csv"), store.describe("scores").descriptor())
+    assert measures.others("SELECT final_points FROM scores", "How many points did Ann have?", source) == []
