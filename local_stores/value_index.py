@@ -26,6 +26,12 @@ _QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")  # "(USA)" of "Kelly McCormick (US
 _QUOTES = "\"'“”‘’«»"  # around a title a table writes in quotes ("\"Part of Your World\"")
 
 
+def field_of(place: str) -> str:
+    """The field a place names, lower-cased: `songs.title`, `Movie.title`, `movie:title` and
+    `http://…/movie#title` -> `title`."""
+    return re.split(r"[.:#/]", place)[-1].lower()
+
+
 def keys(value: str) -> list[str]:
     """What a held value is found by: its lower-cased text, and that text without a qualifier in
     brackets at its end ("kelly mccormick" of "Kelly McCormick (USA)", as a question names her) and
@@ -99,7 +105,7 @@ class ValueIndex:
         or class: `songs.title`, `Movie.title`, `movie:title`), at most `limit`."""
         rows = self.db.query("SELECT DISTINCT place, value FROM source_values WHERE source = ? AND lower(place) LIKE ? "
                              "ORDER BY place, value LIMIT ?", (source, f"%{field.lower()}", limit))
-        return [(place, value) for place, value in rows if re.split(r"[.:#/]", place)[-1].lower() == field.lower()]
+        return [(place, value) for place, value in rows if field_of(place) == field.lower()]
 
     def sources(self) -> int:
         return self.db.query("SELECT count(*) FROM value_sources")[0][0]

@@ -161,6 +161,29 @@ def counted_not_read(statement: str, question: str, columns: set[str]) -> str | 
     return named[0]
 
 
+_WHICH_MOST = re.compile(r"\b(?:which|what)\s+([a-z]{3,})\b[^?]*?\b(most|fewest|least)\s+(?:number\s+of\s+)?"
+                         r"([a-z][a-z-]{2,}s)\b", re.IGNORECASE)  # "which year did most countries join"
+_ONE_EXTREME = re.compile(r"^\s*SELECT\s+(MAX|MIN)\s*\(\s*(?:\w+\.)?\"?(\w+)\"?\s*\)(?:\s+AS\s+\w+)?\s+FROM\b"
+                          r"(?!.*\bGROUP\s+BY\b)", re.IGNORECASE | re.DOTALL)
+
+
+def extreme_not_counted(statement: str, question: str) -> str | None:
+    """What to tell the repair when "which year did most countries join?" is written `SELECT
+    MAX(joining_year)`: the latest year, where the question asks for the year that has the most rows
+    (or the largest total). None unless the query returns only the MAX/MIN of a column named by the
+    word after "which" and the question ranks by a count of things ("most countries")."""
+    asked, extreme = _WHICH_MOST.search(question), _ONE_EXTREME.search(statement)
+    if asked is None or extreme is None:
+        return None
+    noun, column = asked.group(1).lower(), extreme.group(2)
+    if not _holds(column, noun[:4]) or _holds(column, asked.group(3).lower()[:5]):
+        return None  # "which player has the most points": MAX(points) reads the ranked measure itself
+    largest = "largest" if extreme.group(1).upper() == "MAX" else "smallest"
+    return (f"the question asks for the {noun} with the {asked.group(2).lower()} {asked.group(3).lower()}, but the "
+            f"query returns the {largest} {column}: group the rows by {column} and rank the groups by how many "
+            f"rows each holds (or by the total that counts {asked.group(3).lower()}), keeping the first")
+
+
 def _holds(column: str, stem: str) -> bool:
     """Whether a column is named for what `stem` begins; never an id (`friend_id` numbers friends, it
     does not count them)."""

@@ -20,6 +20,7 @@ from engine.native.conditions import (
     counted_not_read,
     counts_a_count,
     each_named,
+    extreme_not_counted,
     intersect_of_differing,
     negation_dropped,
     other_date_compared,
@@ -59,7 +60,7 @@ from engine.native.writers.sparql_fixes import bind_variable, with_names
 from engine.result import LANGUAGES
 from local_stores.native_store import NativeStore
 from local_stores.results import QueryFailed, QueryRefused, QueryResult, Unreachable
-from local_stores.value_index import ValueIndex
+from local_stores.value_index import ValueIndex, field_of
 
 if TYPE_CHECKING:
     from engine.conversations.follow_up import PriorQuery
@@ -127,6 +128,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if source.language == "sql" and (ranked := counted_not_read(statement, question, _numbers(source))):
                 raise QueryFailed(f"the question ranks by {ranked}, a column of numbers: order by it (its SUM per "
                                   "group when a group has several rows), not by a count of rows")
+            if source.language == "sql" and (extreme := extreme_not_counted(statement, question)) is not None:
+                raise QueryFailed(extreme)
             if source.language == "sql" and (tally := counts_a_count(statement, question, _numbers(source))):
                 statement = store.explain(added_up(statement, tally))  # its value, not how many rows hold one
             if source.language == "sql" and (by_date := other_date_compared(question, statement, source.columns)):
@@ -544,7 +547,7 @@ def _compared_once(statement: str, source: Source, stores: Stores, held: ValueIn
     places = values.check_literals(statement, source, stores, held=held).places
     for m in QUOTED_VALUE.finditer(statement):
         value = m.group(1) or m.group(2) or ""
-        holding = {re.split(r"[.:#/]", place)[-1].lower() for place in places.get(value.strip().lower(), [])}
+        holding = {field_of(place) for place in places.get(value.strip().lower(), [])}
         if holding and (once := compared_twice(statement, value, holding)) is not None:
             return once
     return None

@@ -27,7 +27,7 @@ from local_stores.native_store import NativeStore
 from local_stores.quoting import Unquotable, kuzu_cypher
 from local_stores.quoting import sparql as quote_sparql
 from local_stores.results import QueryError
-from local_stores.value_index import ValueIndex
+from local_stores.value_index import ValueIndex, field_of
 
 log = logging.getLogger(__name__)
 
@@ -438,14 +438,14 @@ def _misplaced(statement: str, literals: list[str], places: dict[str, list[str]]
     out = []
     for literal in {t.strip().lower(): t for t in reversed(literals)}.values():  # 'Utrecht' and 'utrecht': once
         held_at = places.get(literal.strip().lower(), [])
-        fields = [_field(place) for place in held_at]
+        fields = [field_of(place) for place in held_at]
         compared = compared_field(statement, literal)
         if compared and compared[0] in labels:  # `p.name` of a (p:Person): held in Person.name, not Place.name
             elsewhere = f"{labels[compared[0]]}.{compared[1]}" not in {p.lower() for p in held_at}
         else:
             elsewhere = compared[1] not in fields if compared else not named & set(fields)
         if fields and elsewhere:  # the places with the field it compared first: `p.name` meant a Place's name
-            held_at = sorted(held_at, key=lambda p: compared is None or _field(p) != compared[1])
+            held_at = sorted(held_at, key=lambda p: compared is None or field_of(p) != compared[1])
             named_at = dict.fromkeys(writer_for(source.language).place_name(p, source) for p in held_at)
             out.append(ValueMatch(literal, literal, " and ".join(list(named_at)[:3])))
     return out
@@ -470,8 +470,3 @@ def _compared(statement: str, source: Source) -> list[str]:
     """The distinct text values a query compares with, less LIKE patterns, dates and numbers."""
     found = writer_for(source.language).compared_literals(statement)
     return [t for t in dict.fromkeys(found) if t.strip() and "%" not in t and not re.fullmatch(r"[\d :.-]+", t)]
-
-
-def _field(place: str) -> str:
-    """The field of a place: `Movie.title` -> `title`, `movie:title` -> `title`."""
-    return re.split(r"[.:#/]", place)[-1].lower()

@@ -19,7 +19,7 @@ from engine.native.values import compared_field
 from engine.native.writers import writer_for
 from local_stores.quoting import Unquotable
 from local_stores.quoting import sqlite_sql as sql_text
-from local_stores.value_index import ValueIndex, unqualified
+from local_stores.value_index import ValueIndex, field_of, unqualified
 
 MOST_SPELLINGS = 8  # held values read per compared text
 _AROUND = " \t.,;:!?'\"()[]"
@@ -58,7 +58,7 @@ def _spellings(statement: str, literal: str, source: Source, held: ValueIndex) -
     if compared is None or len(key) < 2:
         return []
     column = [value for place, value in held.starting(source.name, key, MOST_SPELLINGS)
-              if re.split(r"[.:#/]", place)[-1].lower() == compared[1]]
+              if field_of(place) == compared[1]]
     found = [value for value in column if folded(value) == key] or \
         [value for value in column if folded(unqualified(value)) == key]
     return list(dict.fromkeys([literal, *sorted(found)]))

@@ -251,8 +251,9 @@ def messages(question: str, source: Source, examples: list[Example] | None = Non
 def fix(query: str, source: Source) -> str:
     """Repairs small models need often and that cannot change a query's meaning: SQL's lower/upper
     as SPARQL's lcase/ucase, GROUP BY/ORDER BY/LIMIT written inside the final brace moved after it,
-    and the habits `sparql_fixes` knows (variables named with a hyphen, years compared as text, SQL's
-    commas between the selected items and its AND/OR, brackets, ORDER BY direction, FROM a class,
+    and the habits `sparql_fixes` knows (variables named with a hyphen or written without `?`, years
+    compared as text, SQL's commas between the selected items and its AND/OR, brackets, ORDER BY
+    direction, FROM a class,
     variables no pattern binds, a class named in another namespace or case, a predicate named in
     another namespace, a link written on the wrong class or named after the class it reaches, a value
     followed as a link, a thing linked to itself by a predicate the data lacks, a grouped thing's value
@@ -263,7 +264,7 @@ def fix(query: str, source: Source) -> str:
     if inside and len(re.findall(r"\bSELECT\b", query, re.IGNORECASE)) == 1:
         query = f"{query[:inside.start()].rstrip()}\n}}\n{inside.group(1).strip()}"
     query = sparql_fixes.bracket_aggregates(sparql_fixes.select_commas(sparql_fixes.dates_as_text(
-        sparql_fixes.variable_names(query))))
+        sparql_fixes.bare_subjects(sparql_fixes.variable_names(query)))))
     query = sparql_fixes.order_direction(sparql_fixes.bracket_having(sparql_fixes.logical_operators(query)))
     query = sparql_fixes.having_from_filter(query)
     if source is not None:

@@ -819,3 +819,23 @@ def variable_names(query: str) -> str:
     near '-channel'"); `?a-?b` and `?year-1` stay subtractions."""
     return outside(query, SPARQL_TEXT, lambda code: _HYPHENED.sub(lambda m: m.group(1) + m.group(2).replace("-", "_"),
                                                                    code))
+
+
+_BARE_SUBJECT = re.compile(r"(?P<sep>[;.{])(?P<space>\s*)(?P<word>[A-Za-z_]\w*)"
+                           r"(?=\s+(?:[A-Za-z_][\w-]*:[\w-]+|<[^<>\s]*>)\s+\S)")
+
+
+def bare_subjects(query: str) -> str:
+    """`?cartoon cartoon:ref-channel ?tv_channel ; tv_channel tv_channel:country ?c .`: a subject written
+    without its `?` (SPARQL: "Expected SelectQuery"), where the query uses that variable elsewhere. The
+    word becomes the variable, and a `;` before it (which would make it the previous subject's
+    predicate) ends that subject's patterns with `.`. A word no variable of the query is named is left."""
+    def mended(code: str) -> str:
+        def subject(m: re.Match) -> str:
+            if f"?{m.group('word')}" not in variables:
+                return m.group(0)
+            sep = " ." if m.group("sep") == ";" else m.group("sep")
+            return f"{sep}{m.group('space')}?{m.group('word')}"
+        return _BARE_SUBJECT.sub(subject, code)
+    variables = {f"?{v}" for v in _VARIABLE.findall(query)}
+    return outside(query, SPARQL_TEXT, mended)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from engine.native import sources
-from engine.native.conditions import negation_dropped, ranking_dropped
+from engine.native.conditions import extreme_not_counted, negation_dropped, ranking_dropped
 from engine.native.querying import write_and_run
 from engine.native.sources import Stores
 from tests.conftest import shared_path
@@ -103,3 +103,24 @@ SELECT ?teacher_name WHERE { ?teacher teacher:name ?teacher_name .
     outcome = write_and_run(llm, _NOT_ARRANGED, source, Stores(None, None, store))
     assert outcome.ok and sorted(r[0] for r in outcome.result.rows) == ["John Deloor", "Joseph Huts"]
     assert "leave out those that do (FILTER NOT EXISTS" in (outcome.attempts[0].error or "")
+
+
+def test_which_year_most_countries_joined_is_not_the_latest_year_on_the_wtq_table(tmp_path: Path):
+    """"Which year did most countries join in?" written `SELECT MAX(joining_year)` answered "2008 1",
+    the latest year (WTQ sample); the year nine of ten associations joined is 2002."""
+    from tests.engine.native.test_querying import wtq_table
+
+    stores, source = wtq_table("csv__203-csv__495.csv", "eaff", tmp_path)
+    question = "which year did most countries join in?"
+    llm = ScriptedLLM(["SELECT MAX(joining_year) FROM eaff",
+                       "SELECT joining_year FROM eaff GROUP BY joining_year ORDER BY COUNT(*) DESC LIMIT 1"])
+    outcome = write_and_run(llm, question, source, stores)
+    assert outcome.ok and str(outcome.result.rows[0][0]) == "2002"
+    assert "group the rows by joining_year" in (outcome.attempts[0].error or "")
+    assert extreme_not_counted("SELECT MAX(points) FROM t", "which year had the most points?") is None
+    assert extreme_not_counted("SELECT MAX(year) FROM t", "which year had the most recent win?") is None
+
+
+def test_spiders_own_gold_queries_are_never_sent_back_for_an_extreme_instead_of_a_count():
+    dev = json.loads(shared_path("eval", "sql", "spider", "dev.json").read_text(encoding="utf-8"))
+    assert [d["question"] for d in dev if extreme_not_counted(d["query"], d["question"])] == []

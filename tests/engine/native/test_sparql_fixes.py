@@ -382,6 +382,29 @@ def test_a_variable_named_with_a_hyphen_is_one_variable_on_the_spider_tv_shows(t
     assert sparql_fixes.variable_names(kept) == kept.replace("?y-z", "?y_z")
 
 
+def test_a_subject_written_without_its_question_mark_is_the_variable_on_the_spider_tv_shows(tmp_path: Path):
+    """The same question written `cartoon:ref-channel ?tv_channel ; tv_channel tv_channel:series_name
+    ?series_name ;` (rest set): the bare word read as a predicate, and SPARQL refused the query."""
+    store, source = spider_graph("tvshow_triples", tmp_path)
+    written = """PREFIX cartoon: <http://valuenet/ontop/cartoon#>
+PREFIX ontop: <http://valuenet/ontop/>
+PREFIX tv_channel: <http://valuenet/ontop/tv_channel#>
+SELECT ?series_name ?tv_channel_country WHERE {
+  ?cartoon a ontop:cartoon ;
+         cartoon:title "The Rise of the Blue Beetle!" ;
+         cartoon:ref-channel ?tv_channel ;
+         tv_channel tv_channel:series_name ?series_name ;
+         tv_channel tv_channel:country ?tv_channel_country .
+}"""
+    fixed = sparql_fixes.bare_subjects(written)
+    assert "?tv_channel  .\n         ?tv_channel tv_channel:series_name" in fixed
+    assert rows((store, source), written) == [("Sky Radio", "Italy")]
+    kept = 'SELECT ?x WHERE { ?s pet:name "a; tv pet:x ?y" ; pet:born ?x . OPTIONAL { ?s pet:kind ?k } }'
+    assert sparql_fixes.bare_subjects(kept) == kept  # in a string, or a keyword: as written
+    unknown = "SELECT ?x WHERE { ?s pet:born ?x ; owner pet:name ?n . }"
+    assert sparql_fixes.bare_subjects(unknown) == unknown  # no variable of that name: the engine's error
+
+
 def test_a_link_written_on_the_wrong_class_is_read_where_the_data_has_it(tmp_path):  # noqa: ANN001
     """Unseen-set queries that stopped at "… is not in this data; the data has …", the repair writing
     the same query again. "Which singers performed in concerts held at Somerset Park?" with the stadium
