@@ -484,10 +484,12 @@ def _dated(con: duckdb.DuckDBPyConnection, counts: Quoted) -> bool:
 
 
 def _as_date(value: Quoted, formats: Quoted) -> Quoted:
-    """The DATE a written date means, or NULL."""
+    """The DATE a written date means, or NULL; only a text with a year of four digits is one ("January
+    10" is a day of a year the file does not give, not January of the year 10)."""
     footnote, ordinal = duck.literal(r"\s*\[[^\]]*\]$"), duck.literal(r"(\d)(st|nd|rd|th)\b")
     bare = f"regexp_replace(regexp_replace(trim({value}), {footnote}, ''), {ordinal}, '\\1', 'g')"
-    return Quoted(f"CAST(try_strptime({bare}, {formats}) AS DATE)")
+    year = duck.literal(r"(^|\D)\d{4}(\D|$)")
+    return Quoted(f"CAST(CASE WHEN regexp_matches({bare}, {year}) THEN try_strptime({bare}, {formats}) END AS DATE)")
 
 
 UNIT = r"\s*([A-Za-z]{1,12})\.?"  # after a number: "days", "m", "Spaces", "km."

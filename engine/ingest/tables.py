@@ -38,12 +38,12 @@ EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet"
 
 
 KINDS = frozenset(EXTENSIONS.values())
-VERSION = 6  # 2: rows that repeat the header left out; numbers with one unit ("3,880 days") as numbers;
+VERSION = 7  # 2: rows that repeat the header left out; numbers with one unit ("3,880 days") as numbers;
 # a SQLite file's columns of numbers written as text marked (its queries read them as numbers);
 # 3: numbers but for a few words ("No parking") as numbers, the words in the label; 4: those words kept
 # beside the label (column "empty_for"), not in it; 5: a last row of totals left out, a sum written out
 # with its result ("72-68=140") totalled in a number column beside it; 6: a column of written dates
-# ("5 October 1801") gets a DATE column beside it
+# ("5 October 1801") gets a DATE column beside it; 7: not a column of days without a year ("January 10")
 MAX_JSON_DEPTH = 64  # records nest a few levels; DuckDB's JSON reader recurses (and crashes) on deep input
 MAX_COLUMNS = 1000  # the table store's cost grows with the square of the columns (2,000: 29 s; 10,000: 160 s)
 MAX_ROW_BYTES = 2_000_000  # DuckDB's CSV line limit (max_line_size): a longer row fails after a long read

@@ -222,3 +222,5 @@ def test_a_column_of_written_dates_gets_a_date_column_beside_it(tmp_path: Path):
     episodes = _wtq(store, "csv__203-csv__315.csv", "episodes")
     assert episodes["original_air_date_as_date"]["type"] == "DATE"
     assert "name_as_date" not in envoys and "russian_state_as_date" not in envoys
+    matches = _wtq(store, "csv__204-csv__224.csv", "matches")  # "January 10", "Dec 17": no year, no date
+    assert matches["date"]["type"] == "VARCHAR" and "date_as_date" not in matches
