@@ -46,6 +46,8 @@ _NOT_FOUND = re.compile(r"could not find|couldn't find|cannot find|can't find|no
                         r"provide|include)|doesn't (?:say|mention|contain)|no evidence", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])(?:\s*\[\d{1,3}\])*\s+(?=[A-Z0-9\"'(])")
 _ABBREVIATIONS = r"(?:\b[A-Z]|\b(?:Mr|Mrs|Ms|Dr|Prof|St|vs?|etc|e\.g|i\.e|No|Inc|Ltd|Co|Jr|Sr))"
+_ITEM_AT_END = re.compile(r"(?:^|\n)[ \t]*(\d{1,2}[.)]|[-*•])$")  # "…accidents:\n1.": an item's number
+_ITEM_START = re.compile(r"(?:\d{1,2}[.)]|[-*•])\s")
 _INITIAL_END = re.compile(_ABBREVIATIONS + r"\.(?:\s*\[\d{1,3}\])*$")
 _ABBREVIATED = re.compile(_ABBREVIATIONS + "$")
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
@@ -239,7 +241,7 @@ def gate(draft: Draft, rewrite: Callable[[], Draft]) -> Draft:
     shown = [x for x in split_sentences(kept.text) if strip_citations(x) not in set(kept.unsupported)]
     if not shown:
         return Draft(NOT_BACKED, [], False, [], dropped=kept.dropped + dropped)
-    text = " ".join(shown)
+    text = joined(shown)
     cited = list(dict.fromkeys(int(n) for n in CITE.findall(text)))
     return Draft(text, cited, True, [], dropped=kept.dropped + dropped)
 
@@ -253,15 +255,36 @@ def combine(first: Draft, second: Draft) -> Draft:
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences of an answer; a split after an initial or abbreviation ("Robert A. Caro") is undone."""
+    """Sentences of an answer; a split after an initial or abbreviation ("Robert A. Caro") is undone,
+    and a list's item number ("…two accidents:\n1. Ethiopian …") starts its item: it is no sentence of
+    its own, and no part of the sentence before it."""
     pieces = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
     out: list[str] = []
+    marker = ""
     for piece in pieces:
+        piece, marker = f"{marker} {piece}".lstrip(), ""
+        if item := _ITEM_AT_END.search(piece):
+            piece, marker = piece[:item.start()].rstrip(), item.group(1)
+            if not piece:
+                continue
         if out and _INITIAL_END.search(out[-1]):
             out[-1] = f"{out[-1]} {piece}"
         else:
             out.append(piece)
+    if marker:  # a number the answer ends with, after a line break: kept as written
+        out = [*out[:-1], f"{out[-1]}\n{marker}"] if out else [marker]
     return out
+
+
+def _item_number(sentence: str) -> tuple[str, str]:
+    """(a list item's number with its space, or "", the rest of the sentence)."""
+    m = _ITEM_START.match(sentence)
+    return (sentence[:m.end()], sentence[m.end():]) if m else ("", sentence)
+
+
+def joined(sentences: list[str]) -> str:
+    """Sentences as one answer: a list's items each on a line of their own."""
+    return "".join(("\n" if _ITEM_START.match(s) else " ") + s if i else s for i, s in enumerate(sentences))
 
 
 def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
@@ -278,7 +301,8 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
     evidence = [replace(e, text=without_instructions(neutralise(e.text))) for e in evidence]  # what backs a claim
     by_n = {e.n: e for e in evidence}
     out, unsupported, reasons, dropped = [], [], {}, []
-    for sentence in _meta_citations_moved(split_sentences(text), evidence):
+    for item in _meta_citations_moved(split_sentences(text), evidence):
+        marker, sentence = _item_number(item)  # "1." of a list is no number the sentence states
         sentence = _without_preamble(sentence)
         if _META.search(strip_citations(sentence)):
             dropped.append({"sentence": strip_citations(sentence), "why": "about the evidence, not the question"})
@@ -290,9 +314,9 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
         why = _unsupported_because(sentence, cited_texts, question, files, named) \
             if refs else ("no citation backs it" if content_words(sentence) else None)
         if refs and (copied := _only_headers(sentence, evidence) or _dumped(sentence, by_n[refs[0]].text)):
-            unsupported.append(strip_citations(sentence))
+            unsupported.append(strip_citations(marker + sentence))
             reasons[unsupported[-1]] = copied
-            out.append(sentence)
+            out.append(marker + sentence)
             continue
         if not refs or why:  # no citation, or the wrong one: the item that backs it (its text alone does)
             best = _best_support(sentence, evidence, question)
@@ -304,12 +328,12 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
             dropped.append({"sentence": strip_citations(sentence), "why": f"{why}; shown as the file gives it"})
             sentence, why = fixed, None
         if why:
-            unsupported.append(strip_citations(sentence))
+            unsupported.append(strip_citations(marker + sentence))
             reasons[unsupported[-1]] = why
-        out.append(sentence)
+        out.append(marker + sentence)
     if not out:
         return Draft(NOT_FOUND, [], False, [], dropped=dropped)
-    final = " ".join(out)
+    final = joined(out)
     cited = list(dict.fromkeys(int(n) for n in CITE.findall(final)))
     return Draft(final, cited, True, unsupported, reasons, dropped)
 

@@ -106,6 +106,17 @@ def test_an_initial_does_not_end_a_sentence():
     assert draft.text == "The Power Broker by Robert A. Caro was lent to me by Oskar [1]."
 
 
+def test_a_lists_item_numbers_start_their_items_and_take_no_citation():
+    """"…two 737 MAX accidents:\n1. Ethiopian …" was split after "1." and the number, a sentence of its
+    own, took a citation: "accidents:\n1 [1]. Ethiopian …" (rest set)."""
+    evidence = [_ev(1, "Lion Air Flight 610 crashed on October 29, 2018."),
+                _ev(2, "Ethiopian Airlines Flight 302 crashed on March 10, 2019.")]
+    draft = finalise("The directive describes two accidents:\n1. Ethiopian Airlines Flight 302 crashed [2].\n"
+                     "2. Lion Air Flight 610 crashed [1].", evidence, "Which two accidents does it describe?")
+    assert draft.text.endswith("\n1. Ethiopian Airlines Flight 302 crashed [2].\n2. Lion Air Flight 610 crashed [1].")
+    assert draft.unsupported == []  # an item's number is no number the sentence states
+
+
 def test_citations_after_the_full_stop_move_before_it():
     draft = finalise("The theft excess is EUR 65. [1] Verhoeven fixed the tap.[2]", EVIDENCE)
     assert draft.text == "The theft excess is EUR 65 [1]. Verhoeven fixed the tap [2]."
