@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from pypdf import PageObject
 
 KIND = "pdf"
-VERSION = 6  # 2: running heads out; 3: a sentence across a page break in one paragraph; 4: with its last page;
-# 5: its printed tables; 6: a number run into the word after it spaced
+VERSION = 7  # 2: running heads out; 3: a sentence across a page break in one paragraph; 4: with its last page;
+# 5: its printed tables; 6: a number run into the word after it spaced; 7: short lines no paragraph follows kept
 EXTENSIONS = (".pdf",)
 UNPACKS = False
 
@@ -191,12 +191,20 @@ def _aside(kind: str, text: str) -> bool:
 
 
 def add_pages(builder: DocBuilder, pages: list[list[Entry]]) -> None:
-    for number, entries in enumerate(pages, start=1):
-        for kind, text, last in entries:
-            if kind == "heading":
-                builder.heading(2, text, number)
-            else:
-                builder.paragraph(text, number, last or None)
+    """The pages' entries into the document. A heading is a guess from a short line; the short lines
+    after the last paragraph ("Name: Foo Bar / Fingerprint: asdfSa2123", a form's fields) head
+    nothing, and as headings they would reach no passage: they are a paragraph of their page (less
+    a page number)."""
+    entries = [(number, kind, text, last) for number, page in enumerate(pages, start=1) for kind, text, last in page]
+    tail = next((i + 1 for i in range(len(entries) - 1, -1, -1) if entries[i][1] != "heading"), 0)
+    for number, kind, text, last in entries[:tail]:
+        if kind == "heading":
+            builder.heading(2, text, number)
+        else:
+            builder.paragraph(text, number, last or None)
+    held = [(number, text) for number, kind, text, _ in entries[tail:] if not _aside(kind, text)]  # not "4"
+    for number in dict.fromkeys(number for number, _ in held):
+        builder.paragraph("\n".join(text for at, text in held if at == number), number)
 
 
 def parse(path: Path, page_texts: dict[int, str] | None = None, pictures: bool = True,

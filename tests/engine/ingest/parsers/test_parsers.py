@@ -98,6 +98,21 @@ def test_a_number_the_text_layer_runs_into_the_next_cell_is_spaced():
     assert unglued("H2SO4, the 2nd, 0050003A and 10AM") == "H2SO4, the 2nd, 0050003A and 10 AM"
 
 
+def test_short_lines_no_paragraph_follows_are_a_paragraph_not_lost_headings():
+    """A reportlab overlay's only lines, "Name: Foo Bar / Fingerprint: asdfSa2123 / Signed: …", were all
+    taken for headings that head nothing: the file was skipped as "no text" (rest set). A precinct
+    bulletin's last line of votes ("TOM LACKEY 249 REP") was lost the same way; a page number is not kept."""
+    samples = ("eval", "documents", "pdfs", "py-pdf-sample-files")
+    overlay = parse(shared_path(*samples, "013-reportlab-overlay", "reportlab-overlay.pdf"))
+    assert [(b.text, b.page) for b in overlay.blocks] == [
+        ("Name: Foo Bar\nFingerprint: asdfSa2123\nSigned: 12-34-2007T12:34:56", 1)]
+    _offsets_hold(overlay)
+    bulletin = parse(shared_path("eval", "documents", "pdfs", "pdfplumber", "la-precinct-bulletin-2014-p1.pdf"))
+    assert bulletin.blocks[-1].text == "TOM LACKEY 249 REP"
+    pages = parse(shared_path(*samples, "004-pdflatex-4-pages", "pdflatex-4-pages.pdf"))
+    assert not [b for b in pages.blocks if b.text.strip().isdigit()]
+
+
 def test_running_heads_and_slug_lines_are_not_glued_into_paragraphs():
     """The Federal Register's "47699 Federal Register / Vol. 85 …" head and the printer's "VerDate …
     Frm 00001 …" slug (numbers change each page) are taken out; a line printed the same on every
