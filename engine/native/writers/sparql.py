@@ -257,7 +257,7 @@ def fix(query: str, source: Source) -> str:
     variables no pattern binds, a class named in another namespace or case, a predicate named in
     another namespace, a link written on the wrong class or named after the class it reaches, a value
     followed as a link, a thing linked to itself by a predicate the data lacks, a grouped thing's value
-    selected but not grouped)."""
+    selected but not grouped, a variable used as a linking row and as a thing it links)."""
     query = re.sub(r"(?<![\w:?$])lower\s*\(", "lcase(", query, flags=re.IGNORECASE)
     query = re.sub(r"(?<![\w:?$])upper\s*\(", "ucase(", query, flags=re.IGNORECASE)
     inside = re.search(r"\s((?:GROUP\s+BY|ORDER\s+BY|HAVING|LIMIT|OFFSET)\b[^{}]*?)\s*\}\s*$", query, re.IGNORECASE)
@@ -276,6 +276,7 @@ def fix(query: str, source: Source) -> str:
         query = sparql_fixes.mend_predicates(sparql_fixes.misplaced_links(query, source), source)
         query = sparql_fixes.links_named_by_class(query, source)
         query = sparql_fixes.grouped_values(sparql_fixes.follow_links(query, source))
+        query = sparql_fixes.through_the_other_link(query, source)
     return query
 
 

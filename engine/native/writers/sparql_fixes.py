@@ -839,3 +839,73 @@ def bare_subjects(query: str) -> str:
         return _BARE_SUBJECT.sub(subject, code)
     variables = {f"?{v}" for v in _VARIABLE.findall(query)}
     return outside(query, SPARQL_TEXT, mended)
+
+
+def through_the_other_link(query: str, source: Source) -> str:
+    """`?friend friend:ref-student_id ?john . ?friend high_schooler:grade ?grade`: one variable used as
+    a row of a class that links two things of another class (a friendship: a student and a friend)
+    and as a thing of that class, which no subject is. The variable stays the thing (what a question
+    asks about); the row's patterns move to a variable of their own, joined to the thing by the row's
+    one link the query does not use yet (`?via_friend friend:ref-student_id ?john . ?via_friend
+    friend:ref-friend_id ?friend`). Unchanged when the classes or that link are not one."""
+    triples = _parsed_triples(query)
+    if triples is None or _has_subquery(query):
+        return query
+    from rdflib import RDF, URIRef, Variable
+
+    for subject in dict.fromkeys(s for s, _, _ in triples if isinstance(s, Variable)):
+        pairs = [(str(p), o) for s, p, o in triples if s == subject and isinstance(p, URIRef) and p != RDF.type]
+        owners = {p: _holders(p, source) for p, _ in pairs}
+        if not pairs or any(len(held) != 1 for held in owners.values()):
+            continue
+        row_class = _linking_class({held[0] for held in owners.values()}, source)
+        if row_class is None:
+            continue
+        row, thing = row_class
+        unused = [p["iri"] for p in _class_named(row, source).get("predicates", [])
+                  if p.get("kind") == "iri" and p.get("range") == thing and p["iri"] not in owners]
+        moved = [(p, o) for p, o in pairs if owners[p][0] == row]
+        if len(unused) == 1 and all(isinstance(o, Variable) for _, o in moved):
+            return _rows_apart(query, str(subject), row, unused[0], moved, source) or query
+    return query
+
+
+def _holders(predicate: str, source: Source) -> list[str]:
+    return [c["iri"] for c in source.descriptor.get("classes", []) if any(p["iri"] == predicate
+                                                                          for p in c.get("predicates", []))]
+
+
+def _class_named(iri: str, source: Source) -> dict:
+    return next((c for c in source.descriptor.get("classes", []) if c["iri"] == iri), {})
+
+
+def _linking_class(classes: set[str], source: Source) -> tuple[str, str] | None:
+    """(row class, thing class) of two classes when exactly one of them has links to the other."""
+    if len(classes) != 2:
+        return None
+    first, second = sorted(classes)
+    links = {(a, b) for a, b in ((first, second), (second, first)) if any(
+        p.get("kind") == "iri" and p.get("range") == b for p in _class_named(a, source).get("predicates", []))}
+    return next(iter(links)) if len(links) == 1 else None
+
+
+def _rows_apart(query: str, subject: str, row: str, link: str, moved: list[tuple[str, object]],
+                source: Source) -> str | None:
+    """The query with `moved` (predicate, object variable) taken from `?subject` to a variable of the
+    row class, itself linked to `?subject` by `link`."""
+    prefixes = source.descriptor.get("prefixes", {})
+    via = "via_" + variable_name(local_name(row), "row")
+    added: list[str] = []
+    for predicate, obj in moved:
+        m = next((m for m in _PAIR.finditer(query) if m.group(2) == str(obj)
+                  and expand(m.group(1), query, prefixes) == predicate), None)
+        if m is None or (without := _without_pair(query, m)) is None:
+            return None
+        query, added = without, [*added, f"?{via} {m.group(1)} ?{obj} ."]
+    if (block := _where_block(query)) is None:
+        return None
+    try:
+        added.append(f"?{via} {sq.iri(link)} ?{subject} .")
+    except Unquotable:
+        return None
+    return query[:block[0] + 1] + "".join(f"\n  {line}" for line in added) + query[block[0] + 1:]

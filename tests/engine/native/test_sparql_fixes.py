@@ -514,3 +514,25 @@ def _mended(source, written: str, missing: str, written_as: str) -> str:  # noqa
     fixed = sparql.fix(written, source)
     assert written_as in fixed and sparql.check(fixed, source) is None
     return fixed
+
+
+def test_a_variable_used_as_a_friendship_and_as_the_friend_is_joined_through_the_other_link(tmp_path: Path):
+    """"Who is Logan friends with, and what grade is that friend in?" written `?friend
+    friend:ref-student_id ?logan . ?friend high_schooler:grade ?grade` (rest set, about John): a
+    friendship row has no grade, so nothing matched. The friend is reached by the row's other link."""
+    store, source = spider_graph("network_1_triples", tmp_path)
+    written = """PREFIX friend: <http://valuenet/ontop/friend#>
+PREFIX high_schooler: <http://valuenet/ontop/high_schooler#>
+SELECT DISTINCT ?friend ?friend_grade WHERE {
+  ?high_schooler high_schooler:name ?high_schooler_name .
+  ?friend friend:ref-student_id ?high_schooler .
+  ?friend high_schooler:grade ?friend_grade .
+  FILTER(lcase(str(?high_schooler_name)) = "logan")
+}"""
+    fixed = sparql_fixes.through_the_other_link(written, source)
+    assert "?via_friend friend:ref-student_id ?high_schooler ." in fixed
+    assert "?via_friend <http://valuenet/ontop/friend#ref-friend_id> ?friend ." in fixed
+    assert rows((store, source), written) == [("http://valuenet/ontop/high_schooler/id=1025", 12)]  # John
+    both = written.replace("?friend high_schooler:grade ?friend_grade .",
+                           "?friend friend:ref-friend_id ?f . ?f high_schooler:grade ?friend_grade .")
+    assert sparql_fixes.through_the_other_link(both, source) == both  # one class per variable: as written
