@@ -238,21 +238,35 @@ def key_column(result: QueryResult, key: str) -> int | None:
 
 _EARLIEST = re.compile(r"\b(?:oldest|earliest)\b", re.IGNORECASE)
 _LATEST = re.compile(r"\b(?:youngest|newest|latest|most\s+recent(?:ly)?)\b", re.IGNORECASE)
-_WHEN_KEY = re.compile(r"(?:born|birth|year|date|founded|established|released|built|opened|created|started)",
-                       re.IGNORECASE)
+_WHEN_KEY = re.compile(r"(?:born|birth|year(?!s)|date|founded|established|released|built|opened|created|started)",
+                       re.IGNORECASE)  # a point in time: "years" counts them (`duration_years_days`)
 _DIRECTION = re.compile(r"\b(ASC|DESC|ASCENDING|DESCENDING)\b", re.IGNORECASE)
+_MOST = re.compile(r"\b(?:longest|largest|biggest|highest|greatest|maximum|(?<!at )most(?!\s+recent))\b", re.IGNORECASE)
+_LEAST = re.compile(r"\b(?:shortest|smallest|lowest|minimum|fewest|(?<!at )least)\b", re.IGNORECASE)
+_PLACE_KEY = re.compile(r"rank|position|place|pos\b|seed|standing", re.IGNORECASE)  # the highest rank is 1
 
 
 def turned(question: str, query: str, language: str) -> str | None:
-    """`query` ranked the way the question asks when it ranks by a date or year the wrong way ("the
-    oldest person" written `ORDER BY p.born DESC`: the latest born first); None when it does not,
-    or when the question asks for neither the oldest nor the newest (or both)."""
-    earliest, latest = bool(_EARLIEST.search(question)), bool(_LATEST.search(question))
+    """`query` ranked the way the question asks when it ranks the wrong way: by a date or year ("the
+    oldest person" written `ORDER BY p.born DESC`: the latest born first), or by an amount ("held
+    the title for the longest time" written `ORDER BY duration ASC LIMIT 1`: the shortest first);
+    None when it does not, or when the question asks both ways or neither."""
     ranking = _ranking(query, language)
-    if earliest == latest or ranking is None:
+    if ranking is None:
         return None
-    if not _WHEN_KEY.search(query[ranking.start:ranking.end].strip().rsplit(".", 1)[-1]):
+    key = query[ranking.start:ranking.end].strip().rsplit(".", 1)[-1]
+    if _WHEN_KEY.search(key):
+        first, last = bool(_EARLIEST.search(question)), bool(_LATEST.search(question))
+    elif not _PLACE_KEY.search(key):
+        first, last = bool(_LEAST.search(question)), bool(_MOST.search(question))
+    else:
         return None
+    return None if first == last else _directed(query, language, ranking, descending_asked=last)
+
+
+def _directed(query: str, language: str, ranking: _Ranking, descending_asked: bool) -> str | None:
+    """`query` with its ranking in the direction asked; None when it already has it."""
+    latest = descending_asked
     top, tail = ranking.top, ranking.tail
     if language == "sparql":
         written = re.search(r"\b(ASC|DESC)\s*\(", top[tail.start():], re.IGNORECASE)
