@@ -86,6 +86,20 @@ def test_a_misspelt_column_and_label_run_on_duckdb_and_kuzu(stores: sources.Stor
     assert outcome.ok and outcome.result is not None and outcome.result.rows == [(1941,)] and len(llm.sent) == 1
 
 
+def test_a_table_named_by_its_topic_in_a_source_of_one_table_is_that_table(stores: sources.Stores):
+    """"Who served immediately before Samuel Hall?" over the lieutenant governors of Indiana was written
+    `FROM governor` (rest set): the file's one table is `csv_203_csv_194`, and the repair gave the same
+    query back. A database of several tables keeps the engine's message for the repair."""
+    path = shared_path("eval", "tables", "wtq", "csv", "csv__203-csv__194.csv")
+    info = stores.tables.load_csv("csv_203_csv_194", path, path.read_text(encoding="utf-8"))
+    table = sources.Source("csv_203_csv_194", "table", "duckdb", str(path), info.descriptor())
+    written = "SELECT name FROM governor WHERE name = 'Samuel Hall'"
+    error = "Catalog Error: Table with name governor does not exist!"
+    assert mending.mended(written, error, table) == "SELECT name FROM csv_203_csv_194 WHERE name = 'Samuel Hall'"
+    kennels = database("dog_kennels", "spider", "database", "dog_kennels", "dog_kennels.sqlite")
+    assert mending.mended("SELECT name FROM pets", "no such table: pets", kennels) is None
+
+
 def test_a_name_the_source_has_elsewhere_is_no_spelling_to_mend(tmp_path: Path):
     source = database("dog_kennels", "spider", "database", "dog_kennels", "dog_kennels.sqlite")
     assert mending.mended("SELECT T1.breed_name FROM dogs AS T1", "no such column: T1.breed_name", source) is None
