@@ -92,9 +92,8 @@ def mended(query: str, error: str, source: Source) -> str | None:
         if source.language == "sql":
             return table_prefixed(query, error, source) or requalified(query, error, source)
         return on_relationship(query, error, source)
-    if kind == "part" and source.language == "sql" and len(known) == 1:
-        near = known[0]
-    elif (near := closest(name, known)) is None and source.language == "sql":
+    near: str | None = known[0] if kind == "part" and source.language == "sql" and len(known) == 1 else None
+    if near is None and (near := closest(name, known)) is None and source.language == "sql":
         return table_prefixed(query, error, source)
     if near is None or not PLAIN_NAME.fullmatch(near):
         return None  # none close, or one that would need quoting: the repair hears the engine instead
