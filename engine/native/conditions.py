@@ -175,13 +175,13 @@ def extreme_not_counted(statement: str, question: str) -> str | None:
     asked, extreme = _WHICH_MOST.search(question), _ONE_EXTREME.search(statement)
     if asked is None or extreme is None:
         return None
-    noun, column = asked.group(1).lower(), extreme.group(2)
-    if not _holds(column, noun[:4]) or _holds(column, asked.group(3).lower()[:5]):
+    noun, most, things, column = (*(g.lower() for g in asked.groups()), extreme.group(2))
+    if not _holds(column, noun[:4]) or _holds(column, things[:5]):
         return None  # "which player has the most points": MAX(points) reads the ranked measure itself
     largest = "largest" if extreme.group(1).upper() == "MAX" else "smallest"
-    return (f"the question asks for the {noun} with the {asked.group(2).lower()} {asked.group(3).lower()}, but the "
-            f"query returns the {largest} {column}: group the rows by {column} and rank the groups by how many "
-            f"rows each holds (or by the total that counts {asked.group(3).lower()}), keeping the first")
+    return (f"the question asks for the {noun} with the {most} {things}, but the query returns the {largest} "
+            f"{column}: group the rows by {column} and rank the groups by how many rows each holds (or by the "
+            f"total that counts {things}), keeping the first")
 
 
 def _holds(column: str, stem: str) -> bool:

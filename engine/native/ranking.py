@@ -266,7 +266,6 @@ def turned(question: str, query: str, language: str) -> str | None:
 
 def _directed(query: str, language: str, ranking: _Ranking, descending_asked: bool) -> str | None:
     """`query` with its ranking in the direction asked; None when it already has it."""
-    latest = descending_asked
     top, tail = ranking.top, ranking.tail
     if language == "sparql":
         written = re.search(r"\b(ASC|DESC)\s*\(", top[tail.start():], re.IGNORECASE)
@@ -276,10 +275,10 @@ def _directed(query: str, language: str, ranking: _Ranking, descending_asked: bo
         written = _DIRECTION.search(top, tail.end("key"), tail.start("n"))
         descending = written is not None and written.group(1).upper().startswith("DESC")
         span = written.span(1) if written else None
-    if descending == latest:
+    if descending == descending_asked:
         return None
     if span is not None:
-        return query[:span[0]] + ("DESC" if latest else "ASC") + query[span[1]:]
-    start, end = tail.span("key")  # no direction written: ascending, the newest ranked last
+        return query[:span[0]] + ("DESC" if descending_asked else "ASC") + query[span[1]:]
+    start, end = tail.span("key")  # no direction written: ascending, the largest or newest last
     key = query[start:end]
     return query[:start] + (f"DESC({key})" if language == "sparql" else f"{key} DESC") + query[end:]

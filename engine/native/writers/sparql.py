@@ -253,11 +253,11 @@ def fix(query: str, source: Source) -> str:
     as SPARQL's lcase/ucase, GROUP BY/ORDER BY/LIMIT written inside the final brace moved after it,
     and the habits `sparql_fixes` knows (variables named with a hyphen or written without `?`, years
     compared as text, SQL's commas between the selected items and its AND/OR, brackets, ORDER BY
-    direction, FROM a class,
-    variables no pattern binds, a class named in another namespace or case, a predicate named in
-    another namespace, a link written on the wrong class or named after the class it reaches, a value
-    followed as a link, a thing linked to itself by a predicate the data lacks, a grouped thing's value
-    selected but not grouped, a variable used as a linking row and as a thing it links)."""
+    direction, FROM a class, variables no pattern binds, a class named in another namespace or case, a
+    predicate named in another namespace, a link written on the wrong class or named after the class it
+    reaches, a value followed as a link, a thing linked to itself by a predicate the data lacks, a
+    grouped thing's value selected but not grouped, a variable used as a linking row and as a thing it
+    links)."""
     query = re.sub(r"(?<![\w:?$])lower\s*\(", "lcase(", query, flags=re.IGNORECASE)
     query = re.sub(r"(?<![\w:?$])upper\s*\(", "ucase(", query, flags=re.IGNORECASE)
     inside = re.search(r"\s((?:GROUP\s+BY|ORDER\s+BY|HAVING|LIMIT|OFFSET)\b[^{}]*?)\s*\}\s*$", query, re.IGNORECASE)

@@ -527,8 +527,7 @@ def _without_pair(query: str, m: re.Match) -> str | None:
 def _through_class(query: str, m: re.Match, iri: str, namesake: str, source: Source) -> str | None:
     """`?s A:p ?o` as `?s A:ref-B ?via_b . ?via_b B:p ?o` where the data has B:p (a link) and A's one
     link to B; None when A has no such one link."""
-    holder = next((c["iri"] for c in source.descriptor.get("classes", [])
-                   if any(p["iri"] == namesake for p in c.get("predicates", []))), None)
+    holder = next(iter(_holders(namesake, source)), None)
     own = _own_class(iri, source)
     if holder is None or own is None:
         return None
@@ -688,8 +687,7 @@ def _link_for(literal: str, used: set[str], source: Source) -> str | None:
 
 
 def _predicates_of(class_iri: str, source: Source) -> set[str]:
-    return {p["iri"] for c in source.descriptor.get("classes", []) if c["iri"] == class_iri
-            for p in c.get("predicates", [])}
+    return {p["iri"] for p in _class_named(class_iri, source).get("predicates", [])}
 
 
 _NAME_BEFORE_VARIABLE = r"(<[^<>\s]+>|[A-Za-z_][\w-]*:[\w-]+)(\s+[?$]{var}\b)"
