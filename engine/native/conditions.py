@@ -161,6 +161,31 @@ def counted_not_read(statement: str, question: str, columns: set[str]) -> str | 
     return named[0]
 
 
+_SAME_COLUMN_JOINED = re.compile(r"\bON\s+([A-Za-z_]\w*)\.\"?(\w+)\"?\s*=\s*([A-Za-z_]\w*)\.\"?(\w+)\"?", re.IGNORECASE)
+_GROUPED_BY = re.compile(r"\bGROUP\s+BY\s+(?:[A-Za-z_]\w*\.)?\"?(\w+)\"?", re.IGNORECASE)
+_ANY_COUNT = re.compile(r"\bCOUNT\s*\(", re.IGNORECASE)
+_SELECT = re.compile(r"\bSELECT\b", re.IGNORECASE)
+
+
+def pairs_counted(statement: str) -> str | None:
+    """What to tell the repair when a query joins a table with itself on one column and counts per
+    group ("which states border the most states?" as `border_info T1 JOIN border_info T2 ON T1.border =
+    T2.border … COUNT(T2.state_name)`): it counts pairs of rows sharing a value, not each group's rows.
+    None for any other query (one with a subquery, or a self-join on two different columns, such as
+    an employee's manager)."""
+    grouped = _GROUPED_BY.search(statement)
+    if grouped is None or not _ANY_COUNT.search(statement) or len(_SELECT.findall(statement)) > 1:
+        return None
+    tables, group = tables_read(statement), grouped.group(1)
+    for m in _SAME_COLUMN_JOINED.finditer(statement):
+        left, column, right, other = (g.lower() for g in m.groups())
+        if left != right and column == other and tables.get(left) and tables.get(left) == tables.get(right):
+            table = tables[left]
+            return (f"the query joins {table} with itself on {column}, so COUNT counts pairs of rows that share a "
+                    f"{column}, not the rows of each {group}: read {table} once and count its rows per {group}")
+    return None
+
+
 _WHICH_MOST = re.compile(r"\b(?:which|what)\s+([a-z]{3,})\b[^?]*?\b(most|fewest|least)\s+(?:number\s+of\s+)?"
                          r"([a-z][a-z-]{2,}s)\b", re.IGNORECASE)  # "which year did most countries join"
 _ONE_EXTREME = re.compile(r"^\s*SELECT\s+(MAX|MIN)\s*\(\s*(?:\w+\.)?\"?(\w+)\"?\s*\)(?:\s+AS\s+\w+)?\s+FROM\b"

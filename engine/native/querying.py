@@ -25,6 +25,7 @@ from engine.native.conditions import (
     negation_dropped,
     other_date_compared,
     other_field_returned,
+    pairs_counted,
     pattern_and_where,
     ranking_dropped,
     sized_by_population,
@@ -130,6 +131,8 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                                   "group when a group has several rows), not by a count of rows")
             if source.language == "sql" and (extreme := extreme_not_counted(statement, question)) is not None:
                 raise QueryFailed(extreme)
+            if source.language == "sql" and (paired := pairs_counted(statement)) is not None:
+                raise QueryFailed(paired)
             if source.language == "sql" and (tally := counts_a_count(statement, question, _numbers(source))):
                 statement = store.explain(added_up(statement, tally))  # its value, not how many rows hold one
             if source.language == "sql" and (by_date := other_date_compared(question, statement, source.columns)):
@@ -767,8 +770,20 @@ def counts_the_named(question: str, statement: str, result: QueryResult, source:
                     for t in source.tables).lower().replace("_", " ")
     if thing[:5] in held:
         return None
+    counts = _counting_columns(source)
+    unnamed = (f"; {' and '.join(counts)} count{'s' if len(counts) == 1 else ''} something no name says: if that "
+               f"is the {thing}, return its value for that row") if counts else ""
     return (f"the query counts the rows that name {named[0]!r} (one row), not {thing}: no table or column of this "
-            f"source holds {thing}. Count what the question asks for, if the source holds it")
+            f"source is named for {thing}{unnamed}. Count what the question asks for, if the source holds it")
+
+
+def _counting_columns(source: Source) -> list[str]:
+    """The number columns of a SQL source named only as a count of something unsaid (`no_of`, from a
+    header cut short at "No. Of": the WARN report's employees per notice; `total`, `number`)."""
+    return sorted(c for c in _numbers(source) if set(c.lower().split("_")) <= _COUNT_WORDS)
+
+
+_COUNT_WORDS = frozenset({"no", "of", "num", "number", "nr", "count", "total", "amount", "qty", "quantity", "n"})
 
 
 def _without_copied(query: str, copied: str, source: Source) -> str:

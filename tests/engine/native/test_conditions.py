@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from engine.ingest.tables import describe_database
 from engine.native import sources
-from engine.native.conditions import extreme_not_counted, negation_dropped, ranking_dropped
+from engine.native.conditions import extreme_not_counted, negation_dropped, pairs_counted, ranking_dropped
 from engine.native.querying import write_and_run
 from engine.native.sources import Stores
+from local_stores.graph_store import GraphStore
+from local_stores.rdf_store import RdfStore
+from local_stores.table_store import TableStore
 from tests.conftest import shared_path
 from tests.engine.native.test_sparql_fixes import spider_graph
 from tests.scripted import ScriptedLLM
@@ -124,3 +128,28 @@ def test_which_year_most_countries_joined_is_not_the_latest_year_on_the_wtq_tabl
 def test_spiders_own_gold_queries_are_never_sent_back_for_an_extreme_instead_of_a_count():
     dev = json.loads(shared_path("eval", "sql", "spider", "dev.json").read_text(encoding="utf-8"))
     assert [d["question"] for d in dev if extreme_not_counted(d["query"], d["question"])] == []
+
+
+def test_a_table_joined_with_itself_and_counted_per_group_is_sent_back_on_geoquery(tmp_path: Path):
+    """"Which states border the most other states?" over GeoQuery's database, written as `border_info`
+    joined with itself on `border` (rest set): it counted pairs of rows and answered "missouri 48";
+    Missouri and Tennessee border 8 states each."""
+    path = shared_path("eval", "sql", "geoquery", "geography-db.added-in-2020.sqlite")
+    source = sources.Source("geography", "database", "sqlite", str(path), describe_database(path))
+    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
+    paired = ("SELECT T1.state_name, COUNT(T2.state_name) FROM border_info AS T1 JOIN border_info AS T2 "
+              "ON T1.border = T2.border GROUP BY T1.state_name ORDER BY COUNT(T2.state_name) DESC LIMIT 1")
+    once = "SELECT state_name, COUNT(border) FROM border_info GROUP BY state_name ORDER BY COUNT(border) DESC LIMIT 1"
+    outcome = write_and_run(ScriptedLLM([paired, once]), "Which states border the most other states?", source, stores)
+    assert "counts pairs of rows that share a border" in (outcome.attempts[0].error or "")
+    assert outcome.ok and sorted(row[0] for row in outcome.result.rows) == ["missouri", "tennessee"]
+    assert {row[1] for row in outcome.result.rows} == {8}
+    assert pairs_counted("SELECT T1.name, COUNT(*) FROM employee T1 JOIN employee T2 ON T1.id = T2.manager_id "
+                         "GROUP BY T1.name") is None  # a manager and the people under them: two columns
+
+
+def test_no_gold_query_of_spider_or_geoquery_is_sent_back_for_counting_pairs():
+    dev = json.loads(shared_path("eval", "sql", "spider", "dev.json").read_text(encoding="utf-8"))
+    geo = json.loads(shared_path("eval", "sql", "geoquery", "geography.json").read_text(encoding="utf-8"))
+    gold = [d["query"] for d in dev] + [sql for entry in geo for sql in entry["sql"]]
+    assert len(gold) > 700 and [sql for sql in gold if pairs_counted(sql)] == []

@@ -718,3 +718,24 @@ def test_one_count_for_a_question_that_asks_which_ones_is_read_in_each_language(
     assert not _counts_instead_of_listing(asked, "MATCH (s:Singer) RETURN s.name, count(s) AS n", one, "cypher")
     assert not _counts_instead_of_listing("How many singers are from France?",
                                           "SELECT COUNT(*) FROM singer WHERE country = 'France'", one, "sql")
+
+
+def test_a_count_column_named_for_nothing_is_offered_for_the_things_no_column_names(tmp_path):  # noqa: ANN001
+    """"How many employees were affected by the Molycorp Minerals notice?" over the WARN report's table,
+    whose header was printed cut short as "No. Of" (rest set): the count of rows naming Molycorp was sent
+    back saying nothing holds employees, and the repair wrote it again. `no_of` is offered instead."""
+    from engine.native.querying import write_and_run
+    from tests.scripted import ScriptedLLM
+
+    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
+    rows = ("notice_date,company,city,no_of\n"
+            "2015-12-01,\"Molycorp Minerals, LLC\",Mountain Pass,474\n"
+            "2016-02-01,Qualcomm Incorporated,San Diego,253\n")
+    info = stores.tables.load_csv("warn", tmp_path / "warn.csv", rows)
+    source = Source("warn", "table", "duckdb", str(tmp_path / "warn.csv"), info.descriptor())
+    counted = "SELECT COUNT(*) FROM warn WHERE city = 'Mountain Pass'"
+    read = "SELECT no_of FROM warn WHERE city = 'Mountain Pass'"
+    outcome = write_and_run(ScriptedLLM([counted, read]), "How many employees were affected by the Molycorp "
+                            "Minerals notice at Mountain Pass?", source, stores)
+    assert "no_of counts something no name says: if that is the employees" in (outcome.attempts[0].error or "")
+    assert outcome.ok and outcome.result.rows == [(474,)]
