@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
@@ -20,6 +21,7 @@ from engine.generation.misquoted import mended
 from engine.generation.number_words import ordinals, spelled_numbers
 from engine.generation.untrusted import inline, mark_instructions, neutralise, without_instructions
 from engine.generation.words import CITE, STOP, WORD, content_words, shared
+from engine.locators import source_name
 
 if TYPE_CHECKING:
     from engine.runtimes.llm import ChatModel
@@ -391,6 +393,9 @@ def _only_headers(sentence: str, evidence: list[Evidence]) -> str:
     left = _plain(sentence)
     for e in evidence:
         left = left.replace(_plain(e.header().split("] ", 1)[-1]), " ")  # the header less its number
+        name = source_name(e.source, e.locator).lower()  # "161 (161.txt)" or "161.txt" of a header "[1] 161.txt"
+        left = re.sub(rf"(?<![\w.]){re.escape(PurePath(name).stem)}\s*\(\s*{re.escape(name)}\s*\)|{re.escape(name)}",
+                      " ", left)
     return "" if re.search(r"\w", CITE.sub(" ", left)) else "it names the evidence instead of answering"
 
 

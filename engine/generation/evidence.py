@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any, cast
 
 from engine.generation.untrusted import inline
@@ -68,8 +69,10 @@ class PassageEvidence(Evidence):
     section: str = ""  # the heading path the text sits under ("Part 2 > Terms"), shown with it
 
     def _where(self) -> str:
-        where = source_name(self.source, self.locator)
-        where += "".join(f", {words}" for words in (page_words(self.locator), mail_words(self.locator)) if words)
+        name = source_name(self.source, self.locator)
+        where = name + "".join(f", {words}" for words in (page_words(self.locator), mail_words(self.locator)) if words)
+        if self.title in ("", PurePath(name).stem):  # "161 (161.txt)" reads as an answer to "how many"
+            return f"{where}{self._section()}"
         return f"{self.title} ({where}){self._section()}"
 
     def named(self) -> str:

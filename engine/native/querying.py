@@ -110,9 +110,9 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
     if dated := writer.span_hint(periods.spans(question), source):
         convo[-1] = {**convo[-1], "content": _with_hint(convo[-1]["content"], dated)}
     attempts: list[QueryAttempt] = []
-    query, fallback, tried = "", None, set[str]()
+    query, fallback, tried, opening = "", None, set[str](), list(convo)
     for _ in range(max_tries):
-        written = _write(llm, writer, convo, source, tried)
+        written = _write(llm, writer, convo, source, tried, partial(_afresh, opening, attempts))
         if written is None:  # a repair that gives back a query already tried is a wasted run: stop
             attempts[-1].error = f"{attempts[-1].error} (the repair repeated this query; no further tries)"
             break
@@ -589,15 +589,29 @@ _ONE_PER_VALUE = {
 RESAMPLE_TEMPERATURE = 0.7
 
 
-def _write(llm: ChatModel, writer: QueryWriter, convo: list[dict], source: Source, tried: set[str]) -> str | None:
+def _write(llm: ChatModel, writer: QueryWriter, convo: list[dict], source: Source, tried: set[str],
+           afresh: Callable[[], list[dict]] | None = None) -> str | None:
     """The model's next query; one that repeats a query already tried is written once more with
-    sampling (greedy decoding tends to give it back), and None if that repeats one too."""
+    sampling (greedy decoding tends to give it back), then once from the opening prompt told what
+    failed (`afresh`: the repair's own turns anchor the model to its query), and None if that
+    repeats one too."""
     query = writer.fix(writer.extract(llm.chat(convo, max_tokens=writer.REPLY_TOKENS)), source)
     if _normal(query) not in tried:
         return query
     query = writer.fix(writer.extract(llm.chat(convo, max_tokens=writer.REPLY_TOKENS,
                                                temperature=RESAMPLE_TEMPERATURE)), source)
+    if _normal(query) not in tried or afresh is None:
+        return None if _normal(query) in tried else query
+    query = writer.fix(writer.extract(llm.chat(afresh(), max_tokens=writer.REPLY_TOKENS)), source)
     return None if _normal(query) in tried else query
+
+
+def _afresh(opening: list[dict], attempts: list[QueryAttempt]) -> list[dict]:
+    """The opening prompt with the queries tried and why each failed, as a hint before its question."""
+    failed = "\n".join(f"- {inline(a.query, 400)}\n  failed: {inline(a.error or '', 300)}"
+                       for a in attempts if not a.ok)
+    hint = f"These queries were tried for this question and failed; write a different one:\n{failed}"
+    return [*opening[:-1], {**opening[-1], "content": _with_hint(opening[-1]["content"], hint)}]
 
 
 def _normal(query: str) -> str:

@@ -284,6 +284,8 @@ def test_a_reply_that_only_repeats_the_evidence_headers_answers_nothing():
     assert draft.reasons[draft.unsupported[0]] == "it names the evidence instead of answering"
     gated = gate(draft, lambda: finalise("I could not find this in your files.", evidence))
     assert gated.text == NOT_BACKED and not gated.answered
+    named = finalise("[1] 161.txt [2] 231.txt", evidence, "How many numerical computations?")  # headed "[1] 161.txt"
+    assert named.reasons[named.unsupported[0]] == "it names the evidence instead of answering"
     said = finalise("Some 100 numerical computations were carried out [1].", evidence, "How many?")
     assert said.answered and said.cited == [1]
 

@@ -181,7 +181,7 @@ def test_counting_the_rows_that_name_the_asked_thing_is_no_count_of_what_the_sou
 
     stores, source = wtq_table("csv__203-csv__319.csv", "hospitals", tmp_path)
     counted = "SELECT COUNT(*) FROM hospitals WHERE name = 'Alamance Regional Medical Center'"
-    nurses = write_and_run(ScriptedLLM([counted] * 3),
+    nurses = write_and_run(ScriptedLLM([counted] * 4),
                            "How many nurses does Alamance Regional Medical Center employ?", source, stores)
     assert not nurses.ok and "counts the rows that name 'Alamance Regional Medical Center'" in nurses.attempts[0].error
     rooms = write_and_run(ScriptedLLM(["SELECT operating_rooms FROM hospitals WHERE name = "
@@ -242,7 +242,7 @@ def test_an_empty_count_that_never_compares_a_value_the_question_names_is_sent_b
     error = outcome.attempts[0].error or ""
     assert "never compares 'aberdeen'" in error and "airports.city" in error
     assert outcome.ok and outcome.result is not None and outcome.result.rows == [(21,)]
-    stuck = write_and_run(ScriptedLLM([ignored] * 3), question, source, stores)
+    stuck = write_and_run(ScriptedLLM([ignored] * 4), question, source, stores)
     assert not stuck.ok  # no count of 0 to state: the query never asked about Aberdeen
     named = write_and_run(ScriptedLLM(["SELECT COUNT(*) FROM flights WHERE airline = 99"]),
                           "In my flights database, how many flights does airline 99 run?", source, stores)
@@ -290,7 +290,7 @@ def test_a_name_the_question_never_names_copied_from_the_prompt_is_sent_back(tmp
     asked = write_and_run(ScriptedLLM(["SELECT year FROM abel WHERE laureate_s = 'Peter Lax'"]),
                           "In which year did Lax win?", source, stores)
     assert asked.ok and asked.result.rows == [(2005,)] and len(asked.attempts) == 1
-    invented = write_and_run(ScriptedLLM(["SELECT year FROM abel WHERE laureate_s = 'Ada Lovelace'"] * 3),
+    invented = write_and_run(ScriptedLLM(["SELECT year FROM abel WHERE laureate_s = 'Ada Lovelace'"] * 4),
                              "Which year had no laureate?", source, stores)
     assert "does not name" not in (invented.attempts[0].error or "")  # not from the prompt: the engine decides
 

@@ -198,15 +198,27 @@ def test_cell_values_in_the_schema_stay_quoted_on_one_line(table, smoke_llm):  #
     assert smoke_llm.prompt_tokens(prompt).count(start[0]) == 3  # the template's markers only
 
 
-def test_a_repair_that_repeats_a_query_already_tried_is_resampled_once_then_stops(table):  # noqa: ANN001
+def test_a_repair_that_repeats_a_query_already_tried_is_resampled_then_written_afresh_then_stops(table):  # noqa: ANN001
     store, source = table
     stores = _stores(store)
     wrong = "SELECT sum(length) FROM expenses"
-    llm = ScriptedLLM([wrong, wrong, wrong.lower() + ";"])
+    llm = ScriptedLLM([wrong, wrong, wrong.lower() + ";", f" {wrong}"])
     outcome = write_and_run(llm, "What is the total amount spent?", source, stores, max_tries=3)
     assert [a.query for a in outcome.attempts] == [wrong] and not outcome.ok
     assert "repeated" in outcome.attempts[0].error
-    assert [o.get("temperature", 0.0) > 0 for o in llm.options] == [False, False, True]  # the second repair samples
+    assert [o.get("temperature", 0.0) > 0 for o in llm.options] == [False, False, True, False]  # the second samples
+    afresh = llm.sent[3]  # the opening prompt, told what failed, without the repair's turns
+    assert "assistant" not in [m["role"] for m in afresh]
+    assert "were tried for this question and failed" in afresh[-1]["content"]
+    assert wrong in afresh[-1]["content"] and "failed: " in afresh[-1]["content"]
+
+
+def test_a_query_written_afresh_after_repeated_repairs_is_run(table):  # noqa: ANN001
+    store, source = table
+    wrong, right = "SELECT sum(length) FROM expenses", "SELECT sum(amount_eur) FROM expenses"
+    llm = ScriptedLLM([wrong, wrong, wrong, right])
+    outcome = write_and_run(llm, "What is the total amount spent?", source, _stores(store), max_tries=3)
+    assert outcome.ok and [a.query for a in outcome.attempts] == [wrong, right]
 
 
 def test_a_result_with_fewer_columns_than_the_aggregates_asked_for_is_repaired(table):  # noqa: ANN001
