@@ -186,6 +186,36 @@ def pairs_counted(statement: str) -> str | None:
     return None
 
 
+_SELF_JOIN = re.compile(r"\s+(?:INNER\s+)?JOIN\s+\"?(\w+)\"?(?:\s+(?:AS\s+)?(\w+))?\s+ON\s+(\w+)\.\"?(\w+)\"?\s*=\s*"
+                        r"(\w+)\.\"?(\w+)\"?(?!\s*(?:AND|OR)\b)", re.IGNORECASE)
+
+
+def read_once(statement: str) -> str | None:
+    """The query `pairs_counted` sends back with its second copy of the table left out and that
+    copy's columns read from the first (`COUNT(T2.state_name)` becomes `COUNT(T1.state_name)`: each
+    state's own rows); None when the join is not one this can take out on its own."""
+    if pairs_counted(statement) is None:
+        return None
+    tables = tables_read(statement)
+    for m in _SELF_JOIN.finditer(statement):
+        table, alias, left, column, right, other = m.groups()
+        joined, aliases = (alias or table).lower(), {left.lower(), right.lower()}
+        if column.lower() != other.lower() or joined not in aliases or len(aliases) != 2:
+            continue
+        (kept,) = aliases - {joined}
+        if tables.get(kept) != tables.get(joined):
+            continue
+        alone = statement[:m.start()] + statement[m.end():]
+        return re.sub(rf"\b{re.escape(alias or table)}\.", f"{_as_written(statement, kept)}.", alone)
+    return None
+
+
+def _as_written(statement: str, alias: str) -> str:
+    """An alias as the statement writes it (`T1` for `t1`)."""
+    m = re.search(rf"\b({re.escape(alias)})\.", statement, re.IGNORECASE)
+    return m.group(1) if m else alias
+
+
 _WHICH_MOST = re.compile(r"\b(?:which|what)\s+([a-z]{3,})\b[^?]*?\b(most|fewest|least)\s+(?:number\s+of\s+)?"
                          r"([a-z][a-z-]{2,}s)\b", re.IGNORECASE)  # "which year did most countries join"
 _ONE_EXTREME = re.compile(r"^\s*SELECT\s+(MAX|MIN)\s*\(\s*(?:\w+\.)?\"?(\w+)\"?\s*\)(?:\s+AS\s+\w+)?\s+FROM\b"

@@ -28,6 +28,7 @@ from engine.native.conditions import (
     pairs_counted,
     pattern_and_where,
     ranking_dropped,
+    read_once,
     sized_by_population,
     subtracts_itself,
     sums_years,
@@ -132,7 +133,9 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
             if source.language == "sql" and (extreme := extreme_not_counted(statement, question)) is not None:
                 raise QueryFailed(extreme)
             if source.language == "sql" and (paired := pairs_counted(statement)) is not None:
-                raise QueryFailed(paired)
+                if (once := read_once(statement)) is None:
+                    raise QueryFailed(paired)
+                query, statement = once, store.explain(once)  # each group's own rows, not pairs of them
             if source.language == "sql" and (tally := counts_a_count(statement, question, _numbers(source))):
                 statement = store.explain(added_up(statement, tally))  # its value, not how many rows hold one
             if source.language == "sql" and (by_date := other_date_compared(question, statement, source.columns)):
@@ -222,6 +225,9 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 fallback = fallback or (statement, result)
                 raise QueryFailed(f"the question names {other[0]}, which the query never reads; it returned "
                                   f"{other[1]}, which the question does not ask for: use {other[0]}")
+            if source.language == "sql" and not _empty(result) and (guessed := _guessed(statement, question, found)):
+                fallback = fallback or (statement, result)
+                raise QueryFailed(guessed)
             if not _YES_NO.match(question) and _empty(result) and (
                     why := _why_empty(statement, question, source, stores, held, found)):
                 if why.asked:  # "none" may be the answer: the source holds no value the question names
@@ -525,6 +531,19 @@ def _ignored(statement: str, question: str, found: list[values.ValueMatch]) -> l
     text, named = statement.lower(), file_clause(question).lower()
     return [m for m in found if m.value.strip().lower() == m.phrase and m.phrase not in text
             and not re.search(rf"\b{re.escape(m.phrase)}\b", named)]
+
+
+def _guessed(statement: str, question: str, found: list[values.ValueMatch]) -> str | None:
+    """What to tell the repair when a query compares a value the question never names (a code it
+    guessed: `destairport = 'AAF'`) and leaves out one the question names and the source holds
+    ("flights that arrive in Aberdeen", held in airports.city); None otherwise."""
+    ignored = _ignored(statement, question, found)
+    asked = question.lower()
+    guessed = [value for a, b in QUOTED_VALUE.findall(statement) if (value := a or b) and value.lower() not in asked]
+    if not ignored or not guessed:
+        return None
+    return (f"it compares {guessed[0]!r}, which the question does not name, and never compares " + "; ".join(
+        f"{m.phrase!r}, which the question names: it is held in {m.place} as {m.value!r}" for m in ignored))
 
 
 def _describing_only(question: str, statement: str) -> str | None:

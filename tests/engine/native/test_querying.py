@@ -247,6 +247,12 @@ def test_an_empty_count_that_never_compares_a_value_the_question_names_is_sent_b
     named = write_and_run(ScriptedLLM(["SELECT COUNT(*) FROM flights WHERE airline = 99"]),
                           "In my flights database, how many flights does airline 99 run?", source, stores)
     assert named.ok and named.result is not None and named.result.rows == [(0,)]  # nothing named goes uncompared
+    guessed = "SELECT COUNT(*) FROM flights WHERE destairport = 'AAF'"  # 20 rows: another code (rest set)
+    again = write_and_run(ScriptedLLM([ignored, guessed, joined]), question, source, stores)
+    assert "it compares 'AAF', which the question does not name" in (again.attempts[1].error or "")
+    assert again.ok and again.result is not None and again.result.rows == [(21,)]
+    kept = write_and_run(ScriptedLLM([guessed] * 4), question, source, stores)
+    assert kept.ok and kept.result is not None and kept.result.rows == [(20,)]  # no repair did better: it stands
 
 
 def test_a_which_question_answered_by_the_column_it_filters_on_is_sent_back(tmp_path):  # noqa: ANN001
