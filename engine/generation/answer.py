@@ -392,10 +392,10 @@ def _only_headers(sentence: str, evidence: list[Evidence]) -> str:
     titles and files) answers nothing, though the headers "back" its numbers; why, or ""."""
     left = _plain(sentence)
     for e in evidence:
-        left = left.replace(_plain(e.header().split("] ", 1)[-1]), " ")  # the header less its number
         name = source_name(e.source, e.locator).lower()  # "161 (161.txt)" or "161.txt" of a header "[1] 161.txt"
         left = re.sub(rf"(?<![\w.]){re.escape(PurePath(name).stem)}\s*\(\s*{re.escape(name)}\s*\)|{re.escape(name)}",
                       " ", left)
+        left = left.replace(_plain(e.header().split("] ", 1)[-1]), " ")  # the header less its number
     return "" if re.search(r"\w", CITE.sub(" ", left)) else "it names the evidence instead of answering"
 
 

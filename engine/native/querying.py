@@ -539,7 +539,8 @@ def _guessed(statement: str, question: str, found: list[values.ValueMatch]) -> s
     ("flights that arrive in Aberdeen", held in airports.city); None otherwise."""
     ignored = _ignored(statement, question, found)
     asked = question.lower()
-    guessed = [value for a, b in QUOTED_VALUE.findall(statement) if (value := a or b) and value.lower() not in asked]
+    guessed = [value for a, b in QUOTED_VALUE.findall(statement)
+               if (value := a or b) and value.strip("%_ ").lower() not in asked]  # '%Heijn%' is asked
     if not ignored or not guessed:
         return None
     return (f"it compares {guessed[0]!r}, which the question does not name, and never compares " + "; ".join(

@@ -26,8 +26,6 @@ KINDS = [  # kind, source, title, locator, text, section; the class; the header 
      "Cover > Theft", PassageEvidence, "[1] Bike policy (policy.pdf, page 2), section: Cover > Theft"),
     ("document", "/d/letter.docx", "Letter", {"start": 0, "end": 400}, "Dear landlord …", "", PassageEvidence,
      "[1] Letter (letter.docx)"),
-    ("paragraph", "/c/161.txt", "161", {"start": 0, "end": 90}, "Some 100 computations were made.", "",
-     PassageEvidence, "[1] 161.txt"),  # a title that is only the file's name: "161 (161.txt)" read as a number
     ("table", "/d/trips.csv", "trips.csv: SQL result",
      {"source": "trips", "query": "SELECT sum(cost) FROM trips", "language": "sql",
       "sql": "SELECT sum(cost) FROM trips", "values": [1234.5], "result": "sum(cost) = 1234.5"},
@@ -46,6 +44,8 @@ KINDS = [  # kind, source, title, locator, text, section; the class; the header 
      "[1] video hall.avi, 4.0-9.5 s"),
     ("video", "/v/hall.avi", "hall.avi", {"start_s": 0.0, "end_s": 20.0, "clips": 3}, "A hall.", "", MomentEvidence,
      "[1] video hall.avi, 0.0-20.0 s"),
+    ("paragraph", "/c/161.txt", "161", {"start": 0, "end": 90}, "Some 100 computations were made.", "",
+     PassageEvidence, "[1] 161.txt"),  # a title that is only the file's name: "161 (161.txt)" read as a number
 ]
 
 
