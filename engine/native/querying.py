@@ -620,9 +620,8 @@ def _write(llm: ChatModel, writer: QueryWriter, convo: list[dict], source: Sourc
         return query
     query = writer.fix(writer.extract(llm.chat(convo, max_tokens=writer.REPLY_TOKENS,
                                                temperature=RESAMPLE_TEMPERATURE)), source)
-    if _normal(query) not in tried or afresh is None:
-        return None if _normal(query) in tried else query
-    query = writer.fix(writer.extract(llm.chat(afresh(), max_tokens=writer.REPLY_TOKENS)), source)
+    if _normal(query) in tried and afresh is not None:
+        query = writer.fix(writer.extract(llm.chat(afresh(), max_tokens=writer.REPLY_TOKENS)), source)
     return None if _normal(query) in tried else query
 
 
