@@ -226,8 +226,7 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
                 raise QueryFailed(f"the question names {other[0]}, which the query never reads; it returned "
                                   f"{other[1]}, which the question does not ask for: use {other[0]}")
             if source.language == "sql" and not _empty(result) and (guessed := _guessed(statement, question, found)):
-                fallback = fallback or (statement, result)
-                raise QueryFailed(guessed)
+                raise QueryFailed(guessed)  # no fallback: rows of a guessed value answer another question
             if not _YES_NO.match(question) and _empty(result) and (
                     why := _why_empty(statement, question, source, stores, held, found)):
                 if why.asked:  # "none" may be the answer: the source holds no value the question names
