@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engine.ingest.tables import describe_database
 from engine.native import sources
 from engine.native.conditions import (
     extreme_not_counted,
@@ -20,6 +19,7 @@ from local_stores.graph_store import GraphStore
 from local_stores.rdf_store import RdfStore
 from local_stores.table_store import TableStore
 from tests.conftest import shared_path
+from tests.engine.native.test_querying import geoquery_db
 from tests.engine.native.test_sparql_fixes import spider_graph
 from tests.scripted import ScriptedLLM
 
@@ -77,9 +77,6 @@ def test_a_ranking_question_is_sent_back_when_the_query_ranks_nothing_and_names_
 
 
 def test_the_first_place_registered_comes_back_after_a_query_that_lists_every_one(tmp_path: Path):
-    from local_stores.graph_store import GraphStore
-    from local_stores.rdf_store import RdfStore
-    from local_stores.table_store import TableStore
 
     stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
     csv = "name,registered\nThompson Hall,1983-05-02\nBack River Farm,1979-11-20\nSmith Chapel,1990-01-15\n"
@@ -140,9 +137,7 @@ def test_a_table_joined_with_itself_and_counted_per_group_is_read_once_on_geoque
     """"Which states border the most other states?" over GeoQuery's database, written as `border_info`
     joined with itself on `border` (rest set): it counted pairs of rows and answered "missouri 48", and
     the repair wrote it again each time. The second copy is left out: Missouri and Tennessee, 8 each."""
-    path = shared_path("eval", "sql", "geoquery", "geography-db.added-in-2020.sqlite")
-    source = sources.Source("geography", "database", "sqlite", str(path), describe_database(path))
-    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
+    stores, source = geoquery_db(tmp_path)
     paired = ("SELECT T1.state_name, COUNT(T2.state_name) FROM border_info AS T1 JOIN border_info AS T2 "
               "ON T1.border = T2.border GROUP BY T1.state_name ORDER BY COUNT(T2.state_name) DESC LIMIT 1")
     outcome = write_and_run(ScriptedLLM([paired]), "Which states border the most other states?", source, stores)

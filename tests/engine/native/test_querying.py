@@ -339,6 +339,15 @@ def wtq_table(file: str, name: str, folder: Path) -> tuple[Stores, Source]:
     return stores, Source(name, "table", "duckdb", str(path), info.descriptor())
 
 
+def geoquery_db(folder: Path) -> tuple[Stores, Source]:
+    """GeoQuery's SQLite database from ../shared/eval as the source `geography`, with fresh stores."""
+    from engine.ingest.tables import describe_database
+
+    stores = Stores(TableStore(folder / "t.duckdb"), GraphStore(folder / "graphs"), RdfStore(folder / "rdf"))
+    path = shared_path("eval", "sql", "geoquery", "geography-db.added-in-2020.sqlite")
+    return stores, Source("geography", "database", "sqlite", str(path), describe_database(path))
+
+
 def test_a_query_cut_at_the_token_limit_is_sent_back_as_cut_not_as_a_syntax_error(tmp_path):  # noqa: ANN001
     """The default model, asked about Spider4SPARQL's course_teach, copied the schema's patterns with
     their `# string, e.g. …` notes until the reply ran out of tokens, and the repair was told only
@@ -573,15 +582,11 @@ def test_the_largest_state_is_ranked_by_its_area_not_its_population(tmp_path):  
     """"What is the capital of the largest state?" over GeoQuery's database ranked the states by
     population and answered Sacramento (unseen set); the largest state is Alaska, by area. The largest
     city is still the most populous."""
-    from engine.ingest.tables import describe_database
-    from engine.native import sources
     from engine.native.conditions import sized_by_population
     from engine.native.querying import write_and_run
     from tests.scripted import ScriptedLLM
 
-    path = shared_path("eval", "sql", "geoquery", "geography-db.added-in-2020.sqlite")
-    source = sources.Source("geography", "database", "sqlite", str(path), describe_database(path))
-    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
+    stores, source = geoquery_db(tmp_path)
     by_people = "SELECT capital FROM state ORDER BY population DESC LIMIT 1"
     by_area = "SELECT capital FROM state ORDER BY area DESC LIMIT 1"
     outcome = write_and_run(ScriptedLLM([by_people, by_area]), "What is the capital of the largest state?", source,
@@ -640,14 +645,10 @@ def test_a_join_that_finds_nothing_where_a_table_read_holds_the_compared_value_i
     empty result fell through to the documents (unseen set), and the repair, told so, wrote it again.
     highlow holds the state itself: the join is left out. A query that reads more of the joined table
     is explained to the repair instead."""
-    from engine.ingest.tables import describe_database
-    from engine.native import sources
     from engine.native.querying import write_and_run
     from tests.scripted import ScriptedLLM
 
-    path = shared_path("eval", "sql", "geoquery", "geography-db.added-in-2020.sqlite")
-    source = sources.Source("geography", "database", "sqlite", str(path), describe_database(path))
-    stores = Stores(TableStore(tmp_path / "t.duckdb"), GraphStore(tmp_path / "graphs"), RdfStore(tmp_path / "rdf"))
+    stores, source = geoquery_db(tmp_path)
     joined = ("SELECT T1.highest_point FROM highlow AS T1 INNER JOIN mountain AS T2 ON T1.highest_point = "
               "T2.mountain_name WHERE T2.state_name = 'montana'")
     outcome = write_and_run(ScriptedLLM([joined]), "Where is the highest point in Montana?", source, stores)
