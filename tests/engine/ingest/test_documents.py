@@ -46,5 +46,5 @@ def test_a_slide_and_a_message_are_found_and_cited_by_their_number(trove: Trove,
     assert mail.locator["page"] == 3 and mail.locator["subject"] == "Your quote"
     evidence = evidence_of(1, "paragraph", mail.source, mail.title, mail.locator, mail.text, 1.0, mail.heading)
     header = evidence.header()  # what the model reads above the passage
-    assert header.startswith("[1] home (home.mbox, message 3, from Dakwerk Jansen <info@dakwerk.example>, "
-                              "2025-03-10 14:05, 'Your quote')")
+    assert header.startswith("[1] home.mbox, message 3, from Dakwerk Jansen <info@dakwerk.example>, "
+                              "2025-03-10 14:05, 'Your quote'")  # no title "home": it is only the file's name
