@@ -45,7 +45,8 @@ class QueryLocator(TypedDict, total=False):
     message: str  # ... its message's subject
     message_number: int  # ... and number in a mailbox
     printed: bool  # the "attachment" is a table printed in the document ("table 1 on page 3"), titled by "message"
-    page: int  # ... the page it starts on (the document opens there)
+    page: int  # ... the page of the cited rows (or that it starts on: the document opens there)
+    last_page: int  # ... the last page of those rows (or of the table) when not `page`
     columns: list[str]
     result_rows: list[list[Any]]  # the first rows, as JSON values
     rows: list[int]  # the cited rows (`_row`) of a table
@@ -166,13 +167,15 @@ def mail_words(locator: Locator) -> str | None:
 
 def attachment_words(locator: Locator) -> str | None:
     """A table attached to an e-mail: "attachment budget.xlsx of message 3, 'Q3 figures'"; one printed
-    in a document: "table 1 on page 3, 'NICS Firearm Background Checks'"; None when neither."""
+    in a document: "table 1 on page 3, 'NICS Firearm Background Checks'" ("table 1 on pages 1-15,
+    'WARN Report', page 2" with the page of the rows read); None when neither."""
     name = locator.get("attachment")
     if not name:
         return None
     number, subject = locator.get("message_number"), locator.get("message")
-    if locator.get("printed"):
-        return ", ".join(p for p in (str(name), f"'{subject}'" if subject else "") if p)
+    if locator.get("printed"):  # the page of the rows read, when they are known
+        place = page_words(locator) if locator.get("rows") else None
+        return ", ".join(p for p in (str(name), f"'{subject}'" if subject else "", place) if p)
     parts = [f"attachment {name} of {f'message {number}' if number else 'the message'}",
              f"'{subject}'" if subject else ""]
     return ", ".join(p for p in parts if p)

@@ -62,6 +62,8 @@ class TableInfo:
             out["message_number"] = self.attachment.number
             if self.attachment.printed:
                 out["printed"] = True
+            if self.attachment.page_starts:
+                out["page_starts"] = [list(start) for start in self.attachment.page_starts]
         return out
 
 
@@ -75,6 +77,7 @@ class Attachment:
     message: str = ""
     number: int | None = None
     printed: bool = False
+    page_starts: tuple[tuple[int, int], ...] = ()  # printed on several pages: each page and its first `_row`
 
 
 def identifier(text: str) -> str:

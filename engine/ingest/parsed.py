@@ -41,6 +41,7 @@ class AttachedTable:
     page: int | None  # the message's number in a mailbox (None for a file of one message); a printed table's page
     message: str = ""  # the message's subject; a printed table's title lines
     printed: bool = False
+    page_starts: tuple[tuple[int, int], ...] = ()  # a printed table on several pages: (page, its first row)
 
 
 @dataclass

@@ -92,7 +92,7 @@ def load_attached(store: TableStore, names: Callable[[str | None], str], attache
     for info in loaded:
         info.file = str(file)
         info.attachment = Attachment(Path(attached.name).stem if attached.printed else attached.name,
-                                     attached.message, attached.page, attached.printed)
+                                     attached.message, attached.page, attached.printed, attached.page_starts)
     return loaded
 
 

@@ -9,6 +9,7 @@ import re
 from engine.locators import QueryLocator
 from engine.native.kinds import kind
 from engine.native.querying import QueryOutcome
+from engine.native.rows_read import pages_of
 from engine.result import LANGUAGES
 from engine.retrieval.hybrid import Hit
 from local_stores.corpus_store import Item
@@ -145,18 +146,18 @@ def locator(outcome: QueryOutcome) -> QueryLocator:
             loc["attachment"], loc["message"] = str(attached["attachment"]), str(attached.get("message") or "")
             if attached.get("message_number"):
                 loc["message_number"] = int(attached["message_number"])
-            if attached.get("printed"):
-                loc["printed"] = True
-                if attached.get("message_number"):
-                    loc["page"] = int(attached["message_number"])
+    if result is not None and "_row" in result.columns:
+        i = result.columns.index("_row")
+        loc["rows"] = [row[i] for row in result.rows]
+    elif result is not None and outcome.rows_read:
+        loc["rows"] = list(outcome.rows_read)
+    if source.language == "sql" and source.tables[0].get("printed"):
+        _printed_place(loc, source.tables[0])
     if result is None:
         return loc
     loc["columns"] = list(result.columns)
     loc["result_rows"] = [[_plain(v) for v in row] for row in result.rows[:MAX_ROWS_SHOWN]]
-    if "_row" in result.columns:
-        i = result.columns.index("_row")
-        loc["rows"] = [row[i] for row in result.rows]
-    elif len(result.rows) == 1 and not _empty(result):
+    if "_row" not in result.columns and len(result.rows) == 1 and not _empty(result):
         loc["values"] = [_plain(v) for v in result.rows[0] if v is not None]  # an aggregate: the answer itself
         loc["result"] = _facts(result)
     if 1 < len(result.rows) <= MAX_LISTED and not result.truncated:
@@ -165,6 +166,20 @@ def locator(outcome: QueryOutcome) -> QueryLocator:
         if all(listing):
             loc["listing"] = listing
     return loc
+
+
+def _printed_place(loc: QueryLocator, table: dict) -> None:
+    """A table printed in a document: the page its cited rows are on (the first and last when on
+    several), else the pages it is printed on."""
+    loc["printed"] = True
+    if not table.get("message_number"):
+        return
+    starts = table.get("page_starts") or []
+    pages = pages_of([int(r) for r in loc.get("rows", []) if isinstance(r, int)], starts) or (
+        [int(table["message_number"]), int(starts[-1][0])] if starts else [int(table["message_number"])])
+    loc["page"] = min(pages)
+    if max(pages) != min(pages):
+        loc["last_page"] = max(pages)
 
 
 def as_hit(outcome: QueryOutcome, question: str, ordinal: int) -> Hit:

@@ -4,6 +4,7 @@ engine's error (bounded), and run it read-only."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ from engine.native.ranking import (
     with_ranked_value,
 )
 from engine.native.row_order import in_row_order
+from engine.native.rows_read import rows_read
 from engine.native.sources import Source, Stores
 from engine.native.writers import QueryWriter, writer_for
 from engine.native.writers.sparql_fixes import bind_variable, with_names
@@ -82,6 +84,7 @@ class QueryOutcome:
     query: str
     result: QueryResult | None
     attempts: list[QueryAttempt]
+    rows_read: list[int] = dataclasses.field(default_factory=list)  # the rows a result without `_row` read
 
     @property
     def ok(self) -> bool:
@@ -250,7 +253,7 @@ def write_and_run(llm: ChatModel, question: str, source: Source, stores: Stores,
         statement, result = _named_first(store, statement, result, source.language, timeout_s, max_rows)
         statement, result = _tied(store, statement, result, source.language, timeout_s)
         statement, result = _valued_first(store, statement, result, source.language, timeout_s, max_rows)
-        return QueryOutcome(source, statement, result, attempts)
+        return QueryOutcome(source, statement, result, attempts, rows_read(statement, result, source, store, timeout_s))
     if fallback is not None:  # an empty answer the repairs could not better
         return QueryOutcome(source, fallback[0], fallback[1], attempts)
     return QueryOutcome(source, query, None, attempts)

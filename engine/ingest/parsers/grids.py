@@ -37,6 +37,7 @@ class PrintedTable:
     last_page: int | None
     titles: list[str] = field(default_factory=list)  # lines printed above it inside its rules
     unit: str = "page"  # what `page` counts: "page", "slide"
+    row_pages: list[int] = field(default_factory=list)  # the page each row is printed on (when it has pages)
 
     def attached(self, number: int) -> AttachedTable:
         """The table as a CSV file the table loader reads, named by its number and page."""
@@ -45,7 +46,15 @@ class PrintedTable:
         writer.writerow(self.header)
         writer.writerows(self.rows)
         return AttachedTable(f"{self.place(number)}.csv", out.getvalue().encode("utf-8"), self.page,
-                             "; ".join(self.titles), printed=True)
+                             "; ".join(self.titles), printed=True, page_starts=self.page_starts())
+
+    def page_starts(self) -> tuple[tuple[int, int], ...]:
+        """For a table printed on several pages, each page with its first row (1-based, as the table
+        loader numbers rows in `_row`): a cited row is cited on its page. Empty for one page."""
+        if self.last_page in (None, self.page) or len(self.row_pages) != len(self.rows):
+            return ()
+        return tuple((page, row) for row, page in enumerate(self.row_pages, start=1)
+                     if row == 1 or self.row_pages[row - 2] != page)
 
     def place(self, number: int) -> str:
         """"table 2 on page 5", "table 1 on pages 1-15", "table 1 on slide 4", "table 3" (no pages)."""
@@ -85,7 +94,8 @@ def table_of(grid: Grid, page: int | None, unit: str = "page") -> PrintedTable |
     titles, header, body = _titled(rows)
     body = _without_foot(body)
     if header and len(body) >= MIN_ROWS and grid_like(body):
-        return PrintedTable(_names(header), body, page, page, titles, unit)
+        return PrintedTable(_names(header), body, page, page, titles, unit,
+                            [page] * len(body) if page is not None else [])
     return None
 
 
@@ -98,7 +108,9 @@ def continues(last: PrintedTable, grid: Grid, page: int) -> bool:
     body = rows[1:] if rows[0] == last.header else rows
     if not body or header_like(body[0]) or not grid_like(body):
         return False
-    last.rows += _without_foot(body)
+    added = _without_foot(body)
+    last.rows += added
+    last.row_pages += [page] * len(added)
     last.last_page = page
     return True
 

@@ -22,8 +22,9 @@ if TYPE_CHECKING:
     from pypdf import PageObject
 
 KIND = "pdf"
-VERSION = 7  # 2: running heads out; 3: a sentence across a page break in one paragraph; 4: with its last page;
-# 5: its printed tables; 6: a number run into the word after it spaced; 7: short lines no paragraph follows kept
+VERSION = 8  # 2: running heads out; 3: a sentence across a page break in one paragraph; 4: with its last page;
+# 5: its printed tables; 6: a number run into the word after it spaced; 7: short lines no paragraph follows kept;
+# 8: a printed table's rows keep their pages
 EXTENSIONS = (".pdf",)
 UNPACKS = False
 

@@ -46,6 +46,10 @@ def test_a_table_ruled_page_after_page_is_one_table_with_its_dates_joined():
                        "Closure Permanent"]  # "0 3 / 2 5 / 2 0 16", printed a glyph at a time, joined
     assert len(rows) == 633 and all(row[5].replace(",", "").isdigit() for row in rows)
     assert rows[-1][3:6] == ["Rockwell Collins, Inc.", "Poway", "2"]
+    starts = dict(table.page_starts)  # each page with its first row, as `_row` numbers them (from 1)
+    assert list(starts) == list(range(1, 16)) and starts[1] == 1
+    molycorp = next(n for n, row in enumerate(rows, start=1) if row[3].startswith("Molycorp"))
+    assert max(page for page, first in starts.items() if first <= molycorp) == 2  # printed on page 2
 
 
 def test_boxes_of_running_text_and_pages_of_prose_are_not_tables():
