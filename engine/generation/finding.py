@@ -98,12 +98,18 @@ def names_in(text: str, source: str, wanted: set[str] | frozenset[str]) -> bool:
     return False
 
 
-def found(evidence: list[Evidence], wanted: set[str] | frozenset[str] = frozenset()) -> list[Evidence]:
+def found(evidence: list[Evidence], wanted: set[str] | frozenset[str] = frozenset(),
+          several: str | None = None) -> list[Evidence]:
     """The evidence to list: the best item of each file (a photo's best region, a video's best
     moment), most relevant first, those close to the best one; a photo or a moment only when it
-    names one of the `wanted` words (when there are any)."""
+    names one of the `wanted` words (when there are any); with `several` (a detector's class), a file
+    that shows one of it only when no file shows more (see `most_seen`)."""
     items = [e for e in evidence if e.kind in KINDS and (not wanted or (
         names(e, wanted) if e.kind in VISUAL_KINDS else about(e, wanted)))]
+    if several is not None:
+        seen = most_seen(items, several)
+        if any(n > 1 for n in seen.values()):
+            items = [e for e in items if seen.get(e.source, 0) != 1]
     if not items:
         return []
     best: dict[str, Evidence] = {}
@@ -113,6 +119,38 @@ def found(evidence: list[Evidence], wanted: set[str] | frozenset[str] = frozense
     ranked = sorted(best.values(), key=lambda e: -e.score)
     top = ranked[0].score
     return [e for e in ranked if e.score >= CLOSE * top][:LISTED]
+
+
+_SHOWN = re.compile(r"\b(\d+)\s+([a-z]+(?:\s[a-z]+)?)")  # "Shows 5 people, 2 cars": a description's counts
+
+
+def most_seen(items: list[Evidence], label: str) -> dict[str, int]:
+    """The most of the detector's class `label` any item of a file counts ("Shows 8 people" of a
+    video's clip), by file; a file none of whose items counts it is left out."""
+    most: dict[str, int] = {}
+    for e in items:
+        for m in _SHOWN.finditer(e.text.lower()):
+            if label in {detector_label(m.group(2)), detector_label(m.group(2).split()[0])}:
+                most[e.source] = max(most.get(e.source, 0), int(m.group(1)))
+    return most
+
+
+def several_asked(question: str, thing: str) -> bool:
+    """Whether a request for one photo or video asks for several of the thing ("the video of people
+    walking", "a photo of two dogs"): a single photo of "dogs" shows more than one. "My photos of dogs"
+    asks for photos that may show one each."""
+    noun = re.search(rf"\b{_NOUN}\b", question, re.IGNORECASE)
+    if noun is None or noun.group(0).lower().endswith("s"):
+        return False
+    return _plural(thing) or bool(re.search(rf"\b(?:two|three|four|five|several|many|\d+)\s+{re.escape(thing)}",
+                                            question, re.IGNORECASE))
+
+
+def _plural(word: str) -> bool:
+    if word in ("people", "persons", "men", "women", "kids", "children", "boys", "girls", "guys", "players",
+                "adults", "pedestrians", "humans", "teenagers", "figures"):
+        return True
+    return word.endswith("s") and detector_label(word) not in (None, word)
 
 
 TEXT_SHARE = 0.5  # of a find request's words a passage (with its title and file name) must hold more than
@@ -141,7 +179,8 @@ def answer(evidence: list[Evidence], question: str = "") -> Draft | None:
     only photos or moments of other things came back; None when there is nothing to list."""
     wanted = subject(question)
     thing = main_thing(question)
-    listed = found(evidence, {thing} if thing else wanted)
+    several = detector_label(thing) if thing and several_asked(question, thing) else None
+    listed = found(evidence, {thing} if thing else wanted, several)
     if not listed:
         near = found(evidence)
         return _none_shows(question, wanted, near) if near else None

@@ -121,3 +121,24 @@ def test_a_thing_the_detector_names_in_two_words_is_what_a_photo_must_show():
                 _ev(2, "image", "/p/garden.jpg", "Shows 1 potted plant. Looks like: pot, flowerpot", 0.55)]
     draft = answer(evidence, "Find my photo of a stop sign next to a bush with red flowers.")
     assert draft.text.startswith("Found 000000525891.jpg [1]") and draft.cited == [1]
+
+
+def test_a_request_for_one_video_of_people_lists_those_that_show_several_before_one_person():
+    """The descriptions of four real videos (the OpenCV and MSR-VTT samples): the walkers' video
+    (vtest.avi) ranked fourth by file, after one whose only clip shows one person."""
+    evidence = [_ev(1, "video", "/v/video9770.mp4", "Video video9770.mp4: 0:11 long, 1 clips.\nShows person.", 0.60),
+                _ev(2, "clip", "/v/video9770.mp4", "Clip 1 of 1 of the video video9770.mp4.\nShows 1 person.", 0.31,
+                    {"start_s": 0.0, "end_s": 11.0}),
+                _ev(3, "clip", "/v/Megamind.avi", "Clip 1 of 3 of the video Megamind.avi.\nShows 3 people, 1 tie.",
+                    0.59, {"start_s": 0.0, "end_s": 4.0}),
+                _ev(4, "video", "/v/video9771.mp4", "Video video9771.mp4: 0:14 long, 2 clips.\nShows person.", 0.58),
+                _ev(5, "clip", "/v/video9771.mp4", "Clip 2 of 2 of the video video9771.mp4.\nShows 2 people, 1 bench.",
+                    0.57, {"start_s": 7.0, "end_s": 14.0}),
+                _ev(6, "clip", "/v/vtest.avi", "Clip 1 of 3 of the video vtest.avi.\nShows 5 people, 2 cars.", 0.569,
+                    {"start_s": 0.0, "end_s": 26.0})]
+    walking = answer(evidence, "Show me the video of people walking along a path past a brick building.")
+    assert walking.cited == [3, 4, 6]  # video9770.mp4 shows one person only
+    videos = answer(evidence, "Show me my videos of people.")  # several videos, each may show one person
+    assert 1 in videos.cited
+    one = answer(evidence, "Show me the video of a person on a beam.")
+    assert 1 in one.cited
