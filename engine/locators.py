@@ -9,6 +9,7 @@ other kinds of file have fewer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import PurePath
 from typing import Any, TypedDict, cast, final
@@ -165,6 +166,9 @@ def mail_words(locator: Locator) -> str | None:
     return ", ".join(p for p in parts if p) or None
 
 
+_SPANNED = re.compile(r"\bon \w+s \d+-\d+$")  # "table 1 on pages 1-15": printed on several pages
+
+
 def attachment_words(locator: Locator) -> str | None:
     """A table attached to an e-mail: "attachment budget.xlsx of message 3, 'Q3 figures'"; one printed
     in a document: "table 1 on page 3, 'NICS Firearm Background Checks'" ("table 1 on pages 1-15,
@@ -173,8 +177,8 @@ def attachment_words(locator: Locator) -> str | None:
     if not name:
         return None
     number, subject = locator.get("message_number"), locator.get("message")
-    if locator.get("printed"):  # the page of the rows read, when they are known
-        place = page_words(locator) if locator.get("rows") else None
+    if locator.get("printed"):  # a table on several pages: the page of the rows read, when they are known
+        place = page_words(locator) if locator.get("rows") and _SPANNED.search(str(name)) else None
         return ", ".join(p for p in (str(name), f"'{subject}'" if subject else "", place) if p)
     parts = [f"attachment {name} of {f'message {number}' if number else 'the message'}",
              f"'{subject}'" if subject else ""]

@@ -3,7 +3,8 @@
 that holds it (and, for a table printed on several pages of a PDF, that row's page, not the page
 the table starts on). Only a query over one table that numbers its rows (`_row`), without groups,
 is read again: `SELECT _row` with its own FROM and WHERE (and, for a listing, its ORDER BY and
-LIMIT), run like the query itself."""
+LIMIT: the top row of a ranking is cited), run like the query itself. A query that reads every row
+of its table cites none of them."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ _GROUPED = re.compile(r"\b(?:GROUP\s+BY|HAVING|UNION|INTERSECT|EXCEPT|JOIN|WINDO
 _AGGREGATE = re.compile(r"\b(?:COUNT|SUM|AVG|MIN|MAX|MEDIAN|STRING_AGG|LIST|ARRAY_AGG|ANY_VALUE)\s*\(",
                         re.IGNORECASE)
 _DISTINCT = re.compile(r"^\s*SELECT\s+DISTINCT\b", re.IGNORECASE)
+_LIMIT = re.compile(r"\bLIMIT\b", re.IGNORECASE)
 _ORDER_OR_LIMIT = re.compile(r"\b(?:ORDER\s+BY|LIMIT|OFFSET)\b", re.IGNORECASE)
 
 
@@ -39,11 +41,13 @@ def rows_statement(statement: str, result: QueryResult, source: Source) -> str |
     if start is None or nested_select(statement) or not statement.lstrip().upper().startswith("SELECT"):
         return None
     rest, rest_top = statement[start.start():].rstrip().rstrip(";"), top[start.start():]
-    where = _WHERE.search(rest_top)
-    if _GROUPED.search(rest_top) or where is None or "," in rest_top[:where.start()]:
-        return None  # a whole table's aggregate reads every row: no row to point at
     aggregate, distinct = _AGGREGATE.search(statement[:start.start()]), _DISTINCT.match(top)
-    cut = _ORDER_OR_LIMIT.search(rest_top)
+    cut, where = _ORDER_OR_LIMIT.search(rest_top), _WHERE.search(rest_top)
+    tables = rest_top[:where.start() if where else cut.start() if cut else len(rest_top)]
+    if _GROUPED.search(rest_top) or "," in tables:
+        return None
+    if where is None and (aggregate or distinct or not _LIMIT.search(rest_top)):
+        return None  # every row of the table: none to point at
     if (aggregate or distinct) and cut is not None:  # an aggregate's (distinct values') rows: all WHERE keeps
         if not aggregate:
             return None  # which rows a LIMIT of distinct values kept cannot be told

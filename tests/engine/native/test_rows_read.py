@@ -49,10 +49,16 @@ def test_the_rows_of_a_value_read_from_one_table_are_read_again_with_its_own_whe
     # an aggregate's rows are all those its WHERE keeps, whatever its LIMIT
     assert (rows_statement("SELECT SUM(no_of) FROM warn WHERE city = 'San Jose' LIMIT 1", result, source)
             == "SELECT _row FROM warn WHERE city = 'San Jose'")
+    # the top row of a ranking over the whole table
+    assert (rows_statement("SELECT company FROM warn ORDER BY no_of DESC LIMIT 1", result, source)
+            == "SELECT _row FROM warn ORDER BY no_of DESC LIMIT 1")
 
 
 @pytest.mark.parametrize("statement", [
     "SELECT SUM(no_of) FROM warn",  # every row: none to point at
+    "SELECT company FROM warn ORDER BY no_of",
+    "SELECT MAX(no_of) FROM warn ORDER BY 1 LIMIT 1",
+    "SELECT w.no_of FROM warn w, cities c ORDER BY 1 LIMIT 2",
     "SELECT city, SUM(no_of) FROM warn WHERE no_of > 10 GROUP BY city",
     "SELECT w.no_of FROM warn w JOIN cities c ON c.name = w.city WHERE c.state = 'CA'",
     "SELECT w.no_of FROM warn w, cities c WHERE c.name = w.city",
