@@ -102,14 +102,14 @@ def found(evidence: list[Evidence], wanted: set[str] | frozenset[str] = frozense
           several: str | None = None) -> list[Evidence]:
     """The evidence to list: the best item of each file (a photo's best region, a video's best
     moment), most relevant first, those close to the best one; a photo or a moment only when it
-    names one of the `wanted` words (when there are any); with `several` (a detector's class), a file
-    that shows one of it only when no file shows more (see `most_seen`)."""
+    names one of the `wanted` words (when there are any); with `several` (a detector's class), only
+    the files an item of which counts more than one of it, when there are any (see `most_seen`)."""
     items = [e for e in evidence if e.kind in KINDS and (not wanted or (
         names(e, wanted) if e.kind in VISUAL_KINDS else about(e, wanted)))]
     if several is not None:
         seen = most_seen(items, several)
         if any(n > 1 for n in seen.values()):
-            items = [e for e in items if seen.get(e.source, 0) != 1]
+            items = [e for e in items if seen.get(e.source, 0) > 1]
     if not items:
         return []
     best: dict[str, Evidence] = {}

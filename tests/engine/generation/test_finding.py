@@ -136,8 +136,11 @@ def test_a_request_for_one_video_of_people_lists_those_that_show_several_before_
                     0.57, {"start_s": 7.0, "end_s": 14.0}),
                 _ev(6, "clip", "/v/vtest.avi", "Clip 1 of 3 of the video vtest.avi.\nShows 5 people, 2 cars.", 0.569,
                     {"start_s": 0.0, "end_s": 26.0})]
-    walking = answer(evidence, "Show me the video of people walking along a path past a brick building.")
+    asked = "Show me the video of people walking along a path past a brick building."
+    walking = answer(evidence, asked)
     assert walking.cited == [3, 4, 6]  # video9770.mp4 shows one person only
+    uncounted = answer(evidence[:1] + evidence[2:], asked)  # its clip not among the evidence
+    assert 1 not in uncounted.cited
     videos = answer(evidence, "Show me my videos of people.")  # several videos, each may show one person
     assert 1 in videos.cited
     one = answer(evidence, "Show me the video of a person on a beam.")
