@@ -662,5 +662,7 @@ class Indexer:
 
 
 def _version_of(kind: str) -> int:
-    """The version of the reader of a kind of file: a document parser's, or the table reader's."""
+    """The version of the reader of a kind of file: a document parser's, the table reader's, a medium's."""
+    if kind in media.KINDS:
+        return media.VERSIONS.get(kind, 1)
     return tables.VERSION if kind in tables.KINDS else parser_version(kind)

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from engine.ingest.photos.analyse import VisionModels
 
 KINDS = frozenset({"photo", "video"})
+VERSIONS = {"video": 2}  # a kind whose items read differently is read again: 2: the most of a thing one clip shows
 
 
 def kind_of(path: Path) -> str | None:

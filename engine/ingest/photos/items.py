@@ -133,7 +133,12 @@ def _context(path: Path, exif: dict) -> str:
 def counted(regions: list[Region]) -> str:
     """`2 persons, 1 bus`: the detected objects, most frequent first."""
     counts = Counter(r.label for r in regions if r.kind not in (FACE, TEXT))
-    return ", ".join(f"{n} {label if n == 1 else _plural(label)}" for label, n in counts.most_common())
+    return ", ".join(number_of(n, label) for label, n in counts.most_common())
+
+
+def number_of(n: int, label: str) -> str:
+    """`1 bus`, `2 buses`, `3 people`."""
+    return f"{n} {label if n == 1 else _plural(label)}"
 
 
 def _plural(label: str) -> str:

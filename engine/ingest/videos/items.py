@@ -16,7 +16,7 @@ from engine.corpora import CLIP, VIDEO
 from engine.ingest.documents import Prepared
 from engine.ingest.photos import thumbnails
 from engine.ingest.photos.analyse import VisionModels, analyse
-from engine.ingest.photos.items import counted, words_of
+from engine.ingest.photos.items import counted, number_of, words_of
 from engine.ingest.videos.reader import Clip, Video, read_video
 from engine.ingest.videos.subtitles import Cue, cues_between, read_sidecars, transcript
 from engine.locators import MomentLocator
@@ -40,7 +40,8 @@ def prepare_video(path: Path, sha256: str, vision: VisionModels, settings: Setti
     seen_vision = VisionModels(vision.detector, vision.faces, vision.ocr, vision.classifier, missing=vision.missing)
     base = MomentLocator(width=video.width, height=video.height, duration_s=round(video.duration_s, 3))
     items: list[Item] = []
-    shown: Counter = Counter()
+    shown: Counter = Counter()  # each thing as often as the clips show it (the most seen first)
+    most: Counter = Counter()  # the most of each thing one clip shows
     vision_s = 0.0
     for clip in video.clips:
         regions: list[Region] = []
@@ -56,7 +57,9 @@ def prepare_video(path: Path, sha256: str, vision: VisionModels, settings: Setti
             if k == 0:
                 thumb = thumbnails.save(image, folder / f"clip-{clip.index}.jpg")
         said = transcript(cues_between(cues, clip.start_s, clip.end_s))
-        shown.update(r.label for r in regions if r.kind not in (FACE, TEXT))
+        seen = Counter(r.label for r in regions if r.kind not in (FACE, TEXT))
+        shown.update(seen)
+        most |= seen
         locator: MomentLocator = {**base, "start_s": round(clip.start_s, 3), "end_s": round(clip.end_s, 3),
                                   "clip": clip.index,
                                   "keyframe_s": round(clip.keyframes[0].t_s, 3) if clip.keyframes else None,
@@ -64,7 +67,7 @@ def prepare_video(path: Path, sha256: str, vision: VisionModels, settings: Setti
                                   "regions": [dict(r.as_dict(), n=i) for i, r in enumerate(regions)]}
         items.append(Item(CLIP, str(path), clip_text(path, video, clip, said, regions, labels), locator,
                           title=path.name, heading=words_of(path.parent.name), ord=clip.index))
-    whole = video_text(path, video, transcript(cues), shown)
+    whole = video_text(path, video, transcript(cues), shown, most)
     first_thumb = items[0].locator.get("thumbnail") if items else None
     items.append(Item(VIDEO, str(path), whole, MomentLocator(**base, start_s=0.0, end_s=round(video.duration_s, 3),
                                                              clips=len(video.clips), thumbnail=first_thumb),
@@ -108,12 +111,15 @@ def clip_text(path: Path, video: Video, clip: Clip, said: str, regions: list[Reg
     return "\n".join(lines)
 
 
-def video_text(path: Path, video: Video, said: str, shown: Counter) -> str:
+def video_text(path: Path, video: Video, said: str, shown: Counter, most: Counter) -> str:
+    """The whole video: its name, length and clips, the things its clips show (the most seen first),
+    each with the most of it one clip shows ("8 people": a crowd, not one walker in eight clips)."""
     made = f", made {video.created_at:%d %B %Y}" if video.created_at else ""
     lines = [f"Video {path.name} ({words_of(path.stem)}) in the folder {words_of(path.parent.name)}: "
              f"{clock(video.duration_s)} long, {len(video.clips)} clips{made}."]
     if shown:
-        lines.append("Shows " + ", ".join(label for label, _ in shown.most_common(8)) + ".")
+        things = [number_of(most[label] or 1, label) for label, _ in shown.most_common(8)]
+        lines.append("Shows " + ", ".join(things) + " (the most in one clip).")
     if said:
         lines.append(f"Transcript: {said}")
     return "\n".join(lines)
