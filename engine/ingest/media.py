@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from engine.ingest.photos.analyse import VisionModels
 
 KINDS = frozenset({"photo", "video"})
-VERSIONS = {"video": 2}  # a kind whose items read differently is read again: 2: the most of a thing one clip shows
+VERSIONS = {"video": 3}  # a kind whose items read differently is read again; a video's own item says
+# 2: the most of a thing one clip shows; 3: what its clips look like
 
 
 def kind_of(path: Path) -> str | None:

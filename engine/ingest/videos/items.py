@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,8 +41,7 @@ def prepare_video(path: Path, sha256: str, vision: VisionModels, settings: Setti
     seen_vision = VisionModels(vision.detector, vision.faces, vision.ocr, vision.classifier, missing=vision.missing)
     base = MomentLocator(width=video.width, height=video.height, duration_s=round(video.duration_s, 3))
     items: list[Item] = []
-    shown: Counter = Counter()  # each thing as often as the clips show it (the most seen first)
-    most: Counter = Counter()  # the most of each thing one clip shows
+    shown = Shown()
     vision_s = 0.0
     for clip in video.clips:
         regions: list[Region] = []
@@ -57,9 +57,7 @@ def prepare_video(path: Path, sha256: str, vision: VisionModels, settings: Setti
             if k == 0:
                 thumb = thumbnails.save(image, folder / f"clip-{clip.index}.jpg")
         said = transcript(cues_between(cues, clip.start_s, clip.end_s))
-        seen = Counter(r.label for r in regions if r.kind not in (FACE, TEXT))
-        shown.update(seen)
-        most |= seen
+        shown.add(regions, labels)
         locator: MomentLocator = {**base, "start_s": round(clip.start_s, 3), "end_s": round(clip.end_s, 3),
                                   "clip": clip.index,
                                   "keyframe_s": round(clip.keyframes[0].t_s, 3) if clip.keyframes else None,
@@ -67,7 +65,7 @@ def prepare_video(path: Path, sha256: str, vision: VisionModels, settings: Setti
                                   "regions": [dict(r.as_dict(), n=i) for i, r in enumerate(regions)]}
         items.append(Item(CLIP, str(path), clip_text(path, video, clip, said, regions, labels), locator,
                           title=path.name, heading=words_of(path.parent.name), ord=clip.index))
-    whole = video_text(path, video, transcript(cues), shown, most)
+    whole = video_text(path, video, transcript(cues), shown)
     first_thumb = items[0].locator.get("thumbnail") if items else None
     items.append(Item(VIDEO, str(path), whole, MomentLocator(**base, start_s=0.0, end_s=round(video.duration_s, 3),
                                                              clips=len(video.clips), thumbnail=first_thumb),
@@ -77,7 +75,8 @@ def prepare_video(path: Path, sha256: str, vision: VisionModels, settings: Setti
     row = video.row()
     row["created_at"] = video.created_at.isoformat() if video.created_at else None
     prepared.media = ("video", dict(row, file=str(path), folder=str(path.parent), name=path.name,
-                                    objects=", ".join(f"{n} {label}" for label, n in shown.most_common()) or None,
+                                    objects=", ".join(f"{n} {label}" for label, n in shown.things.most_common())
+                                    or None,
                                     subtitles=bool(cues), problems="; ".join(problems) or None))
     prepared.warnings = problems
     prepared.timings = {"video decode": t1 - t0, "vision": vision_s,
@@ -111,15 +110,37 @@ def clip_text(path: Path, video: Video, clip: Clip, said: str, regions: list[Reg
     return "\n".join(lines)
 
 
-def video_text(path: Path, video: Video, said: str, shown: Counter, most: Counter) -> str:
+@dataclass
+class Shown:
+    """What a video's clips show, added up for the video's own item."""
+
+    things: Counter = field(default_factory=Counter)  # each thing as often as the clips show it
+    most: Counter = field(default_factory=Counter)  # the most of each thing one clip shows
+    looks: Counter = field(default_factory=Counter)  # the clips each label of the classifier was given to
+
+    def add(self, regions: list[Region], labels: list[str]) -> None:
+        """One clip's detected things and labels."""
+        seen = Counter(r.label for r in regions if r.kind not in (FACE, TEXT))
+        self.things.update(seen)
+        self.most |= seen
+        self.looks.update(dict.fromkeys(labels, 1))
+
+
+LOOKS_SHOWN = 3  # labels a video's own item gives, those given to most clips first
+
+
+def video_text(path: Path, video: Video, said: str, shown: Shown) -> str:
     """The whole video: its name, length and clips, the things its clips show (the most seen first),
-    each with the most of it one clip shows ("8 people": a crowd, not one walker in eight clips)."""
+    each with the most of it one clip shows ("8 people": a crowd, not one walker in eight clips), and
+    what its clips look like (the gymnast's video "looks like: balance beam, parallel bars")."""
     made = f", made {video.created_at:%d %B %Y}" if video.created_at else ""
     lines = [f"Video {path.name} ({words_of(path.stem)}) in the folder {words_of(path.parent.name)}: "
              f"{clock(video.duration_s)} long, {len(video.clips)} clips{made}."]
-    if shown:
-        things = [number_of(most[label] or 1, label) for label, _ in shown.most_common(8)]
+    if shown.things:
+        things = [number_of(shown.most[label] or 1, label) for label, _ in shown.things.most_common(8)]
         lines.append("Shows " + ", ".join(things) + " (the most in one clip).")
+    if shown.looks:
+        lines.append("Looks like: " + ", ".join(label for label, _ in shown.looks.most_common(LOOKS_SHOWN)) + ".")
     if said:
         lines.append(f"Transcript: {said}")
     return "\n".join(lines)
