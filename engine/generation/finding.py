@@ -14,7 +14,7 @@ from engine.generation.answer import Draft
 from engine.generation.evidence import Evidence, MomentEvidence
 from engine.generation.untrusted import inline
 from engine.generation.words import stem, stems
-from engine.grounding.counting import detector_label
+from engine.grounding.counting import detector_label, plural
 from engine.locators import page_words
 from engine.result import clock
 
@@ -93,7 +93,7 @@ def names_in(text: str, source: str, wanted: set[str] | frozenset[str]) -> bool:
     for word in wanted:
         forms = {word, word[:-1], word[:-2], word + "s"}
         label = detector_label(word)
-        if forms & words or (label is not None and label in text):
+        if forms & words or (label is not None and (label in text or plural(label, 2) in text)):
             return True
     return False
 

@@ -145,3 +145,6 @@ def test_a_request_for_one_video_of_people_lists_those_that_show_several_before_
     assert 1 in videos.cited
     one = answer(evidence, "Show me the video of a person on a beam.")
     assert 1 in one.cited
+    girl = answer([_ev(1, "video", "/v/video9771.mp4", "Video video9771.mp4.\nShows 2 people, 1 bench.", 0.56)],
+                  "Show me the video of a little girl doing gymnastics.")
+    assert girl.cited == [1]  # "people" names the detector's person as "person" does
