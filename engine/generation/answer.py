@@ -66,10 +66,10 @@ this that these those there here they yes however also she his her its their the
 one two three four five six seven eight nine ten after before during while although since because unless
 none neither either only most many several such another other first second third last finally overall
 """.split())
-_CALENDAR = frozenset("""
-january february march april may june july august september october november december
-monday tuesday wednesday thursday friday saturday sunday
-""".split())  # names that are dates: a date is checked as the numbers it is written with
+_MONTHS = tuple("january february march april may june july august september october november december".split())
+_CALENDAR = frozenset(_MONTHS) | frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+# names that are dates: a date is checked as the numbers it is written with, a month as `_writes_month` reads it
+_MONTH_NAMED = re.compile(r"\b(?:" + "|".join(name.capitalize() for name in _MONTHS) + r")\b")
 _PREAMBLE = re.compile(r"^(?:based on|according to|as (?:stated|mentioned) in) [^,.]{0,80},\s*", re.IGNORECASE)
 
 
@@ -296,11 +296,12 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
     injection) backs nothing: a sentence that only it supports ("HACKED [1]") is unsupported."""
     valid = {e.n for e in evidence}
     text = CITE.sub(lambda m: m.group(0) if int(m.group(1)) in valid else "", raw).strip()
-    text = re.sub(r"[ \t]+([.,;:])", r"\1", text)
+    text = re.sub(r"[ \t]+([.,;:])(?!\d)", r"\1", text)  # "was .766" keeps its space
     text = _CITE_AFTER_STOP.sub(_move_citation, text)  # "x. [1]" -> "x [1]."; "v. [1] Mirzayance" -> "v. Mirzayance"
     if not text or (_NOT_FOUND.search(text) and not CITE.search(text)):
         return Draft(NOT_FOUND, [], False, [])
     evidence = [replace(e, text=without_instructions(neutralise(e.text))) for e in evidence]  # what backs a claim
+    text = _header_lines_dropped(text, evidence)
     by_n = {e.n: e for e in evidence}
     out, unsupported, reasons, dropped = [], [], {}, []
     for item in _meta_citations_moved(split_sentences(text), evidence):
@@ -320,6 +321,7 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
             reasons[unsupported[-1]] = copied
             out.append(marker + sentence)
             continue
+        sentence = _citations_last(sentence)
         if not refs or why:  # no citation, or the wrong one: the item that backs it (its text alone does)
             best = _best_support(sentence, evidence, question)
             if best is not None:
@@ -402,6 +404,28 @@ def _only_headers(sentence: str, evidence: list[Evidence]) -> str:
 _LEADING_CITE = re.compile(r"^\s*(?:\[\d{1,3}\]\s*)+")
 
 
+def _header_lines_dropped(text: str, evidence: list[Evidence]) -> str:
+    """The reply without the lines that only give an item's header ("[1] 161.txt" above the passage
+    the model copied from it): the evidence's layout, not part of the answer. A reply of nothing else
+    is kept (it is then said to name the evidence)."""
+    lines = text.split("\n")
+    kept = [line for line in lines if not (CITE.search(line) and _only_headers(line, evidence))]
+    return "\n".join(kept).strip() if any(re.search(r"\w", strip_citations(line)) for line in kept) else text
+
+
+def _citations_last(sentence: str) -> str:
+    """"[1] 41 of 55 laureates were interviewed." -> "41 of 55 laureates were interviewed [1].": a
+    citation goes after what it backs."""
+    opening = _LEADING_CITE.match(sentence)
+    if opening is None or not re.search(r"\w", strip_citations(sentence[opening.end():])):
+        return sentence
+    rest = sentence[opening.end():]
+    for n in CITE.findall(opening.group(0)):
+        if f"[{n}]" not in rest:
+            rest = _append_citation(rest, int(n))
+    return rest
+
+
 def _plain(text: str) -> str:
     return " ".join(text.lower().split())
 
@@ -469,6 +493,8 @@ def _unsupported_because(sentence: str, cited_texts: list[str], question: str = 
     asked = _names(sentence) & subject_names(question)
     if asked and not mentions(asked, files or cited_texts):  # "The capital of Japan is Jakarta", from a list without it
         return f"the cited text does not mention {sorted(asked)[0].capitalize()}"
+    if question and (months := _months_unwritten(sentence, question, files or cited_texts)):
+        return f"the cited file does not mention {months[0]}, which the question asks about"
     if question and (unheld := _asked_numbers_unheld(sentence, question, named or cited_texts)):
         return f"the cited text does not mention {unheld[0]}, which the question asks about"
     if other := _time_of_the_other_end(sentence, cited_texts, question):
@@ -496,6 +522,24 @@ def _asked_numbers_unheld(sentence: str, question: str, texts: list[str]) -> lis
     said = _numbers_and_places(strip_citations(sentence)) & _numbers_and_places(question)
     held = set().union(*(_numbers_and_places(text) for text in texts)) if texts else set()
     return sorted(said - held)
+
+
+def _months_unwritten(sentence: str, question: str, texts: list[str]) -> list[str]:
+    """The months the sentence repeats from the question that the cited files never write ("NICS checks
+    in December 2015: 804,006" from the November report): it answers for another month."""
+    said = set(_MONTH_NAMED.findall(strip_citations(sentence))) & set(_MONTH_NAMED.findall(question))
+    return sorted(month for month in said if not any(_writes_month(text, month) for text in texts))
+
+
+def _writes_month(text: str, month: str) -> bool:
+    """Whether a text writes the month: by name or its first three letters, or in a date of digits
+    (03/25/2016, 25.03.2016, 2016-03-25)."""
+    number = _MONTHS.index(month.lower()) + 1
+    if re.search(rf"\b(?:{month}|{month[:3]})\b", text, re.IGNORECASE):
+        return True
+    digits = rf"0?{number}"
+    return bool(re.search(rf"(?<![\d.])(?:{digits}[/.]\d{{1,2}}|\d{{1,2}}[/.]{digits})[/.]\d{{2,4}}\b"
+                          rf"|\b\d{{4}}-{number:02d}-\d{{2}}\b", text))
 
 
 def _numbers_and_places(text: str) -> set[str]:

@@ -290,6 +290,19 @@ def test_a_reply_that_only_repeats_the_evidence_headers_answers_nothing():
     assert said.answered and said.cited == [1]
 
 
+def test_a_header_line_above_a_copied_passage_and_a_leading_citation_are_no_part_of_the_answer():
+    """The rest set's Cranfield and CISI answers: "[1] 161.txt" on a line of its own above the sentence
+    the model copied from that item, and "[1] 41 of 55 laureates were interviewed"."""
+    evidence = [evidence_of(1, "paragraph", "/c/161.txt", "161", {}, "some 100 numerical computations have been "
+                            "carried out", 0.5)]
+    copied = finalise("[1] 161.txt\nsome 100 numerical computations have been carried out [1].", evidence,
+                      "How many numerical computations were carried out?")
+    assert copied.text == "some 100 numerical computations have been carried out [1]." and not copied.unsupported
+    cisi = [evidence_of(1, "paragraph", "/c/41.txt", "41", {}, "41 of 55 laureates were interviewed", 0.5)]
+    led = finalise("[1] 41 of 55 laureates were interviewed.", cisi, "How many laureates were interviewed?")
+    assert led.text == "41 of 55 laureates were interviewed [1]." and led.cited == [1]
+
+
 def test_a_place_in_a_series_or_number_the_question_asks_about_must_be_in_the_cited_file():
     """"When was the nineteenth edition of the Dewey Decimal Classification published?" answered "in
     1971" from CISI's abstract 1, which gives 1971 for the eighteenth (unseen set): the question's
@@ -334,3 +347,27 @@ def test_the_page_an_item_sits_on_is_not_a_number_the_question_asks_about():
                          text, 0.1)
     held = finalise("A printed A5 copy of your geometry and topology script costs $6,205 [1].", [titled], asked)
     assert held.unsupported == []
+
+
+def test_a_month_the_question_asks_about_must_be_written_in_the_cited_file():
+    """"How many NICS checks were there in December 2015?" answered 804,006 from the November 2015
+    report (rest set): the month is neither named nor dated in it. A month the file writes in a date
+    of digits ("03/25/2016") is written."""
+    november = [evidence_of(1, "paragraph", "/n/nics.pdf", "nics", {}, "NICS Firearm Background Checks "
+                            "November - 2015. Totals 804,006", 0.5)]
+    other = finalise("There were 804,006 NICS checks in December 2015 [1].", november,
+                     "How many NICS checks were there in December 2015?")
+    assert other.reasons[other.unsupported[0]] == ("the cited file does not mention December, which the "
+                                                   "question asks about")
+    asked = "How many NICS checks were there in November 2015?"
+    assert not finalise("There were 804,006 NICS checks in November 2015 [1].", november, asked).unsupported
+    warn = [evidence_of(1, "paragraph", "/w/warn.pdf", "warn", {}, "03/25/2016 Molycorp 474", 0.5)]
+    march = finalise("The Molycorp notice of March 2016 affected 474 employees [1].", warn,
+                     "How many employees did the Molycorp notice of March 2016 affect?")
+    assert not march.unsupported
+
+
+def test_a_number_written_without_its_leading_zero_keeps_the_space_before_it():
+    cisi = [evidence_of(1, "paragraph", "/c/12.txt", "12", {}, "a correlation of .766 was found", 0.5)]
+    assert finalise("The correlation was .766 [1].", cisi, "What was the correlation?").text == (
+        "The correlation was .766 [1].")
