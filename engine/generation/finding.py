@@ -142,15 +142,8 @@ def several_asked(question: str, thing: str) -> bool:
     noun = re.search(rf"\b{_NOUN}\b", question, re.IGNORECASE)
     if noun is None or noun.group(0).lower().endswith("s"):
         return False
-    return _plural(thing) or bool(re.search(rf"\b(?:two|three|four|five|several|many|\d+)\s+{re.escape(thing)}",
-                                            question, re.IGNORECASE))
-
-
-def _plural(word: str) -> bool:
-    if word in ("people", "persons", "men", "women", "kids", "children", "boys", "girls", "guys", "players",
-                "adults", "pedestrians", "humans", "teenagers", "figures"):
-        return True
-    return word.endswith("s") and detector_label(word) not in (None, word)
+    return thing in ("people", "men", "women", "children") or (thing.endswith("s") and
+                                                               detector_label(thing) not in (None, thing))
 
 
 TEXT_SHARE = 0.5  # of a find request's words a passage (with its title and file name) must hold more than
