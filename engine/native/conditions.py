@@ -161,10 +161,46 @@ def counted_not_read(statement: str, question: str, columns: set[str]) -> str | 
     return named[0]
 
 
-_SAME_COLUMN_JOINED = re.compile(r"\bON\s+([A-Za-z_]\w*)\.\"?(\w+)\"?\s*=\s*([A-Za-z_]\w*)\.\"?(\w+)\"?", re.IGNORECASE)
 _GROUPED_BY = re.compile(r"\bGROUP\s+BY\s+(?:[A-Za-z_]\w*\.)?\"?(\w+)\"?", re.IGNORECASE)
 _ANY_COUNT = re.compile(r"\bCOUNT\s*\(", re.IGNORECASE)
 _SELECT = re.compile(r"\bSELECT\b", re.IGNORECASE)
+_SELF_JOIN = re.compile(r"\s+(?:(?:INNER|LEFT|RIGHT|FULL)(?:\s+OUTER)?\s+)?JOIN\s+\"?(\w+)\"?"
+                        r"(?:\s+(?:AS\s+)?(?!ON\b)(\w+))?\s+ON\s+(\w+)\.\"?(\w+)\"?\s*=\s*(\w+)\.\"?(\w+)\"?"
+                        r"(\s*(?:AND|OR)\b)?", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class _SelfJoin:
+    """`JOIN border_info AS T2 ON T1.border = T2.border`: a second copy of T1's table, on one column."""
+
+    table: str
+    joined: str  # the second copy's alias (or table name), as written
+    kept: str  # the first copy's alias, lower-cased
+    column: str
+    span: tuple[int, int]  # the JOIN clause in the statement
+    alone: bool  # its ON holds nothing else (no AND/OR after it)
+
+
+def _self_joins(statement: str) -> list[_SelfJoin]:
+    """The statement's joins of a table with itself on one column (the same on both sides)."""
+    tables, found = tables_read(statement), []
+    for m in _SELF_JOIN.finditer(statement):
+        table, alias, left, column, right, other, more = m.groups()
+        joined, aliases = (alias or table).lower(), {left.lower(), right.lower()}
+        if column.lower() != other.lower() or joined not in aliases or len(aliases) != 2:
+            continue
+        (kept,) = aliases - {joined}
+        if tables.get(kept) and tables.get(kept) == tables.get(joined):
+            found.append(_SelfJoin(tables[joined], alias or table, kept, column, m.span(), more is None))
+    return found
+
+
+def _counted_per_group(statement: str) -> str | None:
+    """The column a query of one SELECT that counts groups by, or None."""
+    grouped = _GROUPED_BY.search(statement)
+    if grouped is None or not _ANY_COUNT.search(statement) or len(_SELECT.findall(statement)) > 1:
+        return None
+    return grouped.group(1)
 
 
 def pairs_counted(statement: str) -> str | None:
@@ -173,40 +209,25 @@ def pairs_counted(statement: str) -> str | None:
     T2.border … COUNT(T2.state_name)`): it counts pairs of rows sharing a value, not each group's rows.
     None for any other query (one with a subquery, or a self-join on two different columns, such as
     an employee's manager)."""
-    grouped = _GROUPED_BY.search(statement)
-    if grouped is None or not _ANY_COUNT.search(statement) or len(_SELECT.findall(statement)) > 1:
+    group = _counted_per_group(statement)
+    joins = _self_joins(statement) if group is not None else []
+    if not joins:
         return None
-    tables, group = tables_read(statement), grouped.group(1)
-    for m in _SAME_COLUMN_JOINED.finditer(statement):
-        left, column, right, other = (g.lower() for g in m.groups())
-        if left != right and column == other and tables.get(left) and tables.get(left) == tables.get(right):
-            table = tables[left]
-            return (f"the query joins {table} with itself on {column}, so COUNT counts pairs of rows that share a "
-                    f"{column}, not the rows of each {group}: read {table} once and count its rows per {group}")
-    return None
-
-
-_SELF_JOIN = re.compile(r"\s+(?:INNER\s+)?JOIN\s+\"?(\w+)\"?(?:\s+(?:AS\s+)?(\w+))?\s+ON\s+(\w+)\.\"?(\w+)\"?\s*=\s*"
-                        r"(\w+)\.\"?(\w+)\"?(?!\s*(?:AND|OR)\b)", re.IGNORECASE)
+    table, column = joins[0].table, joins[0].column.lower()
+    return (f"the query joins {table} with itself on {column}, so COUNT counts pairs of rows that share a "
+            f"{column}, not the rows of each {group}: read {table} once and count its rows per {group}")
 
 
 def read_once(statement: str) -> str | None:
     """The query `pairs_counted` sends back with its second copy of the table left out and that
     copy's columns read from the first (`COUNT(T2.state_name)` becomes `COUNT(T1.state_name)`: each
-    state's own rows); None when the join is not one this can take out on its own."""
-    if pairs_counted(statement) is None:
+    state's own rows); None when the join is not one this can take out on its own (its ON holds more)."""
+    if _counted_per_group(statement) is None:
         return None
-    tables = tables_read(statement)
-    for m in _SELF_JOIN.finditer(statement):
-        table, alias, left, column, right, other = m.groups()
-        joined, aliases = (alias or table).lower(), {left.lower(), right.lower()}
-        if column.lower() != other.lower() or joined not in aliases or len(aliases) != 2:
-            continue
-        (kept,) = aliases - {joined}
-        if tables.get(kept) != tables.get(joined):
-            continue
-        alone = statement[:m.start()] + statement[m.end():]
-        return re.sub(rf"\b{re.escape(alias or table)}\.", f"{_as_written(statement, kept)}.", alone)
+    for join in _self_joins(statement):
+        if join.alone:
+            alone = statement[:join.span[0]] + statement[join.span[1]:]
+            return re.sub(rf"\b{re.escape(join.joined)}\.", f"{_as_written(statement, join.kept)}.", alone)
     return None
 
 
