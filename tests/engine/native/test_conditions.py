@@ -148,6 +148,8 @@ def test_a_table_joined_with_itself_and_counted_per_group_is_read_once_on_geoque
     assert pairs_counted(also) is not None and read_once(also) is None  # a join this cannot take out: the repair
     assert pairs_counted("SELECT T1.name, COUNT(*) FROM employee T1 JOIN employee T2 ON T1.id = T2.manager_id "
                          "GROUP BY T1.name") is None  # a manager and the people under them: two columns
+    left = paired.replace(" JOIN ", " LEFT JOIN ")  # any kind of join counts pairs the same way
+    assert pairs_counted(left) is not None and "JOIN" not in (read_once(left) or "JOIN").upper()
 
 
 def test_no_gold_query_of_spider_or_geoquery_is_sent_back_for_counting_pairs():
