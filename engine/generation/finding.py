@@ -14,9 +14,10 @@ from engine.generation.answer import Draft
 from engine.generation.evidence import Evidence, MomentEvidence
 from engine.generation.untrusted import inline
 from engine.generation.words import stem, stems
-from engine.grounding.counting import detector_label, plural
+from engine.grounding.counting import detector_label
 from engine.locators import page_words
 from engine.result import clock
+from engine.runtimes.vision.coco import plural
 
 _NOUN = (r"(?:photo|picture|image|pic|snapshot|video|clip|recording|footage|file|document|doc|paper|note|"
          r"article|report|pdf|letter|scan|abstract|transcript|spreadsheet|table)s?")

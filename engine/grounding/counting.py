@@ -12,7 +12,7 @@ from pathlib import Path
 
 from engine.generation.answer import Draft
 from engine.generation.evidence import Evidence, PhotoEvidence, RegionEvidence
-from engine.runtimes.vision.coco import COCO80
+from engine.runtimes.vision.coco import COCO80, plural
 
 _HOW_MANY = re.compile(r"\bhow many\s+((?:[a-z-]+\s+){0,3}?[a-z-]+?)(?=\s+(?:are|is|were|was|do|does|did|can|could|"
                        r"stand\w*|sit\w*|appear\w*|in|on|at|of|there|next|beside|near|around|by|with|and|or)\b|\s*[?.!,]|$)",
@@ -141,14 +141,6 @@ def _boxes(label: str, photo: PhotoEvidence, evidence: list[Evidence]) -> list[i
     """The evidence numbers of the regions of `label` cited in the photo."""
     return [e.n for e in evidence if isinstance(e, RegionEvidence) and e.image == photo.image
             and e.locator.get("label") == label]
-
-
-def plural(label: str, n: int) -> str:
-    if label == "person":
-        return "person" if n == 1 else "people"
-    if n == 1:
-        return label
-    return label + ("es" if label.endswith(("s", "sh", "ch", "x")) else "s")
 
 
 def _words(n: int) -> str:

@@ -20,6 +20,7 @@ from engine.ingest.photos import sidecars, thumbnails
 from engine.ingest.photos.analyse import Analysis, VisionModels, analyse
 from engine.ingest.photos.image_io import LoadedPhoto, load_photo
 from engine.locators import PhotoLocator
+from engine.runtimes.vision.coco import plural
 from engine.runtimes.vision.regions import FACE, TEXT, Region
 from local_stores.corpus_store import Item
 
@@ -138,15 +139,7 @@ def counted(regions: list[Region]) -> str:
 
 def number_of(n: int, label: str) -> str:
     """`1 bus`, `2 buses`, `3 people`."""
-    return f"{n} {label if n == 1 else _plural(label)}"
-
-
-def _plural(label: str) -> str:
-    if label.endswith(("s", "sh", "ch", "x")):
-        return label + "es"
-    if label == "person":
-        return "people"
-    return label + "s"
+    return f"{n} {plural(label, n)}"
 
 
 PAGE_LINES = 5  # a photo with this many lines of text read, ...

@@ -37,6 +37,15 @@ def normalise_label(name: str) -> str:
     return _SPELLINGS.get(name.lower(), name)
 
 
+def plural(label: str, n: int) -> str:
+    """The class's name for `n` of it: "1 bus", "2 buses", "3 people"."""
+    if label == "person":
+        return "person" if n == 1 else "people"
+    if n == 1:
+        return label
+    return label + ("es" if label.endswith(("s", "sh", "ch", "x")) else "s")
+
+
 def read_names(path: Path) -> tuple[str, ...]:
     """Class names from a Darknet `.names` file, one a line, in COCO spelling."""
     return tuple(normalise_label(line) for line in path.read_text().splitlines() if line.strip())
