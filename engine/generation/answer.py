@@ -331,6 +331,8 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
         if why and (fixed := _mended(sentence, refs, evidence, question)):
             dropped.append({"sentence": strip_citations(sentence), "why": f"{why}; shown as the file gives it"})
             sentence, why = fixed, None
+        if not why and (only := _only_a_file_name(sentence, [by_n[int(n)] for n in CITE.findall(sentence)], question)):
+            why = f"{only} is only the name of the cited file, not something it shows"
         if why:
             unsupported.append(strip_citations(marker + sentence))
             reasons[unsupported[-1]] = why
@@ -522,6 +524,35 @@ def _asked_numbers_unheld(sentence: str, question: str, texts: list[str]) -> lis
     said = _numbers_and_places(strip_citations(sentence)) & _numbers_and_places(question)
     held = set().union(*(_numbers_and_places(text) for text in texts)) if texts else set()
     return sorted(said - held)
+
+
+_SEEN_KINDS = ("image", "region", "clip", "video")  # items described by what a model saw, under their file's name
+
+
+def _only_a_file_name(sentence: str, cited: list[Evidence], question: str) -> str | None:
+    """A name the sentence states that the cited photos or videos give only as their file's name
+    ("the girl in my gymnastics video is Megamind", from "Video Megamind.avi (Megamind) …": the
+    name of another video, not of anyone in it); None when the sentence names the file as a file
+    (with its extension) or the name is said otherwise, or an item cited is not a photo or video."""
+    if not cited or any(e.kind not in _SEEN_KINDS for e in cited):
+        return None
+    files = {PurePath(e.source).name for e in cited}
+    plain = strip_citations(sentence)
+    for name in files:
+        plain = re.sub(re.escape(name), " ", plain, flags=re.IGNORECASE)
+    stems = {w.lower() for name in files for w in WORD.findall(PurePath(name).stem.replace("_", " "))}
+    asked = {w.lower() for w in WORD.findall(question)}
+    said = " ".join(_without_file_names(e.text, PurePath(e.source)) for e in cited).lower()
+    for word in _names(plain) - asked:
+        if word in stems and not re.search(rf"\b{re.escape(word)}\b", said):
+            return word.capitalize()
+    return None
+
+
+def _without_file_names(text: str, path: PurePath) -> str:
+    """An item's text less its file's name, written as a name and as words ("Megamind.avi (Megamind)")."""
+    text = re.sub(re.escape(path.name), " ", text, flags=re.IGNORECASE)
+    return re.sub(rf"\b{re.escape(path.stem)}\b", " ", text, flags=re.IGNORECASE)
 
 
 def _months_unwritten(sentence: str, question: str, texts: list[str]) -> list[str]:

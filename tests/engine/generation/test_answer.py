@@ -371,3 +371,15 @@ def test_a_number_written_without_its_leading_zero_keeps_the_space_before_it():
     cisi = [evidence_of(1, "paragraph", "/c/12.txt", "12", {}, "a correlation of .766 was found", 0.5)]
     assert finalise("The correlation was .766 [1].", cisi, "What was the correlation?").text == (
         "The correlation was .766 [1].")
+
+
+def test_a_name_a_video_gives_only_as_its_file_name_is_no_name_of_anyone_in_it():
+    """"What is the name of the girl in my gymnastics video?" answered "Megamind" from another video's
+    item (rest set); the same item may be named as a file ("Megamind.avi shows 3 people")."""
+    megamind = [evidence_of(1, "video", "/v/Megamind.avi", "Megamind.avi", {}, "Video Megamind.avi (Megamind) in "
+                            "the folder opencv samples: 0:11 long, 3 clips.\nShows 3 people, 1 tie.", 0.5)]
+    named = finalise("The name of the girl in your gymnastics video is Megamind [1].", megamind,
+                     "What is the name of the girl in my gymnastics video?")
+    assert named.reasons[named.unsupported[0]] == "Megamind is only the name of the cited file, not something it shows"
+    as_file = finalise("Megamind.avi shows 3 people [1].", megamind, "Which video shows three people?")
+    assert as_file.answered and not as_file.unsupported
