@@ -16,7 +16,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from engine.generation.budget import Budget
-from engine.generation.evidence import Evidence
+from engine.generation.evidence import Evidence, QueryEvidence
 from engine.generation.misquoted import mended
 from engine.generation.number_words import ordinals, spelled_numbers
 from engine.generation.untrusted import inline, mark_instructions, neutralise, without_instructions
@@ -341,7 +341,31 @@ def finalise(raw: str, evidence: list[Evidence], question: str = "") -> Draft:
         return Draft(NOT_FOUND, [], False, [], dropped=dropped)
     final = joined(out)
     cited = list(dict.fromkeys(int(n) for n in CITE.findall(final)))
+    if question and (place := _place_unanswered(question, final, [by_n[n] for n in cited])):
+        why = f"it does not say the {place} the question asks about, and the cited text does not mention it"
+        for sentence in out:
+            if strip_citations(sentence) not in reasons:
+                unsupported.append(strip_citations(sentence))
+                reasons[unsupported[-1]] = why
     return Draft(final, cited, True, unsupported, reasons, dropped)
+
+
+def _place_unanswered(question: str, answer: str, cited: list[Evidence]) -> str | None:
+    """The place in a series the question asks about ("the nineteenth edition") when the answer never
+    says it and no cited item writes it: the answer tells of other places of the series (the first
+    and eighteenth editions), not the one asked. None otherwise, and for a query's result (a rank is
+    read with OFFSET, not written)."""
+    if any(isinstance(e, QueryEvidence) for e in cited):
+        return None
+    held = set().union(*(_numbers_and_places(e.named()) for e in cited)) | _numbers_and_places(answer)
+    missing = [place for place in ordinals(question) if str(place) not in held]
+    return _ordinal(missing[0]) if missing else None
+
+
+def _ordinal(n: int) -> str:
+    """19 -> "19th", 21 -> "21st", 3 -> "3rd"."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _of_files(evidence: list[Evidence], sources: set[str]) -> list[str]:

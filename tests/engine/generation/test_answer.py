@@ -322,6 +322,10 @@ def test_a_place_in_a_series_or_number_the_question_asks_about_must_be_in_the_ci
     held = finalise("The eighteenth edition of the Dewey Decimal Classification was published in 1971 [1].",
                     evidence, asked.replace("nineteenth", "eighteenth"))
     assert held.unsupported == []
+    others = finalise("The first edition of the DDC was published in 1876, the eighteenth in 1971 [1].",
+                      evidence, asked)  # the rest set's answer: the editions the file gives, not the one asked
+    assert others.unsupported and others.reasons[others.unsupported[0]] == (
+        "it does not say the 19th the question asks about, and the cited text does not mention it")
 
 
 def test_a_number_the_question_asks_about_must_be_in_the_cited_item_not_only_elsewhere_in_its_file():
