@@ -146,11 +146,8 @@ def locator(outcome: QueryOutcome) -> QueryLocator:
             loc["attachment"], loc["message"] = str(attached["attachment"]), str(attached.get("message") or "")
             if attached.get("message_number"):
                 loc["message_number"] = int(attached["message_number"])
-    if result is not None and "_row" in result.columns:
-        i = result.columns.index("_row")
-        loc["rows"] = [row[i] for row in result.rows]
-    elif result is not None and outcome.rows_read:
-        loc["rows"] = list(outcome.rows_read)
+    if rows := _cited_rows(outcome):
+        loc["rows"] = rows
     if source.language == "sql" and source.tables[0].get("printed"):
         _printed_place(loc, source.tables[0])
     if result is None:
@@ -166,6 +163,17 @@ def locator(outcome: QueryOutcome) -> QueryLocator:
         if all(listing):
             loc["listing"] = listing
     return loc
+
+
+def _cited_rows(outcome: QueryOutcome) -> list:
+    """The table rows (`_row`) the result returns, or else those it was read from; none without a result."""
+    result = outcome.result
+    if result is None:
+        return []
+    if "_row" in result.columns:
+        i = result.columns.index("_row")
+        return [row[i] for row in result.rows]
+    return list(outcome.rows_read)
 
 
 def _printed_place(loc: QueryLocator, table: dict) -> None:

@@ -137,7 +137,7 @@ def video_text(path: Path, video: Video, said: str, shown: Shown) -> str:
     lines = [f"Video {path.name} ({words_of(path.stem)}) in the folder {words_of(path.parent.name)}: "
              f"{clock(video.duration_s)} long, {len(video.clips)} clips{made}."]
     if shown.things:
-        things = [number_of(shown.most[label] or 1, label) for label, _ in shown.things.most_common(8)]
+        things = [number_of(shown.most[label], label) for label, _ in shown.things.most_common(8)]
         lines.append("Shows " + ", ".join(things) + " (the most in one clip).")
     if shown.looks:
         lines.append("Looks like: " + ", ".join(label for label, _ in shown.looks.most_common(LOOKS_SHOWN)) + ".")
